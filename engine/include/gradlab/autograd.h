@@ -1,0 +1,181 @@
+// The backward graph, as PyTorch builds it: every differentiable op makes a
+// Node whose edges point at the nodes that produced its inputs; a leaf that
+// requires grad is reached through an AccumulateGrad node. Nodes keep the
+// tensors their backward needs as SavedVariables, which remember the version
+// they saw. The engine (engine.cpp), not the nodes, orders the work, sums the
+// gradients flowing into a node and validates what each node returns.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gradlab/tensor.h"
+
+namespace gradlab::autograd {
+
+using variable_list = std::vector<Tensor>;
+using edge_list = std::vector<Edge>;
+
+struct Edge {
+  Edge() = default;
+  Edge(std::shared_ptr<Node> fn, uint32_t nr) : function(std::move(fn)), input_nr(nr) {}
+  bool is_valid() const { return function != nullptr; }
+  bool operator==(const Edge& o) const { return function == o.function && input_nr == o.input_nr; }
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+};
+
+// Shape, dtype and device of one input of a node (= one output of the forward
+// op): what a gradient flowing into that input must match.
+struct InputMetadata {
+  DimVector shape;
+  ScalarType dtype = ScalarType::Float;
+  Device device;
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  explicit Node(uint64_t sequence_nr);
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  virtual std::string name() const = 0;
+  virtual variable_list apply(variable_list&& grads) = 0;
+  virtual void release_variables() {}
+  // Whether release_variables() freed anything a later apply() needs.
+  virtual bool has_saved_variables() const { return false; }
+
+  variable_list operator()(variable_list&& grads) { return apply(std::move(grads)); }
+  const edge_list& next_edges() const { return next_edges_; }
+  edge_list& mutable_next_edges() { return next_edges_; }
+  const Edge& next_edge(size_t i) const { return next_edges_.at(i); }
+  uint32_t num_outputs() const { return static_cast<uint32_t>(next_edges_.size()); }
+  uint32_t num_inputs() const { return static_cast<uint32_t>(input_metadata_.size()); }
+  const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
+  uint32_t add_input_metadata(const Tensor& t);
+  void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
+  void set_next_edges(edge_list e) { next_edges_ = std::move(e); }
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  bool should_compute_output(size_t i) const {
+    return i < next_edges_.size() && next_edges_[i].is_valid();
+  }
+
+  // Tensors that asked for retain_grad(), by output number: the engine hands
+  // them the gradient flowing into this node.
+  std::vector<std::pair<uint32_t, std::shared_ptr<RetainSlot>>> retain_hooks;
+
+ protected:
+  edge_list next_edges_;
+  std::vector<InputMetadata> input_metadata_;
+  uint64_t sequence_nr_;
+};
+
+// The sink of a leaf: adds the incoming gradient into variable.grad().
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(Tensor var);
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  variable_list apply(variable_list&& grads) override;
+  Tensor variable;
+};
+
+// A tensor a node keeps for its backward, with the version it had then.
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  SavedVariable(const Tensor& t, bool is_output);
+  // Gives the tensor back, or throws PyTorch's error when it was freed by an
+  // earlier backward or modified in place since it was saved.
+  Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
+  void reset_data();
+  bool defined() const { return was_defined_; }
+  // Hands over the graph reference this saved tensor holds, if it is the only
+  // one left, so that destroying a long chain stays iterative.
+  void steal_graph_refs(std::vector<std::shared_ptr<Node>>& out);
+
+ private:
+  Tensor data_;
+  std::shared_ptr<Node> grad_fn_;  // inputs: the node that produced them
+  std::weak_ptr<Node> weak_grad_fn_;  // outputs: the owning node (no cycle)
+  uint32_t saved_version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool was_defined_ = false;
+  bool is_output_ = false;
+  bool is_leaf_ = false;
+  bool requires_grad_ = false;
+  bool released_ = false;
+};
+
+// Grad mode: thread-local, as in PyTorch.
+struct GradMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+class AutoGradMode {
+ public:
+  explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
+  ~AutoGradMode() { GradMode::set_enabled(prev_); }
+  AutoGradMode(const AutoGradMode&) = delete;
+  AutoGradMode& operator=(const AutoGradMode&) = delete;
+
+ private:
+  bool prev_;
+};
+struct NoGradGuard : AutoGradMode {
+  NoGradGuard() : AutoGradMode(false) {}
+};
+// Inference mode: no graph, and tensors made inside are marked as inference tensors.
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true);
+  ~InferenceMode();
+  static bool is_enabled();
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+
+ private:
+  bool prev_inference_;
+  bool prev_grad_;
+};
+class DetectAnomalyGuard {
+ public:
+  DetectAnomalyGuard();
+  ~DetectAnomalyGuard();
+  static bool is_enabled();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+// Makes a node's shared_ptr with a deleter that frees long chains iteratively.
+std::shared_ptr<Node> adopt_node(Node* n);
+template <class T, class... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  return std::static_pointer_cast<T>(adopt_node(new T(std::forward<Args>(args)...)));
+}
+
+namespace impl {
+// The edge a gradient for `t` must flow into: its grad_fn, or its leaf's AccumulateGrad.
+Edge gradient_edge(const Tensor& t);
+std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+// Makes `fn` the grad_fn of `t` as output number `output_nr`.
+void set_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr = 0);
+// After an in-place op: `t` now comes from `fn` (moves retain_grad along).
+void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
+}  // namespace impl
+
+// The engine entry points (torch::autograd::backward / grad).
+void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
+              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+              const variable_list& inputs = {});
+variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                   const variable_list& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
+                   bool create_graph = false, bool allow_unused = false);
+
+}  // namespace gradlab::autograd

@@ -1,0 +1,143 @@
+// Free functions: factories and the ops in their torch::op(...) spelling.
+// Each op's forward and backward live together in engine/src/ops/<family>.cpp.
+#pragma once
+#include <initializer_list>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "gradlab/tensor.h"
+
+namespace gradlab {
+
+// torch::tensor's argument: a number, a (nested) braced list, or a vector.
+class TensorDataContainer {
+ public:
+  TensorDataContainer(double v) : scalar_(v), kind_(Kind::Scalar) {}  // NOLINT
+  TensorDataContainer(float v) : scalar_(v), kind_(Kind::Scalar) {}   // NOLINT
+  TensorDataContainer(int v) : scalar_(v), kind_(Kind::Scalar) {}     // NOLINT
+  TensorDataContainer(long v) : scalar_(v), kind_(Kind::Scalar) {}    // NOLINT
+  TensorDataContainer(long long v) : scalar_(v), kind_(Kind::Scalar) {}  // NOLINT
+  TensorDataContainer(bool v) : scalar_(v), kind_(Kind::Scalar) {}    // NOLINT
+  TensorDataContainer(std::initializer_list<TensorDataContainer> l);  // NOLINT
+  template <class T>
+  TensorDataContainer(const std::vector<T>& v) : kind_(Kind::List) {  // NOLINT
+    for (const auto& x : v) list_.emplace_back(x);
+    finish_list();
+  }
+  Tensor to_tensor(const TensorOptions& o) const;
+  bool is_scalar() const { return kind_ == Kind::Scalar; }
+
+ private:
+  enum class Kind { Scalar, List };
+  void finish_list();
+  void fill(void* dst, ScalarType t, int64_t& pos) const;
+  Scalar scalar_;
+  Kind kind_;
+  std::vector<TensorDataContainer> list_;
+  DimVector sizes_;
+  ScalarType type_ = ScalarType::Float;
+};
+
+// --- factories
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& o = {});
+Tensor empty(IntArrayRef size, const TensorOptions& o = {});
+Tensor zeros(IntArrayRef size, const TensorOptions& o = {});
+Tensor ones(IntArrayRef size, const TensorOptions& o = {});
+Tensor full(IntArrayRef size, Scalar v, const TensorOptions& o = {});
+Tensor arange(Scalar end, const TensorOptions& o = {});
+Tensor arange(Scalar start, Scalar end, const TensorOptions& o = {});
+Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& o = {});
+Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& o = {});
+Tensor eye(int64_t n, const TensorOptions& o = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& o = {});
+Tensor randn(IntArrayRef size, const TensorOptions& o = {});
+Tensor rand(IntArrayRef size, const TensorOptions& o = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& o = ScalarType::Long);
+Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o = ScalarType::Long);
+Tensor empty_like(const Tensor& t, const TensorOptions& o = {});
+Tensor zeros_like(const Tensor& t, const TensorOptions& o = {});
+Tensor ones_like(const Tensor& t, const TensorOptions& o = {});
+Tensor full_like(const Tensor& t, Scalar v, const TensorOptions& o = {});
+Tensor randn_like(const Tensor& t, const TensorOptions& o = {});
+Tensor rand_like(const Tensor& t, const TensorOptions& o = {});
+// Wraps memory the caller owns (no copy): float unless options say otherwise.
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o = {});
+void manual_seed(uint64_t seed);
+uint64_t initial_seed();
+
+// --- elementwise
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor add(const Tensor& a, Scalar b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha = 1);
+Tensor rsub(const Tensor& a, Scalar b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, Scalar b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor pow(const Tensor& a, const Tensor& e);
+Tensor pow(const Tensor& a, Scalar e);
+Tensor pow(Scalar base, const Tensor& e);
+Tensor square(const Tensor& a);
+Tensor neg(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor sin(const Tensor& a);
+Tensor cos(const Tensor& a);
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clamp_min(const Tensor& a, Scalar min);
+Tensor clamp_max(const Tensor& a, Scalar max);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+bool equal(const Tensor& a, const Tensor& b);
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+
+// --- linear algebra
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& a, const Tensor& v);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+
+// --- shape
+Tensor t(const Tensor& a);
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);
+Tensor reshape(const Tensor& a, IntArrayRef shape);
+Tensor flatten(const Tensor& a, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor squeeze(const Tensor& a);
+Tensor squeeze(const Tensor& a, int64_t dim);
+Tensor unsqueeze(const Tensor& a, int64_t dim);
+Tensor cat(TensorList tensors, int64_t dim = 0);
+Tensor stack(TensorList tensors, int64_t dim = 0);
+
+// --- reductions and nn
+Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor max(const Tensor& a);
+Tensor min(const Tensor& a);
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+
+enum class Reduction { None, Mean, Sum };
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction r = Reduction::Mean);
+Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
+
+// Internal-but-public: the gradient of sum over broadcast dims (sum_to_size).
+Tensor sum_to_size(const Tensor& g, IntArrayRef shape);
+
+}  // namespace gradlab

@@ -1,0 +1,384 @@
+// The tensor: a strided view over reference-counted storage, plus the autograd
+// fields PyTorch keeps on every variable (requires_grad, grad, grad_fn,
+// output_nr, version counter, view base). Tensor is a handle; TensorImpl is
+// shared by copies of the handle, exactly like at::Tensor.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gradlab/array_ref.h"
+#include "gradlab/error.h"
+#include "gradlab/intrusive.h"
+#include "gradlab/types.h"
+
+namespace gradlab {
+
+namespace autograd {
+class Node;
+struct Edge;
+}  // namespace autograd
+
+struct StorageImpl : RefCounted {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  Device device;
+  void (*deleter)(void*, Device) = nullptr;  // null: memory not owned (from_blob)
+  ~StorageImpl() override;
+};
+IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device);
+
+// Shared by a tensor, its views and its detach()es; bumped by every in-place op.
+struct VersionCounter : RefCounted {
+  uint32_t version = 0;
+};
+
+struct TensorImpl;
+// A weak handle from a graph node back to a tensor that retains its grad.
+struct RetainSlot {
+  TensorImpl* owner = nullptr;
+};
+
+// How a view was made decides what in-place ops on it may do (PyTorch's CreationMeta).
+enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutput };
+
+struct TensorImpl : RefCounted {
+  DimVector sizes;
+  DimVector strides;
+  int64_t offset = 0;  // in elements
+  int64_t numel = 0;
+  ScalarType dtype = ScalarType::Float;
+  IntrusivePtr<StorageImpl> storage;
+  IntrusivePtr<VersionCounter> version;
+
+  // autograd
+  bool requires_grad = false;  // leaves only; non-leaves require grad through grad_fn
+  bool retains_grad = false;
+  bool is_view = false;
+  bool inference = false;
+  bool wrapped_number = false;
+  CreationMeta creation_meta = CreationMeta::Default;
+  uint32_t output_nr = 0;
+  std::shared_ptr<autograd::Node> grad_fn;
+  std::weak_ptr<autograd::Node> grad_accumulator;
+  IntrusivePtr<TensorImpl> grad;
+  IntrusivePtr<TensorImpl> base;  // views: the tensor that owns the viewed memory
+  std::shared_ptr<RetainSlot> retain_slot;
+
+  ~TensorImpl() override;
+  bool is_contiguous() const;
+  void* data_ptr() const {
+    return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(element_size(dtype));
+  }
+  Device device() const { return storage->device; }
+};
+
+class Tensor;
+using TensorList = ArrayRef<Tensor>;
+
+namespace indexing {
+struct Slice {
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
+        std::optional<int64_t> step = std::nullopt)
+      : start(start), stop(stop), step(step) {}
+  std::optional<int64_t> start, stop, step;
+};
+struct EllipsisIndexType {};
+struct NoneIndexType {};
+inline constexpr EllipsisIndexType Ellipsis{};
+inline constexpr NoneIndexType None{};
+class TensorIndex;
+}  // namespace indexing
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  // LibTorch's assignment rules: assigning to a named tensor rebinds the
+  // handle; assigning to a temporary (x[0] = ...) writes into its memory.
+  Tensor& operator=(const Tensor& o) & = default;
+  Tensor& operator=(Tensor&& o) & noexcept = default;
+  Tensor& operator=(const Tensor& o) &&;
+  Tensor& operator=(Scalar v) &&;
+
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl() const { return impl_; }
+  bool defined() const { return static_cast<bool>(impl_); }
+  void reset() { impl_.reset(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  int64_t use_count() const { return impl_ ? impl_->use_count() : 0; }
+
+  // --- metadata
+  IntArrayRef sizes() const { return impl()->sizes; }
+  IntArrayRef strides() const { return impl()->strides; }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl()->sizes.size()); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl()->numel; }
+  int64_t storage_offset() const { return impl()->offset; }
+  ScalarType scalar_type() const { return impl()->dtype; }
+  TypeMeta dtype() const { return TypeMeta{impl()->dtype}; }
+  Device device() const { return impl()->device(); }
+  TensorOptions options() const;
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_floating_point() const { return is_floating(scalar_type()); }
+  bool is_contiguous() const { return impl()->is_contiguous(); }
+  bool is_inference() const { return impl()->inference; }
+  bool is_nonzero() const;
+  std::string toString() const;  // "CPUFloatType"
+  template <class T>
+  T* data_ptr() const;
+  void* data_ptr() const { return impl()->data_ptr(); }
+  template <class T>
+  T item() const;
+  Scalar item() const;
+
+  // --- autograd
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool r = true);
+  Tensor& set_requires_grad(bool r);
+  bool is_leaf() const;
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
+  int64_t _version() const;
+  bool is_view() const { return impl()->is_view; }
+  bool _is_view() const { return is_view(); }
+  const Tensor& _base() const;
+  uint32_t output_nr() const { return impl()->output_nr; }
+  Tensor detach() const;
+  Tensor& detach_();
+  Tensor data() const;           // shares storage, fresh version counter, no autograd
+  Tensor variable_data() const;  // same as data()
+  Tensor tensor_data() const;    // shares storage and version counter
+
+  // --- copies and conversions
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor to(ScalarType t, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device d, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device d, ScalarType t, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& o, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const;
+  Tensor cuda() const;
+  Tensor toType(ScalarType t) const { return to(t); }
+  Tensor type_as(const Tensor& o) const { return to(o.scalar_type()); }
+  Tensor _float() const { return to(ScalarType::Float); }
+  Tensor to_double() const { return to(ScalarType::Double); }
+
+  // --- views and shape
+  Tensor view(IntArrayRef shape) const;
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor view_as(const Tensor& o) const { return view(o.sizes()); }
+  Tensor reshape_as(const Tensor& o) const { return reshape(o.sizes()); }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor t() const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor& squeeze_(int64_t dim);
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor expand(IntArrayRef size, bool implicit = false) const;
+  Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor operator[](const Tensor& index) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> idx) const;
+  Tensor index(ArrayRef<indexing::TensorIndex> idx) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar v);
+  Tensor repeat(IntArrayRef repeats) const;
+
+  // --- arithmetic (out of place)
+  Tensor add(const Tensor& o, Scalar alpha = 1) const;
+  Tensor add(Scalar o, Scalar alpha = 1) const;
+  Tensor sub(const Tensor& o, Scalar alpha = 1) const;
+  Tensor sub(Scalar o, Scalar alpha = 1) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor mul(Scalar o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor div(Scalar o) const;
+  Tensor pow(const Tensor& e) const;
+  Tensor pow(Scalar e) const;
+  Tensor square() const { return pow(2); }
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor abs() const;
+  Tensor sqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor sign() const;
+  Tensor floor() const;
+  Tensor reciprocal() const;
+  Tensor rsqrt() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor log2() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(Scalar min) const;
+  Tensor clamp_max(Scalar max) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+
+  // --- linear algebra
+  Tensor mm(const Tensor& o) const;
+  Tensor matmul(const Tensor& o) const;
+  Tensor mv(const Tensor& v) const;
+  Tensor dot(const Tensor& o) const;
+
+  // --- reductions
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+
+  // --- comparisons (no gradient)
+  Tensor gt(const Tensor& o) const;
+  Tensor gt(Scalar o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor lt(Scalar o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor ge(Scalar o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor le(Scalar o) const;
+  Tensor eq(const Tensor& o) const;
+  Tensor eq(Scalar o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor ne(Scalar o) const;
+  bool equal(const Tensor& o) const;
+  bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8) const;
+  bool all_true() const;  // every element nonzero (host-side check)
+
+  // --- in place
+  Tensor& zero_();
+  Tensor& fill_(Scalar v);
+  Tensor& add_(const Tensor& o, Scalar alpha = 1);
+  Tensor& add_(Scalar o, Scalar alpha = 1);
+  Tensor& sub_(const Tensor& o, Scalar alpha = 1);
+  Tensor& sub_(Scalar o, Scalar alpha = 1);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(Scalar o);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(Scalar o);
+  Tensor& pow_(Scalar e);
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& neg_();
+  Tensor& sqrt_();
+  Tensor& abs_();
+  Tensor& tanh_();
+  Tensor& sigmoid_();
+  Tensor& relu_();
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& clamp_min_(Scalar min);
+  Tensor& clamp_max_(Scalar max);
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator+=(Scalar o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator-=(Scalar o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator*=(Scalar o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator/=(Scalar o) { return div_(o); }
+
+ private:
+  const IntrusivePtr<TensorImpl>& checked() const;
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+namespace indexing {
+// One entry of x.index({...}): an integer, a slice, None, an ellipsis, a bool or a tensor.
+class TensorIndex {
+ public:
+  enum class Kind { Int, Slice, None, Ellipsis, Bool, Tensor };
+  TensorIndex(int64_t i) : kind_(Kind::Int), int_(i) {}  // NOLINT
+  TensorIndex(int i) : kind_(Kind::Int), int_(i) {}      // NOLINT
+  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}  // NOLINT
+  TensorIndex(NoneIndexType) : kind_(Kind::None) {}        // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}  // NOLINT
+  TensorIndex(bool b) : kind_(Kind::Bool), int_(b) {}      // NOLINT
+  TensorIndex(gradlab::Tensor t) : kind_(Kind::Tensor), tensor_(std::move(t)) {}  // NOLINT
+  Kind kind() const { return kind_; }
+  int64_t integer() const { return int_; }
+  const Slice& slice() const { return slice_; }
+  const gradlab::Tensor& tensor() const { return tensor_; }
+
+ private:
+  Kind kind_;
+  int64_t int_ = 0;
+  Slice slice_;
+  gradlab::Tensor tensor_;
+};
+}  // namespace indexing
+
+// Free-function forms and operators.
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator/(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, Scalar b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, Scalar b);
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// Makes a tensor header over fresh storage (no autograd, version 0).
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device);
+// A header viewing `src`'s memory with new geometry (no autograd fields).
+Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+DimVector contiguous_strides(IntArrayRef sizes);
+int64_t numel_of(IntArrayRef sizes);
+int64_t wrap_dim(int64_t dim, int64_t ndim);
+void check_defined(const Tensor& t, int arg = 0, const char* name = "self");
+
+}  // namespace gradlab

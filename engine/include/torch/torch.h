@@ -1,0 +1,213 @@
+// gradlab's LibTorch facade: student code written against this subset of
+// LibTorch's C++ API compiles unchanged against gradlab or LibTorch.
+// The engine lives in namespace gradlab; these are LibTorch's names for it.
+#pragma once
+#include <sstream>
+
+#include "gradlab/autograd.h"
+#include "gradlab/dot.h"
+#include "gradlab/function.h"
+#include "gradlab/ops.h"
+#include "gradlab/tensor.h"
+
+namespace c10 {
+using gradlab::Device;
+using gradlab::DeviceType;
+using gradlab::Error;
+using gradlab::IntArrayRef;
+using gradlab::Scalar;
+using gradlab::ScalarType;
+using gradlab::TensorOptions;
+using gradlab::Warning;
+using gradlab::WarningHandler;
+using InferenceMode = gradlab::autograd::InferenceMode;
+template <class T>
+using ArrayRef = gradlab::ArrayRef<T>;
+inline constexpr std::nullopt_t nullopt = std::nullopt;
+template <class T>
+using optional = std::optional<T>;
+template <class... Args>
+std::string str(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+namespace WarningUtils {}
+struct WarningHandlerGuard {
+  explicit WarningHandlerGuard(WarningHandler* h) : prev_(gradlab::get_warning_handler()) { gradlab::set_warning_handler(h); }
+  ~WarningHandlerGuard() { gradlab::set_warning_handler(prev_); }
+  WarningHandler* prev_;
+};
+}  // namespace c10
+
+namespace at {
+using gradlab::Tensor;
+using gradlab::TensorList;
+using c10::Scalar;
+using c10::ScalarType;
+}  // namespace at
+
+namespace torch {
+using gradlab::Tensor;
+using gradlab::TensorList;
+using gradlab::TensorOptions;
+using gradlab::ScalarType;
+using gradlab::Scalar;
+using gradlab::Device;
+using gradlab::DeviceType;
+using gradlab::IntArrayRef;
+using gradlab::TensorDataContainer;
+using Dtype = gradlab::ScalarType;
+
+inline constexpr ScalarType kBool = ScalarType::Bool;
+inline constexpr ScalarType kInt = ScalarType::Int;
+inline constexpr ScalarType kInt32 = ScalarType::Int;
+inline constexpr ScalarType kLong = ScalarType::Long;
+inline constexpr ScalarType kInt64 = ScalarType::Long;
+inline constexpr ScalarType kFloat = ScalarType::Float;
+inline constexpr ScalarType kFloat32 = ScalarType::Float;
+inline constexpr ScalarType kDouble = ScalarType::Double;
+inline constexpr ScalarType kFloat64 = ScalarType::Double;
+inline constexpr DeviceType kCPU = DeviceType::CPU;
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;
+
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+
+// factories
+using gradlab::arange;
+using gradlab::empty;
+using gradlab::empty_like;
+using gradlab::eye;
+using gradlab::from_blob;
+using gradlab::full;
+using gradlab::full_like;
+using gradlab::initial_seed;
+using gradlab::linspace;
+using gradlab::manual_seed;
+using gradlab::ones;
+using gradlab::ones_like;
+using gradlab::rand;
+using gradlab::rand_like;
+using gradlab::randint;
+using gradlab::randn;
+using gradlab::randn_like;
+using gradlab::tensor;
+using gradlab::zeros;
+using gradlab::zeros_like;
+
+// ops
+using gradlab::abs;
+using gradlab::add;
+using gradlab::allclose;
+using gradlab::argmax;
+using gradlab::argmin;
+using gradlab::bmm;
+using gradlab::cat;
+using gradlab::clamp;
+using gradlab::clamp_max;
+using gradlab::clamp_min;
+using gradlab::cos;
+using gradlab::cross_entropy;
+using gradlab::div;
+using gradlab::dot;
+using gradlab::equal;
+using gradlab::exp;
+using gradlab::flatten;
+using gradlab::isclose;
+using gradlab::log;
+using gradlab::log_softmax;
+using gradlab::matmul;
+using gradlab::max;
+using gradlab::maximum;
+using gradlab::mean;
+using gradlab::min;
+using gradlab::minimum;
+using gradlab::mm;
+using gradlab::mse_loss;
+using gradlab::mul;
+using gradlab::mv;
+using gradlab::neg;
+using gradlab::nll_loss;
+using gradlab::pow;
+using gradlab::relu;
+using gradlab::reshape;
+using gradlab::sigmoid;
+using gradlab::sin;
+using gradlab::softmax;
+using gradlab::sqrt;
+using gradlab::square;
+using gradlab::squeeze;
+using gradlab::stack;
+using gradlab::sub;
+using gradlab::sum;
+using gradlab::t;
+using gradlab::tanh;
+using gradlab::transpose;
+using gradlab::unsqueeze;
+using gradlab::where;
+
+using NoGradGuard = gradlab::autograd::NoGradGuard;
+using AutoGradMode = gradlab::autograd::AutoGradMode;
+using GradMode = gradlab::autograd::GradMode;
+
+namespace indexing {
+using gradlab::indexing::Ellipsis;
+using gradlab::indexing::None;
+using gradlab::indexing::Slice;
+using gradlab::indexing::TensorIndex;
+}  // namespace indexing
+
+namespace autograd {
+using gradlab::autograd::AccumulateGrad;
+using gradlab::autograd::AutogradContext;
+using gradlab::autograd::backward;
+using gradlab::autograd::CppNode;
+using gradlab::autograd::DetectAnomalyGuard;
+using gradlab::autograd::Edge;
+using gradlab::autograd::edge_list;
+using gradlab::autograd::Function;
+using gradlab::autograd::grad;
+using gradlab::autograd::GradMode;
+using gradlab::autograd::IValue;
+using gradlab::autograd::Node;
+using gradlab::autograd::variable_list;
+using Variable = gradlab::Tensor;
+namespace impl {
+using gradlab::autograd::impl::grad_accumulator;
+using gradlab::autograd::impl::gradient_edge;
+}  // namespace impl
+}  // namespace autograd
+
+namespace nn {
+namespace functional {
+struct ReLUFuncOptions {
+  ReLUFuncOptions& inplace(bool v) {
+    inplace_ = v;
+    return *this;
+  }
+  bool inplace_ = false;
+};
+inline Tensor relu(Tensor x, const ReLUFuncOptions& o = {}) { return o.inplace_ ? x.relu_() : gradlab::relu(x); }
+inline Tensor sigmoid(const Tensor& x) { return gradlab::sigmoid(x); }
+inline Tensor tanh(const Tensor& x) { return gradlab::tanh(x); }
+inline Tensor softmax(const Tensor& x, int64_t dim) { return gradlab::softmax(x, dim); }
+inline Tensor log_softmax(const Tensor& x, int64_t dim) { return gradlab::log_softmax(x, dim); }
+inline Tensor mse_loss(const Tensor& a, const Tensor& b) { return gradlab::mse_loss(a, b); }
+inline Tensor cross_entropy(const Tensor& a, const Tensor& b) { return gradlab::cross_entropy(a, b); }
+inline Tensor nll_loss(const Tensor& a, const Tensor& b) { return gradlab::nll_loss(a, b); }
+}  // namespace functional
+// The ReLU module, for `torch::nn::ReLU()(x)`.
+struct ReLU {
+  Tensor operator()(const Tensor& x) const { return gradlab::relu(x); }
+  Tensor forward(const Tensor& x) const { return gradlab::relu(x); }
+};
+}  // namespace nn
+
+namespace cuda {
+bool is_available();
+int64_t device_count();
+}  // namespace cuda
+
+}  // namespace torch

@@ -1,0 +1,211 @@
+// Nodes, AccumulateGrad, saved variables and the grad-mode switches.
+#include <limits>
+
+#include "gradlab/autograd.h"
+#include "ops/ops_internal.h"
+
+namespace gradlab::autograd {
+
+namespace {
+thread_local uint64_t t_next_sequence_nr = 0;
+thread_local bool t_grad_enabled = true;
+thread_local bool t_inference = false;
+bool g_anomaly = false;
+}  // namespace
+
+Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
+Node::Node(uint64_t seq) : sequence_nr_(seq) {}
+Node::~Node() = default;
+
+uint32_t Node::add_input_metadata(const Tensor& t) {
+  input_metadata_.push_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()});
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+// Destroying the last reference to the head of a long chain would recurse
+// once per node; instead each node's outgoing references are moved onto an
+// explicit stack when this is the last owner of them.
+namespace {
+void steal_children(Node* n, std::vector<std::shared_ptr<Node>>& stack);
+
+void delete_node(Node* root) {
+  std::vector<std::shared_ptr<Node>> stack;
+  steal_children(root, stack);
+  delete root;
+  while (!stack.empty()) {
+    std::shared_ptr<Node> n = std::move(stack.back());
+    stack.pop_back();
+    if (n.use_count() == 1) steal_children(n.get(), stack);
+    n.reset();
+  }
+}
+
+void steal_children(Node* n, std::vector<std::shared_ptr<Node>>& stack) {
+  for (auto& e : n->mutable_next_edges())
+    if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
+  if (auto* op = dynamic_cast<OpNode*>(n)) {
+    for (auto& s : op->saved) s.steal_graph_refs(stack);
+  }
+}
+}  // namespace
+
+std::shared_ptr<Node> adopt_node(Node* n) { return std::shared_ptr<Node>(n, delete_node); }
+
+// ------------------------------------------------------------ AccumulateGrad
+AccumulateGrad::AccumulateGrad(Tensor var)
+    : Node(std::numeric_limits<uint64_t>::max()), variable(std::move(var)) {
+  add_input_metadata(variable);
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Tensor& new_grad = grads[0];
+  if (!new_grad.defined()) return {};
+  TensorImpl* v = variable.unsafeGetTensorImpl();
+  Tensor grad(v->grad);
+  if (!GradMode::is_enabled()) {
+    if (!grad.defined()) {
+      // Steal the incoming buffer when nobody else holds it, as PyTorch does.
+      const bool stealable = new_grad.use_count() == 1 && !new_grad.is_view() && new_grad.is_contiguous() &&
+                             !new_grad.requires_grad();
+      v->grad = stealable ? new_grad.impl() : new_grad.clone().impl();
+    } else {
+      grad.add_(new_grad);
+    }
+  } else {
+    v->grad = grad.defined() ? (grad + new_grad).impl() : new_grad.clone().impl();
+  }
+  return {};
+}
+
+// ------------------------------------------------------------ SavedVariable
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (impl->inference && !InferenceMode::is_enabled())
+    throw Error(
+        "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+        "tensor and use it in autograd.");
+  was_defined_ = true;
+  output_nr_ = impl->output_nr;
+  requires_grad_ = t.requires_grad();
+  saved_version_ = impl->version->version;
+  is_leaf_ = impl->grad_fn == nullptr;
+  is_output_ = is_output;
+  if (!is_output || is_leaf_) {
+    data_ = t;
+    return;
+  }
+  // An output keeps no strong reference to its own node (that would be a cycle).
+  weak_grad_fn_ = impl->grad_fn;
+  data_ = t.tensor_data();
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
+  if (!was_defined_) return Tensor();
+  if (released_ || !data_.defined()) throw Error(msg::kSecondBackward);
+  const uint32_t current = data_.unsafeGetTensorImpl()->version->version;
+  std::shared_ptr<Node> grad_fn = is_output_ && !is_leaf_ ? saved_for : data_.grad_fn();
+  if (!is_leaf_ && !grad_fn) grad_fn = saved_for;
+  if (current != saved_version_) {
+    std::string m = str_cat("one of the variables needed for gradient computation has been modified by an "
+                            "inplace operation: [",
+                            data_.toString(), " ", data_.sizes(), "]");
+    if (grad_fn) m += str_cat(", which is output ", output_nr_, " of ", grad_fn->name(), ",");
+    m += str_cat(" is at version ", current, "; expected version ", saved_version_, " instead.");
+    if (!DetectAnomalyGuard::is_enabled()) {
+      m += str_cat(" ", msg::kAnomalyHint);
+    } else {
+      m += " Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
+           "variable in question was changed in there or anywhere later. Good luck!";
+    }
+    throw Error(m);
+  }
+  if (is_output_ && !is_leaf_ && GradMode::is_enabled() && grad_fn) {
+    // Double backward needs the output with its history back.
+    Tensor r = data_.tensor_data();
+    impl::set_history(r, grad_fn, output_nr_);
+    return r;
+  }
+  return data_;
+}
+
+void SavedVariable::reset_data() {
+  if (!was_defined_) return;
+  released_ = true;
+  data_.reset();
+  grad_fn_.reset();
+}
+
+void SavedVariable::steal_graph_refs(std::vector<std::shared_ptr<Node>>& out) {
+  if (!data_.defined() || data_.use_count() != 1) return;
+  auto& fn = data_.unsafeGetTensorImpl()->grad_fn;
+  if (fn && fn.use_count() == 1) out.push_back(std::move(fn));
+}
+
+// ------------------------------------------------------------ modes
+bool GradMode::is_enabled() { return t_grad_enabled; }
+void GradMode::set_enabled(bool e) { t_grad_enabled = e; }
+
+InferenceMode::InferenceMode(bool enabled) : prev_inference_(t_inference), prev_grad_(t_grad_enabled) {
+  t_inference = enabled;
+  if (enabled) t_grad_enabled = false;
+}
+InferenceMode::~InferenceMode() {
+  t_inference = prev_inference_;
+  t_grad_enabled = prev_grad_;
+}
+bool InferenceMode::is_enabled() { return t_inference; }
+
+DetectAnomalyGuard::DetectAnomalyGuard() : prev_(g_anomaly) {
+  warn({"operator()", "./torch/csrc/autograd/anomaly_mode.cpp", 26}, msg::kAnomalyWarn);
+  g_anomaly = true;
+}
+DetectAnomalyGuard::~DetectAnomalyGuard() { g_anomaly = prev_; }
+bool DetectAnomalyGuard::is_enabled() { return g_anomaly; }
+
+// ------------------------------------------------------------ impl
+namespace impl {
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (impl->grad_fn || !impl->requires_grad) return nullptr;
+  if (auto acc = impl->grad_accumulator.lock()) return acc;
+  // The accumulator refers to the leaf itself (not a copy), so .grad lands on it.
+  auto acc = make_node<AccumulateGrad>(t);
+  impl->grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (impl->grad_fn) return Edge(impl->grad_fn, impl->output_nr);
+  return Edge(grad_accumulator(t), 0);
+}
+
+void set_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  impl->grad_fn = fn;
+  impl->output_nr = output_nr;
+}
+
+void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  const bool retained = impl->retains_grad && impl->retain_slot;
+  if (retained) {
+    // The retain_grad hook follows the tensor to its new grad_fn.
+    if (impl->grad_fn) {
+      auto& hooks = impl->grad_fn->retain_hooks;
+      for (auto it = hooks.begin(); it != hooks.end(); ++it)
+        if (it->second == impl->retain_slot) {
+          hooks.erase(it);
+          break;
+        }
+    }
+  }
+  fn->add_input_metadata(t);
+  impl->grad_fn = fn;
+  impl->output_nr = 0;
+  if (retained) fn->retain_hooks.emplace_back(0, impl->retain_slot);
+}
+}  // namespace impl
+
+}  // namespace gradlab::autograd

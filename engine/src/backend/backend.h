@@ -1,0 +1,46 @@
+// The kernels a device must provide. Ops (engine/src/ops) decide shapes,
+// dtypes and autograd; a backend only computes. The CPU backend is the
+// reference every other backend is tested against.
+#pragma once
+#include "gradlab/tensor.h"
+
+namespace gradlab::backend {
+
+enum class Unary : uint8_t {
+  Neg, Exp, Log, Tanh, Sigmoid, Relu, Abs, Sqrt, Sin, Cos, Sign, Reciprocal, Rsqrt, Log1p, Expm1,
+  Log2, Floor, Square, Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
+};
+enum class Binary : uint8_t {
+  Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min, Gt, Lt, Ge, Le, Eq, Ne, Count
+};
+
+// Every kernel writes `out`, which the op allocated with the right shape and
+// dtype; inputs already have out's dtype (comparisons: the common input dtype)
+// and are broadcast to out's shape by stride tricks in the kernel.
+struct Backend {
+  virtual ~Backend() = default;
+  virtual void* allocate(size_t nbytes) = 0;
+  virtual void deallocate(void* p) = 0;
+  virtual void copy(const Tensor& dst, const Tensor& src) = 0;  // any dtypes, broadcast src
+  virtual void fill(const Tensor& dst, Scalar v) = 0;
+  virtual void unary(Unary op, const Tensor& out, const Tensor& in, double a, double b) = 0;
+  virtual void binary(Binary op, const Tensor& out, const Tensor& a, const Tensor& b, double alpha) = 0;
+  // where(cond, a, b)
+  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
+  // Sums `in` into `out`, whose shape is in's with the reduced dims kept as 1.
+  virtual void sum_to(const Tensor& out, const Tensor& in) = 0;
+  // Along the last dim of a contiguous 2-D view [rows, n].
+  virtual void max_min_lastdim(const Tensor& values, const Tensor& indices, const Tensor& in, bool is_max) = 0;
+  virtual void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) = 0;
+  // out[m,n] = beta*out + a[m,k] @ b[k,n]; a, b may be transposed views.
+  virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double beta) = 0;
+  virtual bool equal(const Tensor& a, const Tensor& b) = 0;
+};
+
+Backend& cpu();
+Backend& for_device(Device d);
+inline Backend& of(const Tensor& t) { return for_device(t.device()); }
+// Registered by the CUDA backend when it is built.
+void register_backend(DeviceType t, Backend* b);
+
+}  // namespace gradlab::backend

@@ -1,0 +1,405 @@
+// The CPU backend: the reference implementation of every kernel.
+#include <cblas.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/dispatch.h"
+#include "backend/strided_loop.h"
+
+namespace gradlab::backend {
+namespace {
+
+template <class T>
+T* ptr(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+template <class T>
+T apply_unary(Unary op, T x, double a, double b) {
+  using C = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+  const C v = static_cast<C>(x);
+  switch (op) {
+    case Unary::Neg: return static_cast<T>(-v);
+    case Unary::Exp: return static_cast<T>(std::exp(v));
+    case Unary::Log: return static_cast<T>(std::log(v));
+    case Unary::Tanh: return static_cast<T>(std::tanh(v));
+    case Unary::Sigmoid: return static_cast<T>(C(1) / (C(1) + std::exp(-v)));
+    case Unary::Relu: return v > C(0) ? x : T(0);
+    case Unary::Abs: return static_cast<T>(std::abs(v));
+    case Unary::Sqrt: return static_cast<T>(std::sqrt(v));
+    case Unary::Sin: return static_cast<T>(std::sin(v));
+    case Unary::Cos: return static_cast<T>(std::cos(v));
+    case Unary::Sign: return static_cast<T>((C(0) < v) - (v < C(0)));
+    case Unary::Reciprocal: return static_cast<T>(C(1) / v);
+    case Unary::Rsqrt: return static_cast<T>(C(1) / std::sqrt(v));
+    case Unary::Log1p: return static_cast<T>(std::log1p(v));
+    case Unary::Expm1: return static_cast<T>(std::expm1(v));
+    case Unary::Log2: return static_cast<T>(std::log2(v));
+    case Unary::Floor: return static_cast<T>(std::floor(v));
+    case Unary::Square: return static_cast<T>(v * v);
+    case Unary::Pow: {
+      // Integer exponents as repeated products, like PyTorch's pow kernels.
+      if (a == 2) return static_cast<T>(v * v);
+      if (a == 3) return static_cast<T>(v * v * v);
+      if (a == 0.5) return static_cast<T>(std::sqrt(v));
+      if (a == 1) return x;
+      if (a == -1) return static_cast<T>(C(1) / v);
+      if (a == -2) return static_cast<T>(C(1) / (v * v));
+      return static_cast<T>(std::pow(v, static_cast<C>(a)));
+    }
+    case Unary::RPow: return static_cast<T>(std::pow(static_cast<C>(a), v));
+    case Unary::Clamp: {
+      C r = v;
+      if (!std::isnan(a) && r < static_cast<C>(a)) r = static_cast<C>(a);
+      if (!std::isnan(b) && r > static_cast<C>(b)) r = static_cast<C>(b);
+      if (std::isnan(static_cast<double>(v))) r = v;
+      return static_cast<T>(r);
+    }
+    case Unary::Count: break;
+  }
+  return x;
+}
+
+template <class T>
+T apply_binary(Binary op, T x, T y, T alpha) {
+  switch (op) {
+    case Binary::Add: return static_cast<T>(x + alpha * y);
+    case Binary::Sub: return static_cast<T>(x - alpha * y);
+    case Binary::Mul: return static_cast<T>(x * y);
+    case Binary::Div:
+      if constexpr (std::is_integral_v<T>) {
+        return y == 0 ? T(0) : static_cast<T>(x / y);
+      } else {
+        return x / y;
+      }
+    case Binary::Pow:
+      if constexpr (std::is_floating_point_v<T>) {
+        return std::pow(x, y);
+      } else {
+        return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      }
+    case Binary::Max:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+      }
+      return x > y ? x : y;
+    case Binary::Min:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+      }
+      return x < y ? x : y;
+    default: break;
+  }
+  return x;
+}
+
+template <class T>
+bool apply_compare(Binary op, T x, T y) {
+  switch (op) {
+    case Binary::Gt: return x > y;
+    case Binary::Lt: return x < y;
+    case Binary::Ge: return x >= y;
+    case Binary::Le: return x <= y;
+    case Binary::Eq: return x == y;
+    case Binary::Ne: return x != y;
+    default: return false;
+  }
+}
+
+bool is_compare(Binary op) { return op >= Binary::Gt && op <= Binary::Ne; }
+
+class CpuBackend final : public Backend {
+ public:
+  void* allocate(size_t nbytes) override {
+    void* p = nullptr;
+    size_t n = (nbytes + 63) / 64 * 64;
+    if (posix_memalign(&p, 64, n ? n : 64) != 0) throw std::bad_alloc();
+    return p;
+  }
+  void deallocate(void* p) override { std::free(p); }
+
+  void copy(const Tensor& dst, const Tensor& src) override {
+    dispatch_all(dst.scalar_type(), [&](auto dt) {
+      using D = typename decltype(dt)::type;
+      dispatch_all(src.scalar_type(), [&](auto st) {
+        using S = typename decltype(st)::type;
+        D* o = ptr<D>(dst);
+        const S* i = ptr<S>(src);
+        StridedLoop<2>({&dst, &src}).run([&](int64_t n, const auto& b, const auto& s) {
+          D* po = o + b[0];
+          const S* pi = i + b[1];
+          if (s[0] == 1 && s[1] == 1 && std::is_same_v<D, S>) {
+            std::memcpy(po, pi, static_cast<size_t>(n) * sizeof(D));
+            return;
+          }
+          for (int64_t k = 0; k < n; ++k) po[k * s[0]] = static_cast<D>(pi[k * s[1]]);
+        });
+      });
+    });
+  }
+
+  void fill(const Tensor& dst, Scalar v) override {
+    dispatch_all(dst.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T value = v.isFloatingPoint() ? static_cast<T>(v.toDouble()) : static_cast<T>(v.toLong());
+      T* o = ptr<T>(dst);
+      StridedLoop<1>({&dst}).run([&](int64_t n, const auto& b, const auto& s) {
+        for (int64_t k = 0; k < n; ++k) o[b[0] + k * s[0]] = value;
+      });
+    });
+  }
+
+  void unary(Unary op, const Tensor& out, const Tensor& in, double a, double b) override {
+    dispatch_all(out.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, bool>) {
+        throw Error("unary op not implemented for 'Bool'");
+      } else {
+        T* o = ptr<T>(out);
+        const T* i = ptr<T>(in);
+        StridedLoop<2>({&out, &in}).run([&](int64_t n, const auto& bs, const auto& s) {
+          T* po = o + bs[0];
+          const T* pi = i + bs[1];
+          for (int64_t k = 0; k < n; ++k) po[k * s[0]] = apply_unary<T>(op, pi[k * s[1]], a, b);
+        });
+      }
+    });
+  }
+
+  void binary(Binary op, const Tensor& out, const Tensor& a, const Tensor& b, double alpha) override {
+    if (is_compare(op)) {
+      dispatch_all(a.scalar_type(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        bool* o = ptr<bool>(out);
+        const T* pa = ptr<T>(a);
+        const T* pb = ptr<T>(b);
+        StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
+          for (int64_t k = 0; k < n; ++k)
+            o[bs[0] + k * s[0]] = apply_compare<T>(op, pa[bs[1] + k * s[1]], pb[bs[2] + k * s[2]]);
+        });
+      });
+      return;
+    }
+    dispatch_all(out.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, bool>) {
+        bool* o = ptr<bool>(out);
+        const bool* pa = ptr<bool>(a);
+        const bool* pb = ptr<bool>(b);
+        StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
+          for (int64_t k = 0; k < n; ++k) {
+            bool x = pa[bs[1] + k * s[1]], y = pb[bs[2] + k * s[2]];
+            o[bs[0] + k * s[0]] = (op == Binary::Mul || op == Binary::Min) ? (x && y) : (x || y);
+          }
+        });
+      } else {
+        T* o = ptr<T>(out);
+        const T* pa = ptr<T>(a);
+        const T* pb = ptr<T>(b);
+        const T al = static_cast<T>(alpha);
+        StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
+          T* po = o + bs[0];
+          const T* xa = pa + bs[1];
+          const T* xb = pb + bs[2];
+          if (op == Binary::Mul && s[0] == 1 && s[1] == 1 && s[2] == 1) {
+            for (int64_t k = 0; k < n; ++k) po[k] = xa[k] * xb[k];
+            return;
+          }
+          if (op == Binary::Add && al == T(1) && s[0] == 1 && s[1] == 1 && s[2] == 1) {
+            for (int64_t k = 0; k < n; ++k) po[k] = static_cast<T>(xa[k] + xb[k]);
+            return;
+          }
+          for (int64_t k = 0; k < n; ++k) po[k * s[0]] = apply_binary<T>(op, xa[k * s[1]], xb[k * s[2]], al);
+        });
+      }
+    });
+  }
+
+  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override {
+    dispatch_all(out.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* o = ptr<T>(out);
+      const bool* c = ptr<bool>(cond);
+      const T* pa = ptr<T>(a);
+      const T* pb = ptr<T>(b);
+      StridedLoop<4>({&out, &cond, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
+        for (int64_t k = 0; k < n; ++k)
+          o[bs[0] + k * s[0]] = c[bs[1] + k * s[1]] ? pa[bs[2] + k * s[2]] : pb[bs[3] + k * s[3]];
+      });
+    });
+  }
+
+  void sum_to(const Tensor& out, const Tensor& in) override {
+    // Accumulate in double (float inputs) or int64, in an output-shaped buffer
+    // broadcast back over the input with stride 0 on the reduced dims.
+    dispatch_all(out.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+      const int64_t n_out = out.numel();
+      if (n_out == 1) {
+        Acc acc = 0;
+        const T* pi = ptr<T>(in);
+        StridedLoop<1>({&in}).run([&](int64_t n, const auto& bs, const auto& s) {
+          const T* p = pi + bs[0];
+          if (s[0] == 1) {
+            for (int64_t k = 0; k < n; ++k) acc += static_cast<Acc>(p[k]);
+          } else {
+            for (int64_t k = 0; k < n; ++k) acc += static_cast<Acc>(p[k * s[0]]);
+          }
+        });
+        *ptr<T>(out) = static_cast<T>(acc);
+        return;
+      }
+      std::vector<Acc> acc(static_cast<size_t>(n_out), Acc(0));
+      // A header over acc with out's contiguous strides, expanded to in's shape.
+      DimVector ostr = contiguous_strides(out.sizes());
+      DimVector bstr(in.sizes().size(), 0);
+      for (size_t d = 0; d < bstr.size(); ++d) bstr[d] = out.size(static_cast<int64_t>(d)) == 1 ? 0 : ostr[d];
+      Tensor view = empty_tensor({}, ScalarType::Long, Device());  // geometry carrier only
+      view.impl()->sizes = DimVector(in.sizes());
+      view.impl()->strides = bstr;
+      const T* pi = ptr<T>(in);
+      StridedLoop<2>({&view, &in}).run([&](int64_t n, const auto& bs, const auto& s) {
+        for (int64_t k = 0; k < n; ++k) acc[static_cast<size_t>(bs[0] + k * s[0])] += static_cast<Acc>(pi[bs[1] + k * s[1]]);
+      });
+      // out may be strided: write through a contiguous temporary walk.
+      T* o = ptr<T>(out);
+      int64_t idx = 0;
+      StridedLoop<1>({&out}).run([&](int64_t n, const auto& bs, const auto& s) {
+        for (int64_t k = 0; k < n; ++k) o[bs[0] + k * s[0]] = static_cast<T>(acc[static_cast<size_t>(idx++)]);
+      });
+    });
+  }
+
+  void max_min_lastdim(const Tensor& values, const Tensor& indices, const Tensor& in, bool is_max) override {
+    dispatch_all(in.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const int64_t n = in.size(-1 + in.dim());
+      const int64_t rows = in.numel() / (n ? n : 1);
+      const T* pi = ptr<T>(in);
+      T* pv = values.defined() ? ptr<T>(values) : nullptr;
+      int64_t* px = indices.defined() ? ptr<int64_t>(indices) : nullptr;
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = pi + r * n;
+        int64_t best = 0;
+        for (int64_t k = 1; k < n; ++k) {
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(row[best])) break;
+            if (std::isnan(row[k])) {
+              best = k;
+              break;
+            }
+          }
+          if (is_max ? row[k] > row[best] : row[k] < row[best]) best = k;
+        }
+        if (pv) pv[r] = row[best];
+        if (px) px[r] = best;
+      }
+    });
+  }
+
+  void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) override {
+    dispatch_floating(in.scalar_type(), log ? "log_softmax" : "softmax", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const int64_t n = in.size(in.dim() - 1);
+      const int64_t rows = in.numel() / (n ? n : 1);
+      const T* pi = ptr<T>(in);
+      T* po = ptr<T>(out);
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* x = pi + r * n;
+        T* y = po + r * n;
+        T mx = x[0];
+        for (int64_t k = 1; k < n; ++k) mx = x[k] > mx ? x[k] : mx;
+        double s = 0;
+        for (int64_t k = 0; k < n; ++k) s += std::exp(static_cast<double>(x[k] - mx));
+        if (log) {
+          const T ls = static_cast<T>(std::log(s));
+          for (int64_t k = 0; k < n; ++k) y[k] = x[k] - mx - ls;
+        } else {
+          for (int64_t k = 0; k < n; ++k) y[k] = static_cast<T>(std::exp(static_cast<double>(x[k] - mx)) / s);
+        }
+      }
+    });
+  }
+
+  void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double beta) override {
+    const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+    dispatch_all(out.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* o = ptr<T>(out);
+      const T* pa = ptr<T>(a);
+      const T* pb = ptr<T>(b);
+      const int64_t as0 = a.stride(0), as1 = a.stride(1), bs0 = b.stride(0), bs1 = b.stride(1);
+      const int64_t os0 = out.stride(0), os1 = out.stride(1);
+      constexpr bool blas_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+      // Small products: the loop beats BLAS's call overhead.
+      if constexpr (blas_type) {
+        const bool a_ok = (as1 == 1 && as0 >= std::max<int64_t>(k, 1)) || (as0 == 1 && as1 >= std::max<int64_t>(m, 1));
+        const bool b_ok = (bs1 == 1 && bs0 >= std::max<int64_t>(n, 1)) || (bs0 == 1 && bs1 >= std::max<int64_t>(k, 1));
+        if (m * n * k > 4096 && a_ok && b_ok && os1 == 1 && os0 >= std::max<int64_t>(n, 1)) {
+          const bool at = !(as1 == 1 && as0 >= std::max<int64_t>(k, 1));
+          const bool bt = !(bs1 == 1 && bs0 >= std::max<int64_t>(n, 1));
+          const int lda = static_cast<int>(at ? as1 : as0), ldb = static_cast<int>(bt ? bs1 : bs0);
+          if constexpr (std::is_same_v<T, float>) {
+            cblas_sgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
+                        static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, pa, lda, pb, ldb,
+                        static_cast<float>(beta), o, static_cast<int>(os0));
+          } else {
+            cblas_dgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
+                        static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, pa, lda, pb, ldb, beta,
+                        o, static_cast<int>(os0));
+          }
+          return;
+        }
+      }
+      using Acc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          Acc acc = 0;
+          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(pa[i * as0 + p * as1]) * static_cast<Acc>(pb[p * bs0 + j * bs1]);
+          T& dst = o[i * os0 + j * os1];
+          dst = static_cast<T>(beta == 0 ? acc : static_cast<Acc>(beta) * static_cast<Acc>(dst) + acc);
+        }
+    });
+  }
+
+  bool equal(const Tensor& a, const Tensor& b) override {
+    bool same = true;
+    dispatch_all(a.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* pa = ptr<T>(a);
+      const T* pb = ptr<T>(b);
+      StridedLoop<2>({&a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
+        for (int64_t k = 0; k < n; ++k)
+          if (!(pa[bs[0] + k * s[0]] == pb[bs[1] + k * s[1]])) same = false;
+      });
+    });
+    return same;
+  }
+};
+
+Backend* g_backends[2] = {nullptr, nullptr};
+}  // namespace
+
+Backend& cpu() {
+  static CpuBackend b;
+  return b;
+}
+
+void register_backend(DeviceType t, Backend* b) { g_backends[static_cast<int>(t)] = b; }
+
+Backend& for_device(Device d) {
+  if (d.is_cpu()) return cpu();
+  Backend* b = g_backends[static_cast<int>(d.type)];
+  if (!b)
+    throw Error(str_cat("Could not run an operation on device '", d.str(),
+                        "': this build of gradlab has no backend for it (was it built without CUDA?)"));
+  return *b;
+}
+
+}  // namespace gradlab::backend

@@ -1,0 +1,100 @@
+// Graph descriptions: torchviz-style DOT and the lessons' walk_graph.
+// Both walk iteratively and number nodes in first-visit order, so the same
+// graph always gives the same text.
+#include <sstream>
+#include <unordered_map>
+
+#include "gradlab/autograd.h"
+#include "gradlab/dot.h"
+
+namespace gradlab {
+
+namespace {
+std::string size_str(IntArrayRef s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + ")";
+}
+std::string short_name(const std::string& n) {
+  const auto p = n.rfind("::");
+  return p == std::string::npos || n.find('<') != std::string::npos ? n : n.substr(p + 2);
+}
+std::string escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r;
+}
+}  // namespace
+
+std::string to_dot(const Tensor& root, const std::map<std::string, Tensor>& names) {
+  std::unordered_map<const TensorImpl*, std::string> name_of;
+  for (const auto& [k, v] : names)
+    if (v.defined()) name_of[v.unsafeGetTensorImpl()] = k;
+  auto var_label = [&](const Tensor& t) {
+    auto it = name_of.find(t.unsafeGetTensorImpl());
+    return (it == name_of.end() ? std::string() : it->second) + "\n " + size_str(t.sizes());
+  };
+
+  std::ostringstream os;
+  os << "digraph {\n"
+     << "\tgraph [size=\"12,12\"]\n"
+     << "\tnode [align=left fontname=monospace fontsize=10 height=0.2 ranksep=0.1 shape=box style=filled]\n";
+  std::unordered_map<const autograd::Node*, int> id;
+  int next = 0;
+  os << "\tn" << next++ << " [label=\"" << escape(var_label(root)) << "\" fillcolor=darkolivegreen1]\n";
+  std::vector<std::string> edges;
+  if (root.defined() && root.grad_fn()) {
+    std::vector<const autograd::Node*> stack{root.grad_fn().get()};
+    id[root.grad_fn().get()] = next++;
+    auto declare = [&](const autograd::Node* n) {
+      if (auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(n)) {
+        os << "\tn" << id[n] << " [label=\"" << escape(var_label(acc->variable)) << "\" fillcolor=lightblue]\n";
+      } else {
+        os << "\tn" << id[n] << " [label=\"" << escape(short_name(n->name())) << "\"]\n";
+      }
+    };
+    declare(root.grad_fn().get());
+    edges.push_back("\tn1 -> n0\n");
+    while (!stack.empty()) {
+      const autograd::Node* n = stack.back();
+      stack.pop_back();
+      const auto& nexts = n->next_edges();
+      // Visit children in order: push them reversed.
+      std::vector<const autograd::Node*> fresh;
+      for (const auto& e : nexts) {
+        if (!e.function) continue;
+        const autograd::Node* c = e.function.get();
+        if (!id.count(c)) {
+          id[c] = next++;
+          declare(c);
+          fresh.push_back(c);
+        }
+        edges.push_back("\tn" + std::to_string(id[c]) + " -> n" + std::to_string(id[n]) + "\n");
+      }
+      for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) stack.push_back(*it);
+    }
+  }
+  for (const auto& e : edges) os << e;
+  os << "}\n";
+  return os.str();
+}
+
+std::string walk_graph(const Tensor& root) {
+  std::ostringstream os;
+  if (!root.defined() || !root.grad_fn()) return "";
+  std::vector<std::pair<const autograd::Node*, int>> stack{{root.grad_fn().get(), 0}};
+  while (!stack.empty()) {
+    auto [n, depth] = stack.back();
+    stack.pop_back();
+    os << depth << ' ' << std::string(static_cast<size_t>(depth), ' ') << ' ' << n->name() << '\n';
+    const auto& nexts = n->next_edges();
+    for (auto it = nexts.rbegin(); it != nexts.rend(); ++it)
+      if (it->function) stack.emplace_back(it->function.get(), depth + 1);
+  }
+  return os.str();
+}
+
+}  // namespace gradlab

@@ -1,0 +1,356 @@
+// Binary elementwise ops, their in-place forms and the C++ operators.
+// LibTorch's scalar overloads make their own nodes (a * 2 is MulBackward1
+// with one edge), and a number on the left of - or / becomes a filled tensor
+// updated in place (2 - a is SubBackward0 with a null first edge).
+#include <cmath>
+
+#include "ops/ops_internal.h"
+
+namespace gradlab {
+
+using backend::Binary;
+
+namespace {
+
+Tensor wrap(Scalar s, const Tensor& like) { return scalar_like(s, like, s.default_type()); }
+
+// ---- backward formulas (the engine reduces broadcast gradients)
+// d(a + αb) = (1, α)
+variable_list add_bw(OpNode& n, Grads& g) {
+  return {g[0], n.should_compute_output(1) ? (n.scalar[0] == 1 ? g[0] : g[0] * n.scalar[0]) : Tensor()};
+}
+// d(a - αb) = (1, -α)
+variable_list sub_bw(OpNode& n, Grads& g) {
+  return {g[0], n.should_compute_output(1) ? g[0] * (-n.scalar[0]) : Tensor()};
+}
+variable_list identity_bw(OpNode&, Grads& g) { return {g[0]}; }
+// d(ab) = (b, a); saved: [a if b needs grad], [b if a needs grad]
+variable_list mul_bw(OpNode& n, Grads& g) {
+  variable_list r(2);
+  size_t i = 0;
+  Tensor self = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
+  Tensor other = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
+  if (n.should_compute_output(0)) r[0] = g[0] * other;
+  if (n.should_compute_output(1)) r[1] = g[0] * self;
+  return r;
+}
+// d(a·s) = s
+variable_list mul_scalar_bw(OpNode& n, Grads& g) { return {g[0] * n.scalar[0]}; }
+// d(a/b) = (1/b, -a/b²)
+variable_list div_bw(OpNode& n, Grads& g) {
+  variable_list r(2);
+  size_t i = 0;
+  Tensor self = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
+  Tensor other = n.saved_at(i++);
+  if (n.should_compute_output(0)) r[0] = g[0].div(other);
+  if (n.should_compute_output(1)) r[1] = (g[0].neg() * self).div(other * other);
+  return r;
+}
+// d(a/s) = 1/s
+variable_list div_scalar_bw(OpNode& n, Grads& g) { return {g[0].div(n.scalar[0])}; }
+// d(a^b) = (b a^(b-1), a^b ln a); where a == 0 and b >= 0 the second is 0
+variable_list pow_tensor_bw(OpNode& n, Grads& g) {
+  Tensor self = n.saved_at(0), exponent = n.saved_at(1), result = n.saved_at(2);
+  variable_list r(2);
+  if (n.should_compute_output(0)) {
+    Tensor d = exponent * self.pow(exponent - 1);
+    r[0] = g[0] * where(exponent == 0, zeros_like(d), d);
+  }
+  if (n.should_compute_output(1)) {
+    Tensor d = result * self.log();
+    r[1] = g[0] * where((self == 0) * (exponent >= 0), zeros_like(d), d);
+  }
+  return r;
+}
+// d(s^b) = s^b ln s
+variable_list pow_scalar_base_bw(OpNode& n, Grads& g) {
+  const double base = n.scalar[0];
+  Tensor result = n.saved_at(0);
+  if (base == 0) return {g[0] * where(result.detach() >= 0, zeros_like(result), result * std::log(base))};
+  return {g[0] * (result * std::log(base))};
+}
+// d max(a, b): the larger side gets the gradient, ties split it.
+variable_list maximum_bw(OpNode& n, Grads& g) {
+  Tensor a = n.saved_at(0), b = n.saved_at(1);
+  const bool is_max = n.flag;
+  Tensor tie = (a == b) * 0.5;
+  Tensor wa = (is_max ? a > b : a < b) + tie;
+  Tensor wb = (is_max ? b > a : b < a) + tie;
+  return {n.should_compute_output(0) ? g[0] * wa : Tensor(), n.should_compute_output(1) ? g[0] * wb : Tensor()};
+}
+variable_list where_bw(OpNode& n, Grads& g) {
+  Tensor cond = n.saved_at(0);
+  Tensor z = zeros_like(g[0]);
+  return {Tensor(), n.should_compute_output(1) ? where(cond, g[0], z) : Tensor(),
+          n.should_compute_output(2) ? where(cond, z, g[0]) : Tensor()};
+}
+
+// Saves the operands mul/div backwards need, following PyTorch's rule: an
+// operand is kept only when the other one's gradient will be computed.
+void save_mul_operands(OpNode& fn, const Tensor& a, const Tensor& b) {
+  if (fn.should_compute_output(1)) fn.save(a);
+  if (fn.should_compute_output(0)) fn.save(b);
+}
+void save_div_operands(OpNode& fn, const Tensor& a, const Tensor& b) {
+  if (fn.should_compute_output(1)) fn.save(a);
+  fn.save(b);
+}
+
+Tensor tensor_op(Binary k, const Tensor& a, const Tensor& b, double alpha, ScalarType out_type) {
+  check_defined(a, 0, "self");
+  check_defined(b, 1, "other");
+  return binary_kernel(k, a, b, out_type, alpha);
+}
+
+// --- in place: self op= other
+Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, const char* name, OpNode::BackwardFn bw,
+                   void (*save)(OpNode&, const Tensor&, const Tensor&)) {
+  check_defined(self, 0, "self");
+  check_defined(other, 1, "other");
+  check_inplace(self);
+  const DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
+  if (!shape.ref().equals(self.sizes()))
+    throw Error(str_cat("output with shape ", self.sizes(), " doesn't match the broadcast shape ", shape.ref()));
+  auto fn = record(name, {&self, &other}, bw);
+  if (fn) {
+    fn->scalar[0] = alpha;
+    if (save) save(*fn, fn->should_compute_output(1) ? self.clone() : self, other);
+  }
+  const Tensor o = other.scalar_type() == self.scalar_type() ? other : other.detach().to(self.scalar_type());
+  backend::of(self).binary(k, self, self, o.device() == self.device() ? o : o.to(self.device()), alpha);
+  bump_version(self);
+  if (fn) finish_inplace(self, fn);
+  return self;
+}
+
+Tensor& inplace_scalar(Tensor& self, Binary k, Scalar s, double alpha, const char* name, OpNode::BackwardFn bw,
+                       double saved) {
+  check_defined(self, 0, "self");
+  check_inplace(self);
+  auto fn = record(name, {&self}, bw);
+  if (fn) fn->scalar[0] = saved;
+  Tensor w = scalar_like(s, self, self.scalar_type());
+  backend::of(self).binary(k, self, self, w, alpha);
+  bump_version(self);
+  if (fn) finish_inplace(self, fn);
+  return self;
+}
+
+Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* name, OpNode::BackwardFn bw,
+                 double saved) {
+  check_defined(a, 0, "self");
+  Tensor out = binary_kernel(k, a, wrap(s, a), result_type(a, s), alpha);
+  if (auto fn = record(name, {&a}, bw)) {
+    fn->scalar[0] = saved;
+    fn->finish(out);
+  }
+  return out;
+}
+}  // namespace
+
+// ---------------------------------------------------------------- out of place
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  Tensor out = tensor_op(Binary::Add, a, b, alpha.toDouble(), result_type(a, b));
+  if (auto fn = record("AddBackward0", {&a, &b}, add_bw)) {
+    fn->scalar[0] = alpha.toDouble();
+    fn->finish(out);
+  }
+  return out;
+}
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  return scalar_op(Binary::Add, a, b.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, 1);
+}
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  Tensor out = tensor_op(Binary::Sub, a, b, alpha.toDouble(), result_type(a, b));
+  if (auto fn = record("SubBackward0", {&a, &b}, sub_bw)) {
+    fn->scalar[0] = alpha.toDouble();
+    fn->finish(out);
+  }
+  return out;
+}
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  return scalar_op(Binary::Sub, a, b.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, 1);
+}
+Tensor rsub(const Tensor& a, Scalar b) {
+  // LibTorch: empty_like(a).fill_(b).sub_(a)
+  check_defined(a, 0, "self");
+  Tensor r = empty_like(a, TensorOptions(result_type(a, b)));
+  r.fill_(b);
+  r.sub_(a);
+  return r;
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = tensor_op(Binary::Mul, a, b, 1, result_type(a, b));
+  if (auto fn = record("MulBackward0", {&a, &b}, mul_bw)) {
+    save_mul_operands(*fn, a, b);
+    fn->finish(out);
+  }
+  return out;
+}
+Tensor mul(const Tensor& a, Scalar b) {
+  return scalar_op(Binary::Mul, a, b, 1, "MulBackward1", mul_scalar_bw, b.toDouble());
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  ScalarType rt = result_type(a, b);
+  if (!is_floating(rt)) rt = ScalarType::Float;  // true division
+  Tensor out = tensor_op(Binary::Div, a.to(rt), b.to(rt), 1, rt);
+  if (auto fn = record("DivBackward0", {&a, &b}, div_bw)) {
+    save_div_operands(*fn, a, b);
+    fn->finish(out);
+  }
+  return out;
+}
+Tensor div(const Tensor& a, Scalar b) {
+  ScalarType rt = result_type(a, b);
+  if (!is_floating(rt)) rt = ScalarType::Float;
+  return scalar_op(Binary::Div, a.to(rt), b, 1, "DivBackward1", div_scalar_bw, b.toDouble());
+}
+Tensor pow(const Tensor& a, const Tensor& e) {
+  Tensor out = tensor_op(Binary::Pow, a, e, 1, result_type(a, e));
+  if (auto fn = record("PowBackward1", {&a, &e}, pow_tensor_bw)) {
+    fn->save(a);
+    fn->save(e);
+    fn->save(out, true);
+    fn->finish(out);
+  }
+  return out;
+}
+Tensor pow(Scalar base, const Tensor& e) {
+  check_defined(e, 1, "exponent");
+  Tensor ef = is_floating(e.scalar_type()) ? e : e.to(ScalarType::Float);
+  Tensor out = unary_kernel(backend::Unary::RPow, ef, base.toDouble());
+  if (auto fn = record("PowBackward2", {&e}, pow_scalar_base_bw)) {
+    fn->scalar[0] = base.toDouble();
+    fn->save(out, true);
+    fn->finish(out);
+  }
+  return out;
+}
+namespace {
+Tensor max_min_binary(const Tensor& a, const Tensor& b, bool is_max) {
+  Tensor out = tensor_op(is_max ? Binary::Max : Binary::Min, a, b, 1, result_type(a, b));
+  if (auto fn = record(is_max ? "MaximumBackward0" : "MinimumBackward0", {&a, &b}, maximum_bw)) {
+    fn->flag = is_max;
+    fn->save(a);
+    fn->save(b);
+    fn->finish(out);
+  }
+  return out;
+}
+}  // namespace
+Tensor maximum(const Tensor& a, const Tensor& b) { return max_min_binary(a, b, true); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return max_min_binary(a, b, false); }
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_defined(cond, 0, "condition");
+  GRADLAB_CHECK(cond.scalar_type() == ScalarType::Bool, "where expected condition to be a boolean tensor, but got a tensor with dtype ", c10_name(cond.scalar_type()));
+  const ScalarType rt = result_type(a, b);
+  DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
+  Tensor out = new_empty(shape, rt, a.device());
+  backend::of(a).where(out, cond, a.to(rt), b.to(rt));
+  if (auto fn = record("WhereBackward0", {&cond, &a, &b}, where_bw)) {
+    fn->save(cond);
+    fn->finish(out);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- comparisons
+#define GRADLAB_COMPARE(NAME, KIND, OP)                                                                 \
+  Tensor Tensor::NAME(const Tensor& o) const { return tensor_op(Binary::KIND, *this, o, 1, ScalarType::Bool); } \
+  Tensor Tensor::NAME(Scalar o) const {                                                                  \
+    return tensor_op(Binary::KIND, *this, scalar_like(o, *this, result_type(*this, o)), 1, ScalarType::Bool); \
+  }                                                                                                      \
+  Tensor operator OP(const Tensor& a, const Tensor& b) { return a.NAME(b); }                             \
+  Tensor operator OP(const Tensor& a, Scalar b) { return a.NAME(b); }
+GRADLAB_COMPARE(gt, Gt, >)
+GRADLAB_COMPARE(lt, Lt, <)
+GRADLAB_COMPARE(ge, Ge, >=)
+GRADLAB_COMPARE(le, Le, <=)
+GRADLAB_COMPARE(eq, Eq, ==)
+GRADLAB_COMPARE(ne, Ne, !=)
+#undef GRADLAB_COMPARE
+
+bool equal(const Tensor& a, const Tensor& b) {
+  check_defined(a);
+  check_defined(b, 1, "other");
+  if (!a.sizes().equals(b.sizes())) return false;
+  const ScalarType t = promote_types(a.scalar_type(), b.scalar_type());
+  return backend::of(a).equal(a.to(t), b.to(t));
+}
+bool Tensor::equal(const Tensor& o) const { return gradlab::equal(*this, o); }
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  autograd::NoGradGuard ng;
+  Tensor diff = (a - b).abs();
+  Tensor tol = b.abs() * rtol + atol;
+  return (diff <= tol) + (a == b) > 0;
+}
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  (void)equal_nan;
+  return isclose(a, b, rtol, atol).all_true();
+}
+bool Tensor::allclose(const Tensor& o, double rtol, double atol) const { return gradlab::allclose(*this, o, rtol, atol); }
+bool Tensor::all_true() const {
+  Tensor c = to(ScalarType::Double).contiguous().to(Device(DeviceType::CPU));
+  const double* p = c.data_ptr<double>();
+  for (int64_t i = 0; i < c.numel(); ++i)
+    if (p[i] == 0) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- methods and operators
+Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return gradlab::add(*this, o, alpha); }
+Tensor Tensor::add(Scalar o, Scalar alpha) const { return gradlab::add(*this, o, alpha); }
+Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return gradlab::sub(*this, o, alpha); }
+Tensor Tensor::sub(Scalar o, Scalar alpha) const { return gradlab::sub(*this, o, alpha); }
+Tensor Tensor::mul(const Tensor& o) const { return gradlab::mul(*this, o); }
+Tensor Tensor::mul(Scalar o) const { return gradlab::mul(*this, o); }
+Tensor Tensor::div(const Tensor& o) const { return gradlab::div(*this, o); }
+Tensor Tensor::div(Scalar o) const { return gradlab::div(*this, o); }
+Tensor Tensor::pow(const Tensor& e) const { return gradlab::pow(*this, e); }
+Tensor Tensor::maximum(const Tensor& o) const { return gradlab::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return gradlab::minimum(*this, o); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator/(Scalar a, const Tensor& b) {
+  // LibTorch: empty_like(b).fill_(a).div_(b)
+  check_defined(b, 1, "other");
+  ScalarType rt = result_type(b, a);
+  if (!is_floating(rt)) rt = ScalarType::Float;
+  Tensor r = empty_like(b, TensorOptions(rt));
+  r.fill_(a);
+  r.div_(b);
+  return r;
+}
+Tensor operator-(const Tensor& a) { return neg(a); }
+
+// ---------------------------------------------------------------- in place
+Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
+  return inplace_op(*this, Binary::Add, o, alpha.toDouble(), "AddBackward0", add_bw, nullptr);
+}
+Tensor& Tensor::add_(Scalar o, Scalar alpha) {
+  return inplace_scalar(*this, Binary::Add, o.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, 1);
+}
+Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
+  return inplace_op(*this, Binary::Sub, o, alpha.toDouble(), "SubBackward0", sub_bw, nullptr);
+}
+Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
+  return inplace_scalar(*this, Binary::Sub, o.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, 1);
+}
+Tensor& Tensor::mul_(const Tensor& o) { return inplace_op(*this, Binary::Mul, o, 1, "MulBackward0", mul_bw, save_mul_operands); }
+Tensor& Tensor::mul_(Scalar o) { return inplace_scalar(*this, Binary::Mul, o, 1, "MulBackward1", mul_scalar_bw, o.toDouble()); }
+Tensor& Tensor::div_(const Tensor& o) { return inplace_op(*this, Binary::Div, o, 1, "DivBackward0", div_bw, save_div_operands); }
+Tensor& Tensor::div_(Scalar o) { return inplace_scalar(*this, Binary::Div, o, 1, "DivBackward1", div_scalar_bw, o.toDouble()); }
+
+}  // namespace gradlab

@@ -1,0 +1,255 @@
+// Shared machinery of the ops: recording nodes, broadcasting, dtype
+// promotion, the in-place rules and views.
+#include "backend/dispatch.h"
+#include "ops/ops_internal.h"
+
+namespace gradlab {
+
+using autograd::Edge;
+
+bool needs_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!autograd::GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+bool needs_grad(TensorList inputs) {
+  if (!autograd::GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+namespace {
+std::shared_ptr<OpNode> new_op_node(const char* name, OpNode::BackwardFn fn) {
+  return std::static_pointer_cast<OpNode>(autograd::adopt_node(new OpNode(name, fn)));
+}
+Edge edge_of(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad()) return Edge();
+  return autograd::impl::gradient_edge(t);
+}
+}  // namespace
+
+std::shared_ptr<OpNode> record(const char* name, std::initializer_list<const Tensor*> inputs, OpNode::BackwardFn fn) {
+  if (!needs_grad(inputs)) return nullptr;
+  auto node = new_op_node(name, fn);
+  auto& edges = node->mutable_next_edges();
+  edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) edges.push_back(edge_of(*t));
+  return node;
+}
+
+std::shared_ptr<OpNode> record(const char* name, TensorList inputs, OpNode::BackwardFn fn) {
+  if (!needs_grad(inputs)) return nullptr;
+  auto node = new_op_node(name, fn);
+  auto& edges = node->mutable_next_edges();
+  edges.reserve(inputs.size());
+  for (const Tensor& t : inputs) edges.push_back(edge_of(t));
+  return node;
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  if (a.equals(b)) return DimVector(a);
+  const size_t n = std::max(a.size(), b.size());
+  DimVector out(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Error(str_cat("The size of tensor a (", da, ") must match the size of tensor b (", db,
+                          ") at non-singleton dimension ", i));
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
+  if (shape.size() > desired.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const int64_t s = shape[shape.size() - 1 - i];
+    const int64_t d = desired[desired.size() - 1 - i];
+    if (s != d && s != 1) return false;
+  }
+  return true;
+}
+
+Tensor sum_to(const Tensor& g, IntArrayRef shape) {
+  if (g.sizes().equals(shape)) return g;
+  // Leading dims that broadcasting added, then dims that were 1.
+  const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  DimVector dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && g.size(lead + static_cast<int64_t>(i)) != 1) dims.push_back(lead + static_cast<int64_t>(i));
+  Tensor r = dims.empty() ? g : sum(g, dims, /*keepdim=*/true);
+  if (lead > 0 || !r.sizes().equals(shape)) r = r.view(shape);
+  return r;
+}
+Tensor sum_to_size(const Tensor& g, IntArrayRef shape) { return sum_to(g, shape); }
+
+Tensor new_empty(IntArrayRef sizes, ScalarType dtype, Device device) { return empty_tensor(sizes, dtype, device); }
+
+Tensor unary_kernel(backend::Unary op, const Tensor& x, double a, double b) {
+  Tensor out = new_empty(x.sizes(), x.scalar_type(), x.device());
+  backend::of(x).unary(op, out, x, a, b);
+  return out;
+}
+
+namespace {
+Tensor as_type(const Tensor& t, ScalarType s) { return t.scalar_type() == s ? t : t.detach().to(s); }
+}  // namespace
+
+Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, ScalarType out_type, double alpha) {
+  if (a.device() != b.device() && !(b.dim() == 0 && b.device().is_cpu()) && !(a.dim() == 0 && a.device().is_cpu()))
+    throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
+                        a.device().is_cuda() ? a.device().str() : b.device().str(), " and cpu!"));
+  const bool compare = op >= backend::Binary::Gt;
+  const ScalarType compute = compare ? promote_types(a.scalar_type(), b.scalar_type()) : out_type;
+  const Device dev = a.dim() == 0 && a.device().is_cpu() ? b.device() : a.device();
+  Tensor out = new_empty(broadcast_shapes(a.sizes(), b.sizes()), out_type, dev);
+  backend::for_device(dev).binary(op, out, as_type(a, compute).to(dev), as_type(b, compute).to(dev), alpha);
+  return out;
+}
+
+Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype) {
+  Tensor t = new_empty({}, dtype, like.device());
+  backend::of(t).fill(t, s);
+  t.impl()->wrapped_number = true;
+  return t;
+}
+
+namespace {
+// PyTorch's categories: a 0-d tensor or a number only decides the result
+// type when it is of a higher category (bool < integer < floating).
+int category(ScalarType t) { return t == ScalarType::Bool ? 0 : (is_floating(t) ? 2 : 1); }
+}  // namespace
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  const bool a0 = a.dim() == 0, b0 = b.dim() == 0;
+  if (a0 == b0) return promote_types(a.scalar_type(), b.scalar_type());
+  const Tensor& dim_t = a0 ? b : a;
+  const Tensor& zero_t = a0 ? a : b;
+  if (category(zero_t.scalar_type()) > category(dim_t.scalar_type())) {
+    // A wrapped number of a higher category gives the default dtype of that category.
+    if (zero_t.unsafeGetTensorImpl()->wrapped_number && is_floating(zero_t.scalar_type())) return ScalarType::Float;
+    return zero_t.scalar_type();
+  }
+  return dim_t.scalar_type();
+}
+
+ScalarType result_type(const Tensor& a, Scalar b) {
+  const ScalarType t = a.scalar_type();
+  const int cb = b.isFloatingPoint() ? 2 : (b.isBoolean() ? 0 : 1);
+  if (cb > category(t)) return cb == 2 ? ScalarType::Float : ScalarType::Long;
+  return t;
+}
+
+Tensor ones_like_nograd(const Tensor& t) {
+  Tensor r = new_empty(t.sizes(), t.scalar_type(), t.device());
+  backend::of(r).fill(r, 1);
+  return r;
+}
+
+// ------------------------------------------------------------ in-place rules
+void check_inplace(const Tensor& self) {
+  check_defined(self);
+  TensorImpl* impl = self.unsafeGetTensorImpl();
+  if (impl->inference && !autograd::InferenceMode::is_enabled())
+    throw Error(
+        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+        "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+  if (!autograd::GradMode::is_enabled()) return;
+  if (impl->is_view && impl->base) {
+    TensorImpl* base = impl->base.get();
+    if (!base->grad_fn && base->requires_grad) throw Error(msg::kViewOfLeafInplace);
+  }
+  if (!impl->grad_fn && impl->requires_grad) throw Error(msg::kLeafInplace);
+}
+
+void bump_version(const Tensor& self) { self.unsafeGetTensorImpl()->version->version++; }
+
+namespace {
+// Gradient of an in-place op applied through a view: the base's gradient with
+// the op's backward applied to the viewed region.
+variable_list copy_slices_backward(OpNode& n, Grads& g) {
+  const Tensor& grad = g[0];
+  variable_list out(n.num_outputs());
+  if (!grad.defined()) return out;
+  Tensor result = grad.clone();
+  Tensor region = alias_with_geometry(result, n.ints, n.ints2, static_cast<int64_t>(n.scalar[0]));
+  variable_list res = n.saved_fn->apply({region.clone()});
+  for (size_t i = 0; i < res.size(); ++i) {
+    if (i == 0) {
+      if (res[0].defined()) {
+        autograd::NoGradGuard ng;
+        region.copy_(res[0]);
+      } else {
+        region.zero_();
+      }
+      out[0] = result;
+    } else if (i < out.size()) {
+      out[i] = res[i];
+    }
+  }
+  return out;
+}
+
+variable_list as_strided_backward(OpNode& n, Grads& g) {
+  // Scatter the view's gradient into a zero tensor of the base's geometry.
+  Tensor base_grad = zeros(n.ints2.ref(), TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  Tensor view = alias_with_geometry(base_grad, n.ints, n.ints3, n.offset);
+  {
+    autograd::NoGradGuard ng;
+    view.add_(g[0]);
+  }
+  return {base_grad};
+}
+}  // namespace
+
+void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode>& fn) {
+  TensorImpl* impl = self.unsafeGetTensorImpl();
+  if (impl->is_view && impl->base && impl->base->grad_fn == nullptr && !impl->base->requires_grad) {
+    // A view of a tensor outside the graph: the view alone gets the history.
+    autograd::impl::rebase_history(self, fn);
+    return;
+  }
+  if (!(impl->is_view && impl->base)) {
+    autograd::impl::rebase_history(self, fn);
+    return;
+  }
+  // In-place through a view of a tensor in the graph: the base's history
+  // becomes CopySlices(base's old history, fn), and the view reads from it.
+  Tensor base(impl->base);
+  auto cs = std::static_pointer_cast<OpNode>(autograd::adopt_node(new OpNode("torch::autograd::CopySlices", copy_slices_backward)));
+  auto& edges = cs->mutable_next_edges();
+  edges.push_back(autograd::impl::gradient_edge(base));
+  for (size_t i = 1; i < fn->next_edges().size(); ++i) edges.push_back(fn->next_edges()[i]);
+  cs->ints = DimVector(self.sizes());
+  cs->ints2 = DimVector(self.strides());
+  cs->scalar[0] = static_cast<double>(impl->offset - base.unsafeGetTensorImpl()->offset);
+  cs->saved_fn = fn;
+  // fn's own metadata must describe the view's value it differentiates.
+  fn->add_input_metadata(self);
+  autograd::impl::rebase_history(base, cs);
+
+  auto as = std::static_pointer_cast<OpNode>(autograd::adopt_node(new OpNode("AsStridedBackward0", as_strided_backward)));
+  as->mutable_next_edges().push_back(autograd::Edge(cs, 0));
+  as->ints = DimVector(self.sizes());
+  as->ints2 = DimVector(base.sizes());
+  as->ints3 = DimVector(self.strides());
+  as->offset = impl->offset - base.unsafeGetTensorImpl()->offset;
+  autograd::impl::rebase_history(self, as);
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor v = alias_with_geometry(base, sizes, strides, offset);
+  TensorImpl* vi = v.unsafeGetTensorImpl();
+  TensorImpl* bi = base.unsafeGetTensorImpl();
+  vi->is_view = true;
+  vi->base = bi->is_view && bi->base ? bi->base : base.impl();
+  vi->creation_meta = autograd::GradMode::is_enabled() ? CreationMeta::Default : CreationMeta::NoGradMode;
+  return v;
+}
+
+}  // namespace gradlab

@@ -1,0 +1,154 @@
+// Factories: torch::tensor, zeros, ones, full, arange, eye, *_like, from_blob.
+#include <cmath>
+
+#include "backend/dispatch.h"
+#include "ops/ops_internal.h"
+
+namespace gradlab {
+
+namespace {
+Tensor finish_factory(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad()) t.set_requires_grad(true);
+  return t;
+}
+Tensor filled(IntArrayRef size, Scalar v, const TensorOptions& o) {
+  Tensor t = empty_tensor(size, o.dtype(), o.device());
+  backend::of(t).fill(t, v);
+  return finish_factory(t, o);
+}
+TensorOptions like_options(const Tensor& t, const TensorOptions& o) {
+  return TensorOptions(o.dtype_opt().value_or(t.scalar_type()))
+      .device(o.has_device() ? o.device() : t.device())
+      .requires_grad(o.requires_grad());
+}
+}  // namespace
+
+// ------------------------------------------------------------ torch::tensor
+TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> l)
+    : kind_(Kind::List), list_(l) {
+  finish_list();
+}
+
+void TensorDataContainer::finish_list() {
+  sizes_ = DimVector{static_cast<int64_t>(list_.size())};
+  if (list_.empty()) {
+    type_ = ScalarType::Float;
+    return;
+  }
+  const TensorDataContainer& first = list_.front();
+  for (auto s : first.kind_ == Kind::Scalar ? IntArrayRef() : first.sizes_.ref()) sizes_.push_back(s);
+  type_ = first.kind_ == Kind::Scalar ? first.scalar_.default_type() : first.type_;
+  for (const auto& e : list_) {
+    GRADLAB_CHECK(e.kind_ == first.kind_ && (e.kind_ == Kind::Scalar || e.sizes_.ref().equals(first.sizes_)),
+                  "Expected all sub-lists to have sizes: ", first.kind_ == Kind::Scalar ? IntArrayRef() : first.sizes_.ref(),
+                  " (e.g. ", first.kind_ == Kind::Scalar ? "a scalar" : "a list", "), but got sub-list with sizes: ",
+                  e.kind_ == Kind::Scalar ? IntArrayRef() : e.sizes_.ref());
+    const ScalarType t = e.kind_ == Kind::Scalar ? e.scalar_.default_type() : e.type_;
+    GRADLAB_CHECK(t == type_, "Expected all elements of the tensor to have the same scalar type: ", c10_name(type_),
+                  ", but got element of scalar type: ", c10_name(t));
+  }
+}
+
+void TensorDataContainer::fill(void* dst, ScalarType t, int64_t& pos) const {
+  if (kind_ == Kind::Scalar) {
+    dispatch_all(t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      static_cast<T*>(dst)[pos++] =
+          scalar_.isFloatingPoint() ? static_cast<T>(scalar_.toDouble()) : static_cast<T>(scalar_.toLong());
+    });
+    return;
+  }
+  for (const auto& e : list_) e.fill(dst, t, pos);
+}
+
+Tensor TensorDataContainer::to_tensor(const TensorOptions& o) const {
+  const ScalarType t = o.has_dtype() ? o.dtype() : (kind_ == Kind::Scalar ? scalar_.default_type() : type_);
+  const IntArrayRef sizes = kind_ == Kind::Scalar ? IntArrayRef() : sizes_.ref();
+  Tensor cpu_t = empty_tensor(sizes, t, Device(DeviceType::CPU));
+  int64_t pos = 0;
+  fill(cpu_t.data_ptr(), t, pos);
+  // LibTorch writes a list element by element through the autograd-visible
+  // API, so the new tensor's version counts its elements.
+  if (kind_ == Kind::List) cpu_t.unsafeGetTensorImpl()->version->version = static_cast<uint32_t>(cpu_t.numel());
+  Tensor r = o.device().is_cpu() ? cpu_t : cpu_t.to(o.device());
+  if (o.requires_grad()) {
+    if (!is_floating(t)) throw Error(msg::kOnlyFloatGrad);
+    r.set_requires_grad(true);
+  }
+  return r;
+}
+
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& o) { return data.to_tensor(o); }
+
+Tensor empty(IntArrayRef size, const TensorOptions& o) { return finish_factory(empty_tensor(size, o.dtype(), o.device()), o); }
+Tensor zeros(IntArrayRef size, const TensorOptions& o) { return filled(size, 0, o); }
+Tensor ones(IntArrayRef size, const TensorOptions& o) { return filled(size, 1, o); }
+Tensor full(IntArrayRef size, Scalar v, const TensorOptions& o) {
+  return filled(size, v, o.has_dtype() ? o : o.dtype(v.isFloatingPoint() ? ScalarType::Float : v.default_type()));
+}
+Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like_options(t, o)); }
+Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like_options(t, o)); }
+Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like_options(t, o)); }
+Tensor full_like(const Tensor& t, Scalar v, const TensorOptions& o) { return filled(t.sizes(), v, like_options(t, o)); }
+
+Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& o) {
+  const bool any_float = start.isFloatingPoint() || end.isFloatingPoint() || step.isFloatingPoint();
+  const ScalarType t = o.has_dtype() ? o.dtype() : (any_float ? ScalarType::Float : ScalarType::Long);
+  const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  GRADLAB_CHECK(st != 0, "step must be nonzero");
+  GRADLAB_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  const int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  Tensor cpu_t = empty_tensor({n}, t, Device(DeviceType::CPU));
+  dispatch_all(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(cpu_t.data_ptr());
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);
+  });
+  Tensor r = o.device().is_cpu() ? cpu_t : cpu_t.to(o.device());
+  return finish_factory(r, o);
+}
+Tensor arange(Scalar end, const TensorOptions& o) { return arange(0, end, 1, o); }
+Tensor arange(Scalar start, Scalar end, const TensorOptions& o) { return arange(start, end, 1, o); }
+
+Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& o) {
+  GRADLAB_CHECK(steps >= 0, "number of steps must be non-negative");
+  Tensor cpu_t = empty_tensor({steps}, o.dtype(), Device(DeviceType::CPU));
+  const double s = start.toDouble(), e = end.toDouble();
+  const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0;
+  dispatch_all(o.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(cpu_t.data_ptr());
+    const int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = static_cast<T>(i < half ? s + step * static_cast<double>(i) : e - step * static_cast<double>(steps - i - 1));
+  });
+  return finish_factory(o.device().is_cpu() ? cpu_t : cpu_t.to(o.device()), o);
+}
+
+Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
+  Tensor cpu_t = zeros({n, m}, TensorOptions(o.dtype()));
+  dispatch_all(o.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(cpu_t.data_ptr());
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = T(1);
+  });
+  return finish_factory(o.device().is_cpu() ? cpu_t : cpu_t.to(o.device()), o);
+}
+Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
+  auto impl = make_intrusive<TensorImpl>();
+  impl->sizes = DimVector(sizes);
+  impl->strides = contiguous_strides(sizes);
+  impl->numel = numel_of(sizes);
+  impl->dtype = o.dtype();
+  auto st = make_intrusive<StorageImpl>();
+  st->data = data;
+  st->nbytes = static_cast<size_t>(impl->numel) * element_size(o.dtype());
+  st->device = o.device();
+  impl->storage = st;
+  impl->version = make_intrusive<VersionCounter>();
+  return finish_factory(Tensor(std::move(impl)), o);
+}
+
+}  // namespace gradlab

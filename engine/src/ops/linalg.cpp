@@ -1,0 +1,210 @@
+// Matrix products. matmul picks dot, mv, mm or a batched product by the
+// operands' dimensions, as PyTorch does (so the grad_fn names match).
+#include "ops/ops_internal.h"
+
+namespace gradlab {
+
+namespace {
+void check_same_dtype(const Tensor& a, const Tensor& b) {
+  GRADLAB_CHECK(a.scalar_type() == b.scalar_type(), "expected scalar type ", c10_name(a.scalar_type()),
+                " but found ", c10_name(b.scalar_type()));
+  GRADLAB_CHECK(a.device() == b.device(), "Expected all tensors to be on the same device, but found at least two devices, ",
+                a.device().is_cuda() ? a.device().str() : b.device().str(), " and cpu!");
+}
+
+// d(AB) = (G Bᵀ, Aᵀ G)
+variable_list mm_bw(OpNode& n, Grads& g) {
+  variable_list r(2);
+  size_t i = 0;
+  Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
+  Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
+  if (n.should_compute_output(0)) r[0] = g[0].mm(b.t());
+  if (n.should_compute_output(1)) r[1] = a.t().mm(g[0]);
+  return r;
+}
+// d(Av) = (g vᵀ, Aᵀ g)
+variable_list mv_bw(OpNode& n, Grads& g) {
+  variable_list r(2);
+  size_t i = 0;
+  Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
+  Tensor v = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
+  if (n.should_compute_output(0)) r[0] = g[0].unsqueeze(1).mm(v.unsqueeze(0));
+  if (n.should_compute_output(1)) r[1] = a.t().mv(g[0]);
+  return r;
+}
+// d(a·b) = (g b, g a)
+variable_list dot_bw(OpNode& n, Grads& g) {
+  variable_list r(2);
+  size_t i = 0;
+  Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
+  Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
+  if (n.should_compute_output(0)) r[0] = g[0] * b;
+  if (n.should_compute_output(1)) r[1] = g[0] * a;
+  return r;
+}
+// batched: d(A B) = (G Bᵀ, Aᵀ G) per batch
+variable_list bmm_bw(OpNode& n, Grads& g) {
+  variable_list r(2);
+  size_t i = 0;
+  Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
+  Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
+  if (n.should_compute_output(0)) r[0] = bmm(g[0], b.transpose(1, 2));
+  if (n.should_compute_output(1)) r[1] = bmm(a.transpose(1, 2), g[0]);
+  return r;
+}
+variable_list view_back_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
+
+void save_pair(OpNode& fn, const Tensor& a, const Tensor& b) {
+  if (fn.should_compute_output(1)) fn.save(a);
+  if (fn.should_compute_output(0)) fn.save(b);
+}
+
+Tensor gemm_out(const Tensor& a, const Tensor& b) {
+  Tensor out = new_empty({a.size(0), b.size(1)}, a.scalar_type(), a.device());
+  backend::of(a).gemm(out, a, b, 0);
+  return out;
+}
+}  // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  check_defined(a, 0, "self");
+  check_defined(b, 1, "mat2");
+  GRADLAB_CHECK(a.dim() == 2, "self must be a matrix");
+  GRADLAB_CHECK(b.dim() == 2, "mat2 must be a matrix");
+  GRADLAB_CHECK(a.size(1) == b.size(0), "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x", a.size(1),
+                " and ", b.size(0), "x", b.size(1), ")");
+  check_same_dtype(a, b);
+  Tensor out = gemm_out(a, b);
+  if (auto fn = record("MmBackward0", {&a, &b}, mm_bw)) {
+    save_pair(*fn, a, b);
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor mv(const Tensor& a, const Tensor& v) {
+  check_defined(a, 0, "self");
+  check_defined(v, 1, "vec");
+  GRADLAB_CHECK(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got ", 1, ", ", a.dim(), ", ", v.dim());
+  GRADLAB_CHECK(a.size(1) == v.size(0), "size mismatch, got input (", a.size(0), "), mat (", a.size(0), "x", a.size(1),
+                "), vec (", v.size(0), ")");
+  check_same_dtype(a, v);
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    out = gemm_out(a, v.unsqueeze(1)).reshape({a.size(0)});
+  }
+  out = out.tensor_data();
+  if (auto fn = record("MvBackward0", {&a, &v}, mv_bw)) {
+    save_pair(*fn, a, v);
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  check_defined(a, 0, "self");
+  check_defined(b, 1, "tensor");
+  GRADLAB_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(), "D tensors");
+  GRADLAB_CHECK(a.size(0) == b.size(0), "inconsistent tensor size, expected tensor [", a.size(0),
+                "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
+                b.size(0), " elements respectively");
+  check_same_dtype(a, b);
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    out = gemm_out(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+  }
+  out = out.tensor_data();
+  if (auto fn = record("DotBackward0", {&a, &b}, dot_bw)) {
+    save_pair(*fn, a, b);
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  check_defined(a, 0, "self");
+  check_defined(b, 1, "mat2");
+  GRADLAB_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
+  GRADLAB_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
+  GRADLAB_CHECK(a.size(0) == b.size(0), "batch1 and batch2 must have same number of batches, got ", a.size(0), " and ", b.size(0));
+  GRADLAB_CHECK(a.size(2) == b.size(1), "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0),
+                ", ", a.size(2), "] but got: [", b.size(0), ", ", b.size(1), "].");
+  check_same_dtype(a, b);
+  Tensor out = new_empty({a.size(0), a.size(1), b.size(2)}, a.scalar_type(), a.device());
+  for (int64_t i = 0; i < a.size(0); ++i) {
+    Tensor ai = alias_with_geometry(a, {a.size(1), a.size(2)}, {a.stride(1), a.stride(2)}, a.storage_offset() + i * a.stride(0));
+    Tensor bi = alias_with_geometry(b, {b.size(1), b.size(2)}, {b.stride(1), b.stride(2)}, b.storage_offset() + i * b.stride(0));
+    Tensor oi = alias_with_geometry(out, {out.size(1), out.size(2)}, {out.stride(1), out.stride(2)}, i * out.stride(0));
+    backend::of(a).gemm(oi, ai, bi, 0);
+  }
+  if (auto fn = record("BmmBackward0", {&a, &b}, bmm_bw)) {
+    save_pair(*fn, a, b);
+    fn->finish(out);
+  }
+  return out;
+}
+
+namespace {
+// matmul's result is an "unsafe view" of the product: UnsafeViewBackward0.
+Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
+  Tensor out = alias_with_geometry(t, shape, contiguous_strides(shape), t.storage_offset());
+  if (auto fn = record("UnsafeViewBackward0", {&t}, view_back_bw)) {
+    fn->ints = DimVector(t.sizes());
+    fn->finish(out);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  check_defined(a, 0, "self");
+  check_defined(b, 1, "other");
+  const int64_t da = a.dim(), db = b.dim();
+  GRADLAB_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db, "D");
+  if (da == 1 && db == 1) return dot(a, b);
+  if (da == 2 && db == 1) return mv(a, b);
+  if (da == 1 && db == 2) {
+    Tensor r = mm(a.unsqueeze(0), b);
+    r.squeeze_(0);
+    return r;
+  }
+  if (da == 2 && db == 2) return mm(a, b);
+  if (da >= 3 && (db == 1 || db == 2)) {
+    // Fold the batch into the rows of one matrix product.
+    DimVector out_shape(a.sizes());
+    out_shape.resize(out_shape.size() - 1);
+    Tensor bm = db == 1 ? b.unsqueeze(1) : b;
+    if (db == 2) out_shape.push_back(b.size(1));
+    Tensor folded = a.contiguous().reshape({-1, a.size(-1)});
+    return unsafe_view(mm(folded, bm), out_shape);
+  }
+  // General batched case: broadcast the batch dims, multiply per batch.
+  Tensor a3 = da == 1 ? a.unsqueeze(0) : a;
+  Tensor b3 = db == 1 ? b.unsqueeze(1) : b;
+  const int64_t m = a3.size(-2), k = a3.size(-1), k2 = b3.size(-2), n = b3.size(-1);
+  GRADLAB_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", 1, ", ", k, "] but got: [", 1, ", ", k2, "].");
+  DimVector ba(a3.sizes()), bb(b3.sizes());
+  ba.resize(ba.size() - 2);
+  bb.resize(bb.size() - 2);
+  DimVector batch = broadcast_shapes(ba, bb);
+  const int64_t nb = numel_of(batch);
+  DimVector ea(batch), eb(batch);
+  ea.push_back(m);
+  ea.push_back(k);
+  eb.push_back(k);
+  eb.push_back(n);
+  Tensor r = bmm(a3.expand(ea).reshape({nb, m, k}), b3.expand(eb).reshape({nb, k, n}));
+  DimVector out_shape(batch);
+  if (da > 1) out_shape.push_back(m);
+  if (db > 1) out_shape.push_back(n);
+  return unsafe_view(r, out_shape);
+}
+
+Tensor Tensor::mm(const Tensor& o) const { return gradlab::mm(*this, o); }
+Tensor Tensor::matmul(const Tensor& o) const { return gradlab::matmul(*this, o); }
+Tensor Tensor::mv(const Tensor& v) const { return gradlab::mv(*this, v); }
+Tensor Tensor::dot(const Tensor& o) const { return gradlab::dot(*this, o); }
+
+}  // namespace gradlab

@@ -1,0 +1,279 @@
+// Reductions and the softmax family.
+#include <limits>
+
+#include "ops/ops_internal.h"
+
+namespace gradlab {
+
+namespace {
+DimVector reduce_dims(const Tensor& a, IntArrayRef dims) {
+  DimVector r;
+  for (auto d : dims) r.push_back(wrap_dim(d, a.dim()));
+  std::sort(r.begin(), r.end());
+  return r;
+}
+DimVector kept_shape(const Tensor& a, const DimVector& dims) {
+  DimVector s(a.sizes());
+  for (auto d : dims) s[static_cast<size_t>(d)] = 1;
+  return s;
+}
+DimVector dropped_shape(const Tensor& a, const DimVector& dims) {
+  DimVector s;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) s.push_back(a.size(d));
+  return s;
+}
+ScalarType sum_type(const Tensor& a, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(a.scalar_type(), true) ? ScalarType::Long : a.scalar_type();
+}
+
+Tensor sum_kernel(const Tensor& a, const DimVector& dims, bool keepdim, ScalarType t) {
+  Tensor in = a.scalar_type() == t ? a : a.detach().to(t);
+  Tensor out = new_empty(kept_shape(a, dims), t, a.device());
+  backend::of(a).sum_to(out, in);
+  if (!keepdim) out = alias_with_geometry(out, dropped_shape(a, dims), contiguous_strides(dropped_shape(a, dims)), 0);
+  return out;
+}
+
+// d sum = 1, broadcast back over the reduced dims
+variable_list sum_bw(OpNode& n, Grads& g) {
+  Tensor grad = g[0];
+  if (!n.flag) {  // keepdim was false: put the reduced dims back as 1
+    for (auto d : n.ints2) grad = grad.unsqueeze(d);
+  }
+  return {grad.expand(n.ints)};
+}
+// d mean = 1/N
+variable_list mean_bw(OpNode& n, Grads& g) {
+  variable_list r = sum_bw(n, g);
+  return {r[0].div(n.scalar[0])};
+}
+// d max (all): the gradient goes to the maxima, split evenly between ties
+variable_list max_all_bw(OpNode& n, Grads& g) {
+  Tensor self = n.saved_at(0), result = n.saved_at(1);
+  Tensor mask = (self == result);
+  Tensor count = mask.sum();
+  return {mask * g[0].div(count)};
+}
+// d max(dim): the gradient goes to the index that was picked
+variable_list max_dim_bw(OpNode& n, Grads& g) {
+  Tensor indices = n.saved_at(0);
+  const int64_t dim = n.ints2[0];
+  Tensor grad = g[0];
+  Tensor idx = indices;
+  if (!n.flag) {
+    grad = grad.unsqueeze(dim);
+    idx = idx.unsqueeze(dim);
+  }
+  // one-hot over dim from the indices
+  Tensor ar = arange(n.ints[static_cast<size_t>(dim)], TensorOptions(ScalarType::Long).device(grad.device()));
+  DimVector view_shape(n.ints.size(), 1);
+  view_shape[static_cast<size_t>(dim)] = n.ints[static_cast<size_t>(dim)];
+  Tensor onehot = ar.view(view_shape) == idx;
+  return {onehot * grad};
+}
+// softmax: dx = y (g - Σ g y);  log_softmax: dx = g - e^y Σ g
+variable_list softmax_bw(OpNode& n, Grads& g) {
+  Tensor y = n.saved_at(0);
+  const int64_t dim = n.ints[0];
+  if (n.flag) return {g[0] - y.exp() * g[0].sum({dim}, true)};
+  return {y * (g[0] - (g[0] * y).sum({dim}, true))};
+}
+
+Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+  check_defined(a);
+  Tensor in = dtype ? a.to(*dtype) : (a.is_floating_point() ? a : a.to(ScalarType::Float));
+  const int64_t nd = in.dim();
+  dim = wrap_dim(dim, nd);
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    Tensor moved = nd == 0 ? in.reshape({1}) : in.transpose(dim, nd - 1).contiguous();
+    Tensor res = new_empty(moved.sizes(), moved.scalar_type(), moved.device());
+    backend::of(moved).softmax_lastdim(res, moved, log);
+    out = nd == 0 ? res.reshape({}) : res.transpose(dim, nd - 1).contiguous();
+  }
+  out = out.detach();
+  out.unsafeGetTensorImpl()->is_view = false;
+  out.unsafeGetTensorImpl()->base.reset();
+  if (auto fn = record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&in}, softmax_bw)) {
+    fn->ints = DimVector{dim};
+    fn->flag = log;
+    fn->save(out, true);
+    fn->finish(out);
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+  check_defined(a);
+  const int64_t nd = a.dim();
+  dim = wrap_dim(dim, nd);
+  GRADLAB_CHECK(nd == 0 || a.size(dim) > 0, is_max ? "max" : "min",
+                "(): Expected reduction dim ", dim, " to have non-zero size.");
+  Tensor values, indices;
+  {
+    autograd::NoGradGuard ng;
+    Tensor moved = nd == 0 ? a.reshape({1}) : a.transpose(dim, nd - 1).contiguous();
+    DimVector rows_shape(moved.sizes());
+    rows_shape.resize(rows_shape.size() - 1);
+    Tensor v = new_empty(rows_shape, a.scalar_type(), a.device());
+    Tensor i = new_empty(rows_shape, ScalarType::Long, a.device());
+    backend::of(a).max_min_lastdim(v, i, moved, is_max);
+    // rows_shape is a.sizes() with dim moved last and dropped; restore the order.
+    DimVector kept = DimVector(a.sizes());
+    if (nd > 0) kept[static_cast<size_t>(dim)] = 1;
+    if (nd > 1 && dim != nd - 1) {
+      v = v.unsqueeze(v.dim()).transpose(dim, nd - 1).contiguous();
+      i = i.unsqueeze(i.dim()).transpose(dim, nd - 1).contiguous();
+      if (!keepdim) {
+        v = v.squeeze(dim);
+        i = i.squeeze(dim);
+      }
+    } else if (keepdim && nd > 0) {
+      v = v.unsqueeze(dim);
+      i = i.unsqueeze(dim);
+    }
+    values = v.contiguous().detach();
+    indices = i.contiguous().detach();
+  }
+  for (Tensor* t : {&values, &indices}) {
+    t->unsafeGetTensorImpl()->is_view = false;
+    t->unsafeGetTensorImpl()->base.reset();
+  }
+  if (auto fn = record(is_max ? "MaxBackward0" : "MinBackward0", {&a}, max_dim_bw)) {
+    fn->ints = DimVector(a.sizes());
+    fn->ints2 = DimVector{dim};
+    fn->flag = keepdim;
+    fn->save(indices, true);
+    fn->finish(values);
+  }
+  return {values, indices};
+}
+
+Tensor max_min_all(const Tensor& a, bool is_max) {
+  check_defined(a);
+  GRADLAB_CHECK(a.numel() > 0, is_max ? "max" : "min",
+                "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  Tensor v;
+  {
+    autograd::NoGradGuard ng;
+    Tensor flat = a.contiguous().reshape({1, a.numel()});
+    Tensor out = new_empty({1}, a.scalar_type(), a.device());
+    backend::of(a).max_min_lastdim(out, Tensor(), flat, is_max);
+    v = alias_with_geometry(out, {}, {}, 0);
+  }
+  if (auto fn = record(is_max ? "MaxBackward1" : "MinBackward1", {&a}, max_all_bw)) {
+    fn->save(a);
+    fn->save(v, true);
+    fn->finish(v);
+  }
+  return v;
+}
+}  // namespace
+
+Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
+  check_defined(a);
+  DimVector all;
+  for (int64_t d = 0; d < a.dim(); ++d) all.push_back(d);
+  Tensor out = sum_kernel(a, all, false, sum_type(a, dtype));
+  if (auto fn = record("SumBackward0", {&a}, sum_bw)) {
+    fn->ints = DimVector(a.sizes());
+    fn->ints2 = all;
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor sum(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype) {
+  check_defined(a);
+  DimVector dims = reduce_dims(a, dims_in);
+  if (dims_in.empty())
+    for (int64_t d = 0; d < a.dim(); ++d) dims.push_back(d);
+  Tensor out = sum_kernel(a, dims, keepdim, sum_type(a, dtype));
+  if (auto fn = record("SumBackward1", {&a}, sum_bw)) {
+    fn->ints = DimVector(a.sizes());
+    fn->ints2 = dims;
+    fn->flag = keepdim;
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
+  check_defined(a);
+  const ScalarType t = dtype.value_or(a.scalar_type());
+  GRADLAB_CHECK(is_floating(t), "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ", c10_name(t));
+  DimVector all;
+  for (int64_t d = 0; d < a.dim(); ++d) all.push_back(d);
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    out = sum_kernel(a, all, false, t).div(static_cast<double>(std::max<int64_t>(a.numel(), 1)));
+    if (a.numel() == 0) out.fill_(std::numeric_limits<double>::quiet_NaN());
+  }
+  if (auto fn = record("MeanBackward0", {&a}, mean_bw)) {
+    fn->ints = DimVector(a.sizes());
+    fn->ints2 = all;
+    fn->scalar[0] = static_cast<double>(a.numel());
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype) {
+  check_defined(a);
+  const ScalarType t = dtype.value_or(a.scalar_type());
+  GRADLAB_CHECK(is_floating(t), "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ", c10_name(t));
+  DimVector dims = reduce_dims(a, dims_in);
+  if (dims_in.empty())
+    for (int64_t d = 0; d < a.dim(); ++d) dims.push_back(d);
+  int64_t count = 1;
+  for (auto d : dims) count *= a.size(d);
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    out = sum_kernel(a, dims, keepdim, t).div(static_cast<double>(count));
+  }
+  if (auto fn = record("MeanBackward1", {&a}, mean_bw)) {
+    fn->ints = DimVector(a.sizes());
+    fn->ints2 = dims;
+    fn->flag = keepdim;
+    fn->scalar[0] = static_cast<double>(count);
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor max(const Tensor& a) { return max_min_all(a, true); }
+Tensor min(const Tensor& a) { return max_min_all(a, false); }
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, true); }
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, false); }
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  autograd::NoGradGuard ng;
+  if (!dim) return std::get<1>(max_min_dim(a.reshape({-1}), 0, false, true));
+  return std::get<1>(max_min_dim(a, *dim, keepdim, true));
+}
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  autograd::NoGradGuard ng;
+  if (!dim) return std::get<1>(max_min_dim(a.reshape({-1}), 0, false, false));
+  return std::get<1>(max_min_dim(a, *dim, keepdim, false));
+}
+Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(a, dim, dtype, false); }
+Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(a, dim, dtype, true); }
+
+Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return gradlab::sum(*this, dtype); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const { return gradlab::sum(*this, dims, keepdim, dtype); }
+Tensor Tensor::mean(std::optional<ScalarType> dtype) const { return gradlab::mean(*this, dtype); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const { return gradlab::mean(*this, dims, keepdim, dtype); }
+Tensor Tensor::max() const { return gradlab::max(*this); }
+Tensor Tensor::min() const { return gradlab::min(*this); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return gradlab::max(*this, dim, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return gradlab::min(*this, dim, keepdim); }
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return gradlab::argmax(*this, dim, keepdim); }
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return gradlab::argmin(*this, dim, keepdim); }
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const { return gradlab::softmax(*this, dim, dtype); }
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const { return gradlab::log_softmax(*this, dim, dtype); }
+
+}  // namespace gradlab

@@ -1,0 +1,506 @@
+// Views and shape ops: view, reshape, transpose, squeeze, expand, select,
+// slice, split; plus clone, contiguous, dtype/device copies, cat and stack.
+// A view shares storage and the version counter with its base.
+#include <numeric>
+
+#include "ops/ops_internal.h"
+
+namespace gradlab {
+
+namespace {
+
+DimVector infer_size(IntArrayRef shape, int64_t numel) {
+  DimVector out(shape);
+  int64_t known = 1;
+  int infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      GRADLAB_CHECK(infer < 0, "only one dimension can be inferred");
+      infer = static_cast<int>(i);
+    } else {
+      GRADLAB_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) {
+    GRADLAB_CHECK(known != 0 && numel % known == 0, "shape '", shape, "' is invalid for input of size ", numel);
+    out[static_cast<size_t>(infer)] = numel / known;
+  } else {
+    GRADLAB_CHECK(known == numel, "shape '", shape, "' is invalid for input of size ", numel);
+  }
+  return out;
+}
+
+// Strides for viewing `t` as `shape` without copying, if possible (PyTorch's computeStride).
+std::optional<DimVector> view_strides(const Tensor& t, IntArrayRef shape) {
+  if (t.numel() == 0 || t.is_contiguous()) return contiguous_strides(shape);
+  IntArrayRef old_sizes = t.sizes(), old_strides = t.strides();
+  DimVector new_strides(shape.size(), 0);
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= old_sizes[static_cast<size_t>(d)];
+    if (d == 0 || (old_sizes[static_cast<size_t>(d - 1)] != 1 &&
+                   old_strides[static_cast<size_t>(d - 1)] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[static_cast<size_t>(view_d)] == 1)) {
+        new_strides[static_cast<size_t>(view_d)] = view_numel * chunk_base_stride;
+        view_numel *= shape[static_cast<size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = old_strides[static_cast<size_t>(d - 1)];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+
+variable_list reshape_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
+variable_list transpose_bw(OpNode& n, Grads& g) { return {g[0].transpose(n.ints[0], n.ints[1])}; }
+variable_list t_bw(OpNode&, Grads& g) { return {g[0].t()}; }
+variable_list permute_bw(OpNode& n, Grads& g) {
+  DimVector inv(n.ints.size(), 0);
+  for (size_t i = 0; i < n.ints.size(); ++i) inv[static_cast<size_t>(n.ints[i])] = static_cast<int64_t>(i);
+  return {g[0].permute(inv)};
+}
+variable_list unsqueeze_bw(OpNode& n, Grads& g) { return {g[0].squeeze(n.ints[0])}; }
+variable_list expand_bw(OpNode& n, Grads& g) { return {sum_to(g[0], n.ints)}; }
+// select/slice: the gradient lands in the selected region of a zero tensor.
+variable_list select_bw(OpNode& n, Grads& g) {
+  Tensor r = zeros(n.ints, TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  Tensor region = n.flag ? r.slice(n.ints2[0], n.ints2[1], n.ints2[2], n.ints2[3]) : r.select(n.ints2[0], n.ints2[1]);
+  autograd::NoGradGuard ng;
+  region.copy_(g[0]);
+  return {r};
+}
+variable_list identity_bw(OpNode&, Grads& g) { return {g[0]}; }
+variable_list to_copy_bw(OpNode& n, Grads& g) { return {g[0].to(n.dtype).to(Device(static_cast<DeviceType>(n.ints[0])))}; }
+variable_list cat_bw(OpNode& n, Grads& g) {
+  variable_list r;
+  int64_t start = 0;
+  for (size_t i = 0; i < n.ints2.size(); ++i) {
+    r.push_back(g[0].narrow(n.ints[0], start, n.ints2[i]));
+    start += n.ints2[i];
+  }
+  return r;
+}
+variable_list stack_bw(OpNode& n, Grads& g) { return g[0].unbind(n.ints[0]); }
+// Multi-output split/unbind: undefined output gradients count as zeros.
+variable_list split_bw(OpNode& n, Grads& g) {
+  const int64_t dim = n.ints[0];
+  variable_list parts;
+  const auto& meta_sizes = n.ints2;  // sizes of each part along dim
+  for (size_t i = 0; i < meta_sizes.size(); ++i) {
+    if (i < g.size() && g[i].defined()) {
+      parts.push_back(n.flag ? g[i].unsqueeze(dim) : g[i]);
+    } else {
+      DimVector s(n.input_metadata(i).shape);
+      if (n.flag) s.insert(static_cast<size_t>(dim), 1);
+      parts.push_back(zeros(s, TensorOptions(n.input_metadata(i).dtype).device(n.input_metadata(i).device)));
+    }
+  }
+  return {cat(parts, dim)};
+}
+
+Tensor view_op(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset, const char* name,
+               OpNode::BackwardFn bw, OpNode** node_out = nullptr) {
+  Tensor v = make_view(self, sizes, strides, offset);
+  if (auto fn = record(name, {&self}, bw)) {
+    fn->finish(v);
+    if (node_out) *node_out = fn.get();
+  }
+  return v;
+}
+}  // namespace
+
+Tensor Tensor::view(IntArrayRef shape) const {
+  checked();
+  DimVector s = infer_size(shape, numel());
+  auto st = view_strides(*this, s);
+  GRADLAB_CHECK(st.has_value(),
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                "across two contiguous subspaces). Use .reshape(...) instead.");
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, *st, storage_offset(), "ViewBackward0", reshape_bw, &fn);
+  if (fn) fn->ints = DimVector(sizes());
+  return v;
+}
+
+Tensor Tensor::reshape(IntArrayRef shape) const {
+  checked();
+  DimVector s = infer_size(shape, numel());
+  if (auto st = view_strides(*this, s)) {
+    OpNode* fn = nullptr;
+    Tensor v = view_op(*this, s, *st, storage_offset(), "ReshapeAliasBackward0", reshape_bw, &fn);
+    if (fn) fn->ints = DimVector(sizes());
+    return v;
+  }
+  Tensor c = clone();
+  Tensor out = alias_with_geometry(c, s, contiguous_strides(s), 0);
+  if (auto fn = record("UnsafeViewBackward0", {&c}, reshape_bw)) {
+    fn->ints = DimVector(c.sizes());
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  checked();
+  if (dim() == 0) return reshape({1});
+  start_dim = wrap_dim(start_dim, dim());
+  end_dim = wrap_dim(end_dim, dim());
+  GRADLAB_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (start_dim == end_dim) return *this;
+  DimVector s;
+  for (int64_t d = 0; d < start_dim; ++d) s.push_back(size(d));
+  int64_t m = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) m *= size(d);
+  s.push_back(m);
+  for (int64_t d = end_dim + 1; d < dim(); ++d) s.push_back(size(d));
+  return reshape(s);
+}
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  checked();
+  const int64_t nd = dim();
+  d0 = wrap_dim(d0, nd);
+  d1 = wrap_dim(d1, nd);
+  DimVector s(sizes()), st(strides());
+  if (nd > 0) {
+    std::swap(s[static_cast<size_t>(d0)], s[static_cast<size_t>(d1)]);
+    std::swap(st[static_cast<size_t>(d0)], st[static_cast<size_t>(d1)]);
+  }
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset(), "TransposeBackward0", transpose_bw, &fn);
+  if (fn) fn->ints = DimVector{d0, d1};
+  return v;
+}
+
+Tensor Tensor::t() const {
+  checked();
+  GRADLAB_CHECK(dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  DimVector s(sizes()), st(strides());
+  std::reverse(s.begin(), s.end());
+  std::reverse(st.begin(), st.end());
+  return view_op(*this, s, st, storage_offset(), "TBackward0", t_bw);
+}
+
+Tensor Tensor::permute(IntArrayRef dims) const {
+  checked();
+  GRADLAB_CHECK(static_cast<int64_t>(dims.size()) == dim(), "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = ", dim(), " is not equal to len(dims) = ", dims.size());
+  DimVector s, st, wrapped;
+  for (auto d : dims) {
+    int64_t w = wrap_dim(d, dim());
+    wrapped.push_back(w);
+    s.push_back(size(w));
+    st.push_back(stride(w));
+  }
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset(), "PermuteBackward0", permute_bw, &fn);
+  if (fn) fn->ints = wrapped;
+  return v;
+}
+
+Tensor Tensor::squeeze() const {
+  checked();
+  DimVector s, st;
+  for (int64_t d = 0; d < dim(); ++d)
+    if (size(d) != 1) {
+      s.push_back(size(d));
+      st.push_back(stride(d));
+    }
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset(), "SqueezeBackward0", reshape_bw, &fn);
+  if (fn) fn->ints = DimVector(sizes());
+  return v;
+}
+
+Tensor Tensor::squeeze(int64_t d) const {
+  checked();
+  d = wrap_dim(d, dim());
+  DimVector s(sizes()), st(strides());
+  if (dim() > 0 && size(d) == 1) {
+    s.erase(static_cast<size_t>(d));
+    st.erase(static_cast<size_t>(d));
+  }
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset(), "SqueezeBackward1", reshape_bw, &fn);
+  if (fn) fn->ints = DimVector(sizes());
+  return v;
+}
+
+Tensor& Tensor::squeeze_(int64_t d) {
+  checked();
+  d = wrap_dim(d, dim());
+  auto fn = record("SqueezeBackward3", {this}, reshape_bw);
+  if (fn) fn->ints = DimVector(sizes());
+  if (dim() > 0 && size(d) == 1) {
+    impl()->sizes.erase(static_cast<size_t>(d));
+    impl()->strides.erase(static_cast<size_t>(d));
+  }
+  bump_version(*this);
+  if (fn) autograd::impl::rebase_history(*this, fn);
+  return *this;
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  checked();
+  d = wrap_dim(d, dim() + 1);
+  DimVector s(sizes()), st(strides());
+  const int64_t new_stride = d >= dim() ? 1 : size(d) * stride(d);
+  s.insert(static_cast<size_t>(d), 1);
+  st.insert(static_cast<size_t>(d), new_stride);
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset(), "UnsqueezeBackward0", unsqueeze_bw, &fn);
+  if (fn) fn->ints = DimVector{d};
+  return v;
+}
+
+Tensor Tensor::expand(IntArrayRef size_arg, bool) const {
+  checked();
+  GRADLAB_CHECK(size_arg.size() >= static_cast<size_t>(dim()), "expand(", toString(), "{", sizes(),
+                "}, size=", size_arg, "): the number of sizes provided (", size_arg.size(),
+                ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
+  const size_t nd = size_arg.size();
+  const size_t off = nd - static_cast<size_t>(dim());
+  DimVector s(nd, 0), st(nd, 0);
+  for (size_t i = 0; i < nd; ++i) {
+    int64_t want = size_arg[i];
+    if (i < off) {
+      GRADLAB_CHECK(want >= 0, "The expanded size of the tensor (", want, ") isn't allowed in a leading, non-existing dimension ", i);
+      s[i] = want;
+      st[i] = 0;
+      continue;
+    }
+    const int64_t have = sizes()[i - off];
+    if (want == -1) want = have;
+    GRADLAB_CHECK(have == want || have == 1, "The expanded size of the tensor (", want,
+                  ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                  ".  Target sizes: ", size_arg, ".  Tensor sizes: ", sizes());
+    s[i] = want;
+    st[i] = have == want ? strides()[i - off] : 0;
+  }
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset(), "ExpandBackward0", expand_bw, &fn);
+  if (fn) fn->ints = DimVector(sizes());
+  return v;
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  checked();
+  GRADLAB_CHECK(dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, dim());
+  const int64_t n = size(d);
+  GRADLAB_CHECK(index >= -n && index < n, "index ", index, " is out of bounds for dimension ", d, " with size ", n);
+  if (index < 0) index += n;
+  DimVector s(sizes()), st(strides());
+  s.erase(static_cast<size_t>(d));
+  st.erase(static_cast<size_t>(d));
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset() + index * stride(d), "SelectBackward0", select_bw, &fn);
+  if (fn) {
+    fn->ints = DimVector(sizes());
+    fn->ints2 = DimVector{d, index};
+  }
+  return v;
+}
+
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
+  checked();
+  GRADLAB_CHECK(dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  GRADLAB_CHECK(step > 0, "slice step must be positive");
+  d = wrap_dim(d, dim());
+  const int64_t n = size(d);
+  int64_t start = start_opt.value_or(0), end = end_opt.value_or(n);
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  DimVector s(sizes()), st(strides());
+  s[static_cast<size_t>(d)] = (end - start + step - 1) / step;
+  st[static_cast<size_t>(d)] *= step;
+  OpNode* fn = nullptr;
+  Tensor v = view_op(*this, s, st, storage_offset() + start * stride(d), "SliceBackward0", select_bw, &fn);
+  if (fn) {
+    fn->flag = true;
+    fn->ints = DimVector(sizes());
+    fn->ints2 = DimVector{d, start, end, step};
+  }
+  return v;
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const { return slice(d, start, start + length); }
+
+namespace {
+std::vector<Tensor> multi_output_views(const Tensor& self, int64_t dim, const std::vector<int64_t>& starts,
+                                       const std::vector<int64_t>& lengths, bool unbind) {
+  std::vector<Tensor> out;
+  std::shared_ptr<OpNode> fn = record(unbind ? "UnbindBackward0" : "SplitBackward0", {&self}, split_bw);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    DimVector s(self.sizes()), st(self.strides());
+    const int64_t off = self.storage_offset() + starts[i] * self.stride(dim);
+    if (unbind) {
+      s.erase(static_cast<size_t>(dim));
+      st.erase(static_cast<size_t>(dim));
+    } else {
+      s[static_cast<size_t>(dim)] = lengths[i];
+    }
+    Tensor v = make_view(self, s, st, off);
+    v.unsafeGetTensorImpl()->creation_meta = CreationMeta::MultiOutput;
+    if (fn) fn->finish(v, static_cast<uint32_t>(i));
+    out.push_back(v);
+  }
+  if (fn) {
+    fn->ints = DimVector{dim};
+    fn->ints2 = DimVector(IntArrayRef(lengths));
+    fn->flag = unbind;
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  checked();
+  d = wrap_dim(d, dim());
+  GRADLAB_CHECK(split_size > 0 || size(d) == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ", size(d));
+  std::vector<int64_t> starts, lengths;
+  for (int64_t s = 0; s < size(d); s += split_size) {
+    starts.push_back(s);
+    lengths.push_back(std::min(split_size, size(d) - s));
+  }
+  return multi_output_views(*this, d, starts, lengths, false);
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  checked();
+  GRADLAB_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  d = wrap_dim(d, dim());
+  return split((size(d) + chunks - 1) / chunks, d);
+}
+
+std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  checked();
+  d = wrap_dim(d, dim());
+  std::vector<int64_t> starts, lengths;
+  for (int64_t s = 0; s < size(d); ++s) {
+    starts.push_back(s);
+    lengths.push_back(1);
+  }
+  return multi_output_views(*this, d, starts, lengths, true);
+}
+
+// ------------------------------------------------------------ copies
+Tensor Tensor::clone() const {
+  checked();
+  Tensor out = new_empty(sizes(), scalar_type(), device());
+  backend::of(*this).copy(out, *this);
+  if (auto fn = record("CloneBackward0", {this}, identity_bw)) fn->finish(out);
+  return out;
+}
+
+Tensor Tensor::contiguous() const {
+  checked();
+  if (is_contiguous()) return *this;
+  return clone();
+}
+
+Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
+  checked();
+  const ScalarType t = o.has_dtype() ? o.dtype() : scalar_type();
+  const Device d = o.has_device() ? o.device() : device();
+  if (!copy && t == scalar_type() && d == device()) return *this;
+  Tensor out = new_empty(sizes(), t, d);
+  if (d == device()) {
+    backend::of(*this).copy(out, *this);
+  } else {
+    // Cross-device copies go through the non-CPU backend, which knows both sides.
+    backend::Backend& b = d.is_cpu() ? backend::of(*this) : backend::for_device(d);
+    b.copy(out, *this);
+  }
+  if (is_floating(t) && is_floating(scalar_type())) {
+    if (auto fn = record("ToCopyBackward0", {this}, to_copy_bw)) {
+      fn->dtype = scalar_type();
+      fn->ints = DimVector{static_cast<int64_t>(device().type)};
+      fn->finish(out);
+    }
+  }
+  return out;
+}
+Tensor Tensor::to(ScalarType t, bool nb, bool copy) const { return to(TensorOptions(t), nb, copy); }
+Tensor Tensor::to(Device d, bool nb, bool copy) const { return to(TensorOptions(d), nb, copy); }
+Tensor Tensor::to(Device d, ScalarType t, bool nb, bool copy) const { return to(TensorOptions(t).device(d), nb, copy); }
+Tensor Tensor::cpu() const { return to(Device(DeviceType::CPU)); }
+Tensor Tensor::cuda() const { return to(Device(DeviceType::CUDA, 0)); }
+
+// ------------------------------------------------------------ cat / stack
+Tensor cat(TensorList tensors, int64_t dim) {
+  GRADLAB_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  const Tensor& first = tensors[0];
+  dim = wrap_dim(dim, first.dim());
+  ScalarType rt = first.scalar_type();
+  int64_t total = 0;
+  DimVector lengths;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    check_defined(t, static_cast<int>(i), "tensors");
+    GRADLAB_CHECK(t.dim() == first.dim(), "Tensors must have same number of dimensions: got ", first.dim(), " and ", t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d)
+      GRADLAB_CHECK(d == dim || t.size(d) == first.size(d), "Sizes of tensors must match except in dimension ", dim,
+                    ". Expected size ", first.size(d), " but got size ", t.size(d), " for tensor number ", i,
+                    " in the list.");
+    rt = promote_types(rt, t.scalar_type());
+    total += t.size(dim);
+    lengths.push_back(t.size(dim));
+  }
+  DimVector s(first.sizes());
+  s[static_cast<size_t>(dim)] = total;
+  Tensor out = new_empty(s, rt, first.device());
+  int64_t start = 0;
+  for (const Tensor& t : tensors) {
+    Tensor region = alias_with_geometry(out, t.sizes(), out.strides(), start * out.stride(dim));
+    backend::of(out).copy(region, t);
+    start += t.size(dim);
+  }
+  if (auto fn = record("CatBackward0", tensors, cat_bw)) {
+    fn->ints = DimVector{dim};
+    fn->ints2 = lengths;
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor stack(TensorList tensors, int64_t dim) {
+  GRADLAB_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  dim = wrap_dim(dim, tensors[0].dim() + 1);
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    GRADLAB_CHECK(tensors[i].sizes().equals(tensors[0].sizes()), "stack expects each tensor to be equal size, but got ",
+                  tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
+    parts.push_back(tensors[i].detach().unsqueeze(dim));
+  }
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    out = cat(parts, dim);
+  }
+  if (auto fn = record("StackBackward0", tensors, stack_bw)) {
+    fn->ints = DimVector{dim};
+    fn->finish(out);
+  }
+  return out;
+}
+
+Tensor t(const Tensor& a) { return a.t(); }
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) { return a.transpose(d0, d1); }
+Tensor reshape(const Tensor& a, IntArrayRef s) { return a.reshape(s); }
+Tensor flatten(const Tensor& a, int64_t s, int64_t e) { return a.flatten(s, e); }
+Tensor squeeze(const Tensor& a) { return a.squeeze(); }
+Tensor squeeze(const Tensor& a, int64_t d) { return a.squeeze(d); }
+Tensor unsqueeze(const Tensor& a, int64_t d) { return a.unsqueeze(d); }
+
+}  // namespace gradlab

@@ -1,0 +1,267 @@
+// Tensor core: storage, headers, metadata, and the autograd fields' rules
+// (requires_grad, grad, retain_grad, detach).
+#include "gradlab/tensor.h"
+
+#include "backend/backend.h"
+#include "backend/dispatch.h"
+#include "gradlab/autograd.h"
+#include "gradlab/ops.h"
+#include "ops/ops_internal.h"
+
+namespace gradlab {
+
+StorageImpl::~StorageImpl() {
+  if (deleter && data) deleter(data, device);
+}
+
+IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) {
+  auto s = make_intrusive<StorageImpl>();
+  s->device = device;
+  s->nbytes = nbytes;
+  s->data = backend::for_device(device).allocate(nbytes);
+  s->deleter = [](void* p, Device d) { backend::for_device(d).deallocate(p); };
+  return s;
+}
+
+TensorImpl::~TensorImpl() {
+  if (retain_slot) retain_slot->owner = nullptr;
+}
+
+bool TensorImpl::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector s(sizes.size(), 1);
+  int64_t acc = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    s[d] = acc;
+    acc *= std::max<int64_t>(sizes[d], 1);
+  }
+  return s;
+}
+
+int64_t numel_of(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  return n;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  const int64_t n = std::max<int64_t>(ndim, 1);
+  if (dim < -n || dim >= n)
+    throw Error(str_cat("Dimension out of range (expected to be in range of [", -n, ", ", n - 1, "], but got ",
+                        dim, ")"));
+  return dim < 0 ? dim + n : dim;
+}
+
+void check_defined(const Tensor& t, int arg, const char* name) {
+  if (!t.defined()) throw Error(str_cat(msg::kUndefinedArg, arg, " '", name, "'"));
+}
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+  for (auto s : sizes)
+    GRADLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+  auto impl = make_intrusive<TensorImpl>();
+  impl->sizes = DimVector(sizes);
+  impl->strides = contiguous_strides(sizes);
+  impl->numel = numel_of(sizes);
+  impl->dtype = dtype;
+  impl->storage = allocate_storage(static_cast<size_t>(impl->numel) * element_size(dtype), device);
+  impl->version = make_intrusive<VersionCounter>();
+  impl->inference = autograd::InferenceMode::is_enabled();
+  return Tensor(std::move(impl));
+}
+
+Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  auto impl = make_intrusive<TensorImpl>();
+  const TensorImpl* s = src.unsafeGetTensorImpl();
+  impl->sizes = DimVector(sizes);
+  impl->strides = DimVector(strides);
+  impl->numel = numel_of(sizes);
+  impl->offset = offset;
+  impl->dtype = s->dtype;
+  impl->storage = s->storage;
+  impl->version = s->version;
+  impl->inference = s->inference;
+  return Tensor(std::move(impl));
+}
+
+const IntrusivePtr<TensorImpl>& Tensor::checked() const {
+  check_defined(*this);
+  return impl_;
+}
+
+int64_t Tensor::size(int64_t d) const { return impl()->sizes[static_cast<size_t>(wrap_dim(d, dim()))]; }
+int64_t Tensor::stride(int64_t d) const { return impl()->strides[static_cast<size_t>(wrap_dim(d, dim()))]; }
+TensorOptions Tensor::options() const { return TensorOptions().dtype(scalar_type()).device(device()); }
+
+std::string Tensor::toString() const {
+  return str_cat(device().is_cuda() ? "CUDA" : "CPU", c10_name(scalar_type()), "Type");
+}
+
+bool Tensor::is_nonzero() const {
+  checked();
+  GRADLAB_CHECK(numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+  GRADLAB_CHECK(numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return item().toBool();
+}
+
+template <class T>
+T* Tensor::data_ptr() const {
+  GRADLAB_CHECK(scalar_type() == scalar_type_of<T>(), "expected scalar type ", c10_name(scalar_type_of<T>()),
+                " but found ", c10_name(scalar_type()));
+  return static_cast<T*>(impl()->data_ptr());
+}
+template float* Tensor::data_ptr<float>() const;
+template double* Tensor::data_ptr<double>() const;
+template int64_t* Tensor::data_ptr<int64_t>() const;
+template int32_t* Tensor::data_ptr<int32_t>() const;
+template bool* Tensor::data_ptr<bool>() const;
+
+Scalar Tensor::item() const {
+  checked();
+  if (numel() != 1) throw Error(str_cat("a Tensor with ", numel(), " elements cannot be converted to Scalar"));
+  Tensor c = device().is_cpu() ? *this : to(Device(DeviceType::CPU));
+  return dispatch_all(c.scalar_type(), [&](auto tag) -> Scalar {
+    using T = typename decltype(tag)::type;
+    T v = *static_cast<const T*>(c.impl()->data_ptr());
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_floating_point_v<T>) return Scalar(static_cast<double>(v));
+    else return Scalar(static_cast<long long>(v));
+  });
+}
+template <class T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+template float Tensor::item<float>() const;
+template double Tensor::item<double>() const;
+template int64_t Tensor::item<int64_t>() const;
+template int Tensor::item<int>() const;
+template bool Tensor::item<bool>() const;
+
+// ------------------------------------------------------------ autograd fields
+bool Tensor::requires_grad() const {
+  if (!impl_) return false;
+  return impl_->requires_grad || impl_->grad_fn != nullptr;
+}
+
+bool Tensor::is_leaf() const { return checked()->grad_fn == nullptr; }
+
+Tensor& Tensor::set_requires_grad(bool r) {
+  checked();
+  if (r && !is_floating(scalar_type())) throw Error(msg::kOnlyFloatGrad);
+  // LibTorch lets this through on a non-leaf without changing anything.
+  if (impl_->grad_fn) return *this;
+  impl_->requires_grad = r;
+  return *this;
+}
+
+Tensor& Tensor::requires_grad_(bool r) {
+  checked();
+  if (!is_leaf() && !r)
+    throw std::runtime_error(
+        "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+        "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  return set_requires_grad(r);
+}
+
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return checked()->grad_fn; }
+
+const Tensor& Tensor::grad() const {
+  checked();
+  // A Tensor handle over the impl's grad pointer, without copying it.
+  const Tensor& g = reinterpret_cast<const Tensor&>(impl_->grad);
+  if (!g.defined() && !is_leaf() && !impl_->retains_grad)
+    warn({"grad", "<include>/ATen/core/TensorBody.h", 480}, msg::kNonLeafGrad);
+  return g;
+}
+
+Tensor& Tensor::mutable_grad() const {
+  checked();
+  return reinterpret_cast<Tensor&>(impl_->grad);
+}
+
+void Tensor::retain_grad() const {
+  checked();
+  if (!requires_grad()) throw Error("can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf() || impl_->retains_grad) return;
+  impl_->retains_grad = true;
+  impl_->retain_slot = std::make_shared<RetainSlot>(RetainSlot{impl_.get()});
+  impl_->grad_fn->retain_hooks.emplace_back(impl_->output_nr, impl_->retain_slot);
+}
+
+bool Tensor::retains_grad() const { return checked()->retains_grad; }
+
+int64_t Tensor::_version() const { return checked()->version->version; }
+
+const Tensor& Tensor::_base() const { return reinterpret_cast<const Tensor&>(checked()->base); }
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
+                      std::optional<std::vector<Tensor>> inputs) const {
+  if (!impl_) throw Error("cannot call get_autograd_meta() on undefined tensor");
+  if (create_graph) {
+    warn({"operator()", "./torch/csrc/autograd/engine.cpp", 1059}, msg::kCreateGraphCycle);
+  }
+  autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
+                     retain_graph, create_graph, inputs.value_or(std::vector<Tensor>{}));
+}
+
+Tensor Tensor::tensor_data() const {
+  const TensorImpl* s = checked().get();
+  Tensor r = alias_with_geometry(*this, s->sizes, s->strides, s->offset);
+  r.impl()->wrapped_number = s->wrapped_number;
+  return r;
+}
+
+Tensor Tensor::detach() const {
+  // Shares storage and version counter; no history. A view for autograd's purposes.
+  Tensor r = tensor_data();
+  r.impl()->is_view = true;
+  r.impl()->base = impl_->is_view && impl_->base ? impl_->base : impl_;
+  r.impl()->creation_meta = CreationMeta::Default;
+  return r;
+}
+
+Tensor& Tensor::detach_() {
+  checked();
+  if (impl_->is_view && impl_->base)
+    throw Error(
+        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+        "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+        "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+        "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+  impl_->grad_fn.reset();
+  impl_->requires_grad = false;
+  impl_->output_nr = 0;
+  return *this;
+}
+
+Tensor Tensor::data() const {
+  // A new version counter: changes through .data() are invisible to autograd.
+  Tensor r = tensor_data();
+  r.impl()->version = make_intrusive<VersionCounter>();
+  return r;
+}
+Tensor Tensor::variable_data() const { return data(); }
+
+// ------------------------------------------------------------ assignment into memory
+Tensor& Tensor::operator=(const Tensor& o) && {
+  copy_(o);
+  return *this;
+}
+Tensor& Tensor::operator=(Scalar v) && {
+  fill_(v);
+  return *this;
+}
+
+Tensor Tensor::operator[](const Tensor& index) const { return this->index({index}); }
+
+}  // namespace gradlab
