@@ -22,6 +22,10 @@ std::string short_name(const std::string& n) {
 std::string escape(const std::string& s) {
   std::string r;
   for (char c : s) {
+    if (c == '\n') {
+      r += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') r += '\\';
     r += c;
   }

@@ -222,12 +222,9 @@ Tensor Tensor::tensor_data() const {
 }
 
 Tensor Tensor::detach() const {
-  // Shares storage and version counter; no history. A view for autograd's purposes.
-  Tensor r = tensor_data();
-  r.impl()->is_view = true;
-  r.impl()->base = impl_->is_view && impl_->base ? impl_->base : impl_;
-  r.impl()->creation_meta = CreationMeta::Default;
-  return r;
+  // Shares storage and version counter; no history.
+  // LibTorch reports it as no view (is_view() false), and in-place ops on it are allowed.
+  return tensor_data();
 }
 
 Tensor& Tensor::detach_() {

@@ -89,7 +89,8 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   output_nr_ = impl->output_nr;
   requires_grad_ = t.requires_grad();
   saved_version_ = impl->version->version;
-  is_leaf_ = impl->grad_fn == nullptr;
+  // An op's output is never a leaf, even when saved before its history is set.
+  is_leaf_ = !is_output && impl->grad_fn == nullptr;
   is_output_ = is_output;
   if (!is_output || is_leaf_) {
     data_ = t;

@@ -81,8 +81,8 @@ variable_list maximum_bw(OpNode& n, Grads& g) {
 variable_list where_bw(OpNode& n, Grads& g) {
   Tensor cond = n.saved_at(0);
   Tensor z = zeros_like(g[0]);
-  return {Tensor(), n.should_compute_output(1) ? where(cond, g[0], z) : Tensor(),
-          n.should_compute_output(2) ? where(cond, z, g[0]) : Tensor()};
+  return {n.should_compute_output(0) ? where(cond, g[0], z) : Tensor(),
+          n.should_compute_output(1) ? where(cond, z, g[0]) : Tensor()};
 }
 
 // Saves the operands mul/div backwards need, following PyTorch's rule: an
@@ -248,7 +248,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   Tensor out = new_empty(shape, rt, a.device());
   backend::of(a).where(out, cond, a.to(rt), b.to(rt));
-  if (auto fn = record("WhereBackward0", {&cond, &a, &b}, where_bw)) {
+  if (auto fn = record("WhereBackward0", {&a, &b}, where_bw)) {
     fn->save(cond);
     fn->finish(out);
   }

@@ -1,0 +1,103 @@
+// Finite-difference gradient checks (central differences in float64) for
+// every differentiable op, on random shapes with broadcasting.
+#include "reference.h"
+
+using torch::Tensor;
+
+namespace {
+// Compares autograd's gradient of sum(f(inputs) * w) with central differences.
+bool gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, std::vector<Tensor> inputs, double eps = 1e-6,
+               double atol = 1e-5, double rtol = 1e-3) {
+  for (auto& t : inputs) t = t.detach().to(torch::kDouble).requires_grad_(true);
+  Tensor out = f(inputs);
+  Tensor w = torch::rand(out.sizes(), torch::dtype(torch::kDouble)) + 0.5;
+  (out * w).sum().backward();
+  for (auto& t : inputs) {
+    Tensor analytic = t.grad().defined() ? t.grad() : torch::zeros_like(t);
+    Tensor flat = t.detach().reshape({-1});
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      double* p = t.data_ptr<double>() + i;
+      const double orig = *p;
+      double fp, fm;
+      {
+        torch::NoGradGuard ng;
+        *p = orig + eps;
+        fp = (f(inputs) * w).sum().item<double>();
+        *p = orig - eps;
+        fm = (f(inputs) * w).sum().item<double>();
+        *p = orig;
+      }
+      const double numeric = (fp - fm) / (2 * eps);
+      const double a = analytic.reshape({-1})[i].item<double>();
+      if (std::abs(a - numeric) > atol + rtol * std::abs(numeric)) {
+        UNSCOPED_INFO("input element " << i << ": analytic " << a << " numeric " << numeric);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+Tensor rnd(std::initializer_list<int64_t> s) { return torch::randn(s, torch::dtype(torch::kDouble)); }
+Tensor pos(std::initializer_list<int64_t> s) { return torch::rand(s, torch::dtype(torch::kDouble)) + 0.5; }
+using V = std::vector<Tensor>;
+}  // namespace
+
+TEST_CASE("gradcheck: elementwise ops with broadcasting", "[gradcheck]") {
+  torch::manual_seed(1);
+  CHECK(gradcheck([](const V& x) { return x[0] + x[1]; }, {rnd({3, 4}), rnd({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].add(x[1], 2.5); }, {rnd({2, 3}), rnd({2, 1})}));
+  CHECK(gradcheck([](const V& x) { return x[0] - x[1]; }, {rnd({3, 1}), rnd({1, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0] * x[1]; }, {rnd({2, 3, 4}), rnd({3, 1})}));
+  CHECK(gradcheck([](const V& x) { return x[0] / x[1]; }, {rnd({3, 4}), pos({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].pow(x[1]); }, {pos({3}), rnd({3})}));
+  CHECK(gradcheck([](const V& x) { return torch::pow(2.5, x[0]); }, {rnd({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0] * 3 + 2 - x[0] / 4; }, {rnd({5})}));
+  CHECK(gradcheck([](const V& x) { return 2 - x[0]; }, {rnd({5})}));
+  CHECK(gradcheck([](const V& x) { return 2 / x[0]; }, {pos({5})}));
+  CHECK(gradcheck([](const V& x) { return torch::maximum(x[0], x[1]); }, {rnd({6}), rnd({6})}));
+  CHECK(gradcheck([](const V& x) { return torch::where(x[0] > 0, x[0], x[1]); }, {rnd({6}), rnd({6})}));
+}
+
+TEST_CASE("gradcheck: unary ops", "[gradcheck]") {
+  torch::manual_seed(2);
+  for (auto f : std::vector<Tensor (*)(const Tensor&)>{torch::exp, torch::tanh, torch::sigmoid, torch::sin, torch::cos, torch::neg})
+    CHECK(gradcheck([f](const V& x) { return f(x[0]); }, {rnd({3, 3})}));
+  CHECK(gradcheck([](const V& x) { return x[0].log(); }, {pos({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].sqrt(); }, {pos({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].abs(); }, {rnd({4}) + 3}));
+  CHECK(gradcheck([](const V& x) { return x[0].relu(); }, {rnd({6}) + 0.01}));
+  CHECK(gradcheck([](const V& x) { return x[0].pow(3); }, {rnd({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].pow(-1.5); }, {pos({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].clamp(-0.5, 0.5); }, {rnd({8}) * 0.3 + 0.1}));
+}
+
+TEST_CASE("gradcheck: reductions, softmax, losses", "[gradcheck]") {
+  torch::manual_seed(3);
+  CHECK(gradcheck([](const V& x) { return x[0].sum(); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].sum({1}, true); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].mean(0); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].max(); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return std::get<0>(x[0].min(1)); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return torch::softmax(x[0], 1); }, {rnd({2, 5})}));
+  CHECK(gradcheck([](const V& x) { return torch::log_softmax(x[0], 0); }, {rnd({4, 3})}));
+  CHECK(gradcheck([](const V& x) { return torch::mse_loss(x[0], x[1]); }, {rnd({3, 2}), rnd({3, 2})}));
+  CHECK(gradcheck([](const V& x) { return torch::cross_entropy(x[0], torch::tensor({1, 0, 2})); }, {rnd({3, 4})}));
+}
+
+TEST_CASE("gradcheck: matrix products and shape ops", "[gradcheck]") {
+  torch::manual_seed(4);
+  CHECK(gradcheck([](const V& x) { return x[0].mm(x[1]); }, {rnd({3, 4}), rnd({4, 2})}));
+  CHECK(gradcheck([](const V& x) { return x[0].mv(x[1]); }, {rnd({3, 4}), rnd({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].dot(x[1]); }, {rnd({4}), rnd({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].matmul(x[1]); }, {rnd({2, 3, 4}), rnd({4, 2})}));
+  CHECK(gradcheck([](const V& x) { return x[0].matmul(x[1]); }, {rnd({2, 1, 3, 4}), rnd({3, 4, 2})}));
+  CHECK(gradcheck([](const V& x) { return x[0].matmul(x[1]); }, {rnd({4}), rnd({4, 3})}));
+  CHECK(gradcheck([](const V& x) { return x[0].t().reshape({-1}).unsqueeze(0); }, {rnd({3, 2})}));
+  CHECK(gradcheck([](const V& x) { return x[0].transpose(0, 2).flatten(); }, {rnd({2, 3, 2})}));
+  CHECK(gradcheck([](const V& x) { return x[0].expand({4, 3}); }, {rnd({1, 3})}));
+  CHECK(gradcheck([](const V& x) { return x[0].select(1, 2) * x[0].slice(0, 1, 3).sum(); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return torch::cat({x[0], x[1]}, 1); }, {rnd({2, 3}), rnd({2, 2})}));
+  CHECK(gradcheck([](const V& x) { return torch::stack({x[0], x[1]}, 1); }, {rnd({2, 3}), rnd({2, 3})}));
+  CHECK(gradcheck([](const V& x) { auto p = x[0].split(2); return p[0] * p[1]; }, {rnd({4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].index({x[0] > 0}); }, {rnd({3, 3})}));
+}
