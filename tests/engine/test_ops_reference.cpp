@@ -101,7 +101,7 @@ const std::vector<std::pair<std::string, Expr>> kCases = {
     {"ops.index.element", [](Inputs& i) { return i.A.index({0, 1}); }},
     {"ops.index.mask", [](Inputs& i) { return i.A.index({i.A > 2}); }},
     {"ops.index.list", [](Inputs& i) { return i.A.index({torch::tensor({0, 0, 1})}); }},
-    {"ops.expand", [](Inputs& i) { return i.v.expand({3, 2}); }},
+    {"ops.expand", [](Inputs& i) { return i.A.expand({3, 2, 2}); }},
     {"ops.clone", [](Inputs& i) { return i.A.clone(); }},
     {"ops.contiguous_noop", [](Inputs& i) { return i.A.contiguous(); }},
     {"ops.float_noop", [](Inputs& i) { return i.A.to(torch::kFloat); }},
