@@ -264,7 +264,6 @@ Tensor& Tensor::uniform_(double from, double to) {
 }
 Tensor& Tensor::normal_(double mean, double std) {
   check_inplace(*this);
-  Tensor tmp = is_contiguous() ? Tensor() : Tensor();
   Tensor gen_t = generate(sizes(), TensorOptions(scalar_type()), fill_normal, mean, std);
   {
     autograd::NoGradGuard ng;
