@@ -252,25 +252,25 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions&
 }
 Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o) { return randint(0, high, size, o); }
 
-Tensor& Tensor::uniform_(double from, double to) {
-  check_inplace(*this);
+Tensor& Tensor::uniform_(double from, double to) const {
+  check_inplace(const_cast<Tensor&>(*this));
   Tensor tmp = generate(sizes(), TensorOptions(scalar_type()), fill_uniform, from, to);
   {
     autograd::NoGradGuard ng;
-    backend::of(*this).copy(*this, tmp.to(device()));
+    backend::of(const_cast<Tensor&>(*this)).copy(const_cast<Tensor&>(*this), tmp.to(device()));
   }
-  bump_version(*this);
-  return *this;
+  bump_version(const_cast<Tensor&>(*this));
+  return const_cast<Tensor&>(*this);
 }
-Tensor& Tensor::normal_(double mean, double std) {
-  check_inplace(*this);
+Tensor& Tensor::normal_(double mean, double std) const {
+  check_inplace(const_cast<Tensor&>(*this));
   Tensor gen_t = generate(sizes(), TensorOptions(scalar_type()), fill_normal, mean, std);
   {
     autograd::NoGradGuard ng;
-    backend::of(*this).copy(*this, gen_t.to(device()));
+    backend::of(const_cast<Tensor&>(*this)).copy(const_cast<Tensor&>(*this), gen_t.to(device()));
   }
-  bump_version(*this);
-  return *this;
+  bump_version(const_cast<Tensor&>(*this));
+  return const_cast<Tensor&>(*this);
 }
 
 }  // namespace gradlab

@@ -150,21 +150,28 @@ template bool Tensor::item<bool>() const;
 // ------------------------------------------------------------ autograd fields
 bool Tensor::requires_grad() const {
   if (!impl_) return false;
-  return impl_->requires_grad || impl_->grad_fn != nullptr;
+  if (impl_->requires_grad || impl_->grad_fn) return true;
+  // A view made under no_grad records no graph, yet PyTorch reports that it
+  // requires grad when its base does (it stays a leaf).
+  if (impl_->is_view && impl_->base) {
+    const TensorImpl* b = impl_->base.get();
+    return b->requires_grad || b->grad_fn != nullptr;
+  }
+  return false;
 }
 
 bool Tensor::is_leaf() const { return checked()->grad_fn == nullptr; }
 
-Tensor& Tensor::set_requires_grad(bool r) {
+Tensor& Tensor::set_requires_grad(bool r) const {
   checked();
   if (r && !is_floating(scalar_type())) throw Error(msg::kOnlyFloatGrad);
   // LibTorch lets this through on a non-leaf without changing anything.
-  if (impl_->grad_fn) return *this;
+  if (impl_->grad_fn) return const_cast<Tensor&>(*this);
   impl_->requires_grad = r;
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
-Tensor& Tensor::requires_grad_(bool r) {
+Tensor& Tensor::requires_grad_(bool r) const {
   checked();
   if (!is_leaf() && !r)
     throw std::runtime_error(
@@ -200,7 +207,11 @@ void Tensor::retain_grad() const {
 
 bool Tensor::retains_grad() const { return checked()->retains_grad; }
 
-int64_t Tensor::_version() const { return checked()->version->version; }
+int64_t Tensor::_version() const {
+  const TensorImpl* i = checked().get();
+  if (i->inference) throw Error("Inference tensors do not track version counter.");
+  return i->version->version;
+}
 
 const Tensor& Tensor::_base() const { return reinterpret_cast<const Tensor&>(checked()->base); }
 
@@ -227,7 +238,7 @@ Tensor Tensor::detach() const {
   return tensor_data();
 }
 
-Tensor& Tensor::detach_() {
+Tensor& Tensor::detach_() const {
   checked();
   if (impl_->is_view && impl_->base)
     throw Error(
@@ -238,7 +249,7 @@ Tensor& Tensor::detach_() {
   impl_->grad_fn.reset();
   impl_->requires_grad = false;
   impl_->output_nr = 0;
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
 Tensor Tensor::data() const {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #ifndef GRADLAB_REFERENCE_DIR
 #error "GRADLAB_REFERENCE_DIR must point at tests/reference"
@@ -90,6 +91,13 @@ json next_edges_record(const std::shared_ptr<torch::autograd::Node>& fn) {
   return r;
 }
 
+json walk_lines(const torch::Tensor& t) {
+  json r = json::array();
+  std::istringstream in(gradlab::walk_graph(t));
+  for (std::string line; std::getline(in, line);) r.push_back(line);
+  return r;
+}
+
 void check_tensor(const json& rec, const torch::Tensor& t) {
   INFO("tensor fact: " << rec.value("expr", std::string("?")));
   REQUIRE(t.defined() == rec.value("defined", true));
@@ -127,6 +135,7 @@ void check_run(const json& rec, const std::function<void()>& fn) {
   INFO("statement: " << rec["code"].get<std::string>());
   bool raised = false;
   std::string type, message;
+  gradlab::WarningCollector warnings;
   try {
     fn();
   } catch (const c10::Error& e) {
@@ -139,6 +148,12 @@ void check_run(const json& rec, const std::function<void()>& fn) {
     message = e.what();
   }
   REQUIRE(raised == rec["raised"].get<bool>());
+  if (rec.contains("warnings")) {
+    std::vector<std::string> want, got;
+    for (const auto& w : rec["warnings"]) want.push_back(w["message"]);
+    for (const auto& w : warnings.warnings()) got.push_back(w.msg());
+    CHECK(got == want);
+  }
   if (raised) {
     CHECK(type == rec["exception"]["type"].get<std::string>());
     CHECK(message == rec["exception"]["message"].get<std::string>());

@@ -28,5 +28,7 @@ void check_tensor(const json& rec, const torch::Tensor& t);
 void check_run(const json& rec, const std::function<void()>& fn);
 // The node names of next_edges as the oracle records them: [[name|null, input_nr], ...].
 json next_edges_record(const std::shared_ptr<torch::autograd::Node>& fn);
+// The lessons' walk_graph of t's graph, one string per line.
+json walk_lines(const torch::Tensor& t);
 
 }  // namespace ref

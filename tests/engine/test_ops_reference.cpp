@@ -90,6 +90,7 @@ const std::vector<std::pair<std::string, Expr>> kCases = {
     {"ops.mv", [](Inputs& i) { return i.A.mv(i.v); }},
     {"ops.dot", [](Inputs& i) { return torch::dot(i.v, i.v); }},
     {"ops.t.method", [](Inputs& i) { return i.A.t(); }},
+    {"ops.t.permute", [](Inputs& i) { return i.A.permute({1, 0}); }},
     {"ops.transpose", [](Inputs& i) { return i.A.transpose(0, 1); }},
     {"ops.view", [](Inputs& i) { return i.A.view({4}); }},
     {"ops.reshape", [](Inputs& i) { return i.A.reshape({4}); }},

@@ -72,6 +72,11 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha = 1);
 Tensor rsub(const Tensor& a, Scalar b);
+// out= forms: write the result into `out` (same shape); refused when autograd would record.
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, const Tensor& b);

@@ -141,8 +141,8 @@ class Tensor {
 
   // --- autograd
   bool requires_grad() const;
-  Tensor& requires_grad_(bool r = true);
-  Tensor& set_requires_grad(bool r);
+  Tensor& requires_grad_(bool r = true) const;
+  Tensor& set_requires_grad(bool r) const;
   bool is_leaf() const;
   const std::shared_ptr<autograd::Node>& grad_fn() const;
   const Tensor& grad() const;
@@ -157,7 +157,7 @@ class Tensor {
   const Tensor& _base() const;
   uint32_t output_nr() const { return impl()->output_nr; }
   Tensor detach() const;
-  Tensor& detach_();
+  Tensor& detach_() const;
   Tensor data() const;           // shares storage, fresh version counter, no autograd
   Tensor variable_data() const;  // same as data()
   Tensor tensor_data() const;    // shares storage and version counter
@@ -187,7 +187,7 @@ class Tensor {
   Tensor permute(IntArrayRef dims) const;
   Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
-  Tensor& squeeze_(int64_t dim);
+  Tensor& squeeze_(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor expand(IntArrayRef size, bool implicit = false) const;
   Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
@@ -202,8 +202,8 @@ class Tensor {
   Tensor operator[](const Tensor& index) const;
   Tensor index(std::initializer_list<indexing::TensorIndex> idx) const;
   Tensor index(ArrayRef<indexing::TensorIndex> idx) const;
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v);
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar v) const;
   Tensor repeat(IntArrayRef repeats) const;
 
   // --- arithmetic (out of place)
@@ -279,31 +279,31 @@ class Tensor {
   bool all_true() const;  // every element nonzero (host-side check)
 
   // --- in place
-  Tensor& zero_();
-  Tensor& fill_(Scalar v);
-  Tensor& add_(const Tensor& o, Scalar alpha = 1);
-  Tensor& add_(Scalar o, Scalar alpha = 1);
-  Tensor& sub_(const Tensor& o, Scalar alpha = 1);
-  Tensor& sub_(Scalar o, Scalar alpha = 1);
-  Tensor& mul_(const Tensor& o);
-  Tensor& mul_(Scalar o);
-  Tensor& div_(const Tensor& o);
-  Tensor& div_(Scalar o);
-  Tensor& pow_(Scalar e);
-  Tensor& exp_();
-  Tensor& log_();
-  Tensor& neg_();
-  Tensor& sqrt_();
-  Tensor& abs_();
-  Tensor& tanh_();
-  Tensor& sigmoid_();
-  Tensor& relu_();
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-  Tensor& clamp_min_(Scalar min);
-  Tensor& clamp_max_(Scalar max);
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
-  Tensor& uniform_(double from = 0, double to = 1);
-  Tensor& normal_(double mean = 0, double std = 1);
+  Tensor& zero_() const;
+  Tensor& fill_(Scalar v) const;
+  Tensor& add_(const Tensor& o, Scalar alpha = 1) const;
+  Tensor& add_(Scalar o, Scalar alpha = 1) const;
+  Tensor& sub_(const Tensor& o, Scalar alpha = 1) const;
+  Tensor& sub_(Scalar o, Scalar alpha = 1) const;
+  Tensor& mul_(const Tensor& o) const;
+  Tensor& mul_(Scalar o) const;
+  Tensor& div_(const Tensor& o) const;
+  Tensor& div_(Scalar o) const;
+  Tensor& pow_(Scalar e) const;
+  Tensor& exp_() const;
+  Tensor& log_() const;
+  Tensor& neg_() const;
+  Tensor& sqrt_() const;
+  Tensor& abs_() const;
+  Tensor& tanh_() const;
+  Tensor& sigmoid_() const;
+  Tensor& relu_() const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_min_(Scalar min) const;
+  Tensor& clamp_max_(Scalar max) const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  Tensor& uniform_(double from = 0, double to = 1) const;
+  Tensor& normal_(double mean = 0, double std = 1) const;
   Tensor& operator+=(const Tensor& o) { return add_(o); }
   Tensor& operator+=(Scalar o) { return add_(o); }
   Tensor& operator-=(const Tensor& o) { return sub_(o); }

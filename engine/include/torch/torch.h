@@ -100,6 +100,10 @@ using gradlab::zeros_like;
 // ops
 using gradlab::abs;
 using gradlab::add;
+using gradlab::add_out;
+using gradlab::div_out;
+using gradlab::mul_out;
+using gradlab::sub_out;
 using gradlab::allclose;
 using gradlab::argmax;
 using gradlab::argmin;

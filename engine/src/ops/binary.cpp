@@ -3,6 +3,7 @@
 // with one edge), and a number on the left of - or / becomes a filled tensor
 // updated in place (2 - a is SubBackward0 with a null first edge).
 #include <cmath>
+#include <functional>
 
 #include "ops/ops_internal.h"
 
@@ -336,21 +337,57 @@ Tensor operator/(Scalar a, const Tensor& b) {
 Tensor operator-(const Tensor& a) { return neg(a); }
 
 // ---------------------------------------------------------------- in place
-Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
-  return inplace_op(*this, Binary::Add, o, alpha.toDouble(), "AddBackward0", add_bw, nullptr);
+Tensor& Tensor::add_(const Tensor& o, Scalar alpha) const {
+  return inplace_op(const_cast<Tensor&>(*this), Binary::Add, o, alpha.toDouble(), "AddBackward0", add_bw, nullptr);
 }
-Tensor& Tensor::add_(Scalar o, Scalar alpha) {
-  return inplace_scalar(*this, Binary::Add, o.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, 1);
+Tensor& Tensor::add_(Scalar o, Scalar alpha) const {
+  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Add, o.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, 1);
 }
-Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
-  return inplace_op(*this, Binary::Sub, o, alpha.toDouble(), "SubBackward0", sub_bw, nullptr);
+Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) const {
+  return inplace_op(const_cast<Tensor&>(*this), Binary::Sub, o, alpha.toDouble(), "SubBackward0", sub_bw, nullptr);
 }
-Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
-  return inplace_scalar(*this, Binary::Sub, o.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, 1);
+Tensor& Tensor::sub_(Scalar o, Scalar alpha) const {
+  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Sub, o.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, 1);
 }
-Tensor& Tensor::mul_(const Tensor& o) { return inplace_op(*this, Binary::Mul, o, 1, "MulBackward0", mul_bw, save_mul_operands); }
-Tensor& Tensor::mul_(Scalar o) { return inplace_scalar(*this, Binary::Mul, o, 1, "MulBackward1", mul_scalar_bw, o.toDouble()); }
-Tensor& Tensor::div_(const Tensor& o) { return inplace_op(*this, Binary::Div, o, 1, "DivBackward0", div_bw, save_div_operands); }
-Tensor& Tensor::div_(Scalar o) { return inplace_scalar(*this, Binary::Div, o, 1, "DivBackward1", div_scalar_bw, o.toDouble()); }
+Tensor& Tensor::mul_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward0", mul_bw, save_mul_operands); }
+Tensor& Tensor::mul_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward1", mul_scalar_bw, o.toDouble()); }
+Tensor& Tensor::div_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward0", div_bw, save_div_operands); }
+Tensor& Tensor::div_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward1", div_scalar_bw, o.toDouble()); }
+
+// ---------------------------------------------------------------- out= variants
+namespace {
+// PyTorch refuses out= when autograd would have to record the op; otherwise
+// the result is written into `out`, which counts as an in-place change.
+Tensor& write_out(const char* op, Tensor& out, const Tensor& a, const Tensor& b, const std::function<Tensor()>& f) {
+  check_defined(out, 0, "out");
+  if (autograd::GradMode::is_enabled() && (out.requires_grad() || a.requires_grad() || (b.defined() && b.requires_grad())))
+    throw Error(str_cat(op, "(): functions with out=... arguments don't support automatic differentiation, but one "
+                            "of the arguments requires grad."));
+  Tensor r;
+  {
+    autograd::NoGradGuard guard;
+    r = f();
+  }
+  if (!r.sizes().equals(out.sizes()))
+    throw Error(str_cat(op, "_out: the out tensor has shape ", out.sizes(), " but the result has shape ", r.sizes(),
+                        "; pass an out tensor of the result's shape"));
+  autograd::NoGradGuard guard;
+  out.copy_(r);
+  return out;
+}
+}  // namespace
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  return write_out("add", out, a, b, [&] { return add(a, b, alpha); });
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  return write_out("sub", out, a, b, [&] { return sub(a, b, alpha); });
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return write_out("mul", out, a, b, [&] { return mul(a, b); });
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return write_out("div", out, a, b, [&] { return div(a, b); });
+}
 
 }  // namespace gradlab

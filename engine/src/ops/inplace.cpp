@@ -96,13 +96,13 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
 }
 }  // namespace
 
-Tensor& Tensor::zero_() { return fill_impl(*this, 0, "ZeroBackward0"); }
-Tensor& Tensor::fill_(Scalar v) { return fill_impl(*this, v, "FillBackward2"); }
+Tensor& Tensor::zero_() const { return fill_impl(const_cast<Tensor&>(*this), 0, "ZeroBackward0"); }
+Tensor& Tensor::fill_(Scalar v) const { return fill_impl(const_cast<Tensor&>(*this), v, "FillBackward2"); }
 
-Tensor& Tensor::copy_(const Tensor& src, bool) {
-  check_defined(*this, 0, "self");
+Tensor& Tensor::copy_(const Tensor& src, bool) const {
+  check_defined(const_cast<Tensor&>(*this), 0, "self");
   check_defined(src, 1, "src");
-  check_inplace(*this);
+  check_inplace(const_cast<Tensor&>(*this));
   broadcast_shapes(sizes(), src.sizes());
   GRADLAB_CHECK(is_expandable_to(src.sizes(), sizes()), "output with shape ", sizes(),
                 " doesn't match the broadcast shape ", broadcast_shapes(sizes(), src.sizes()).ref());
@@ -112,14 +112,14 @@ Tensor& Tensor::copy_(const Tensor& src, bool) {
     fn->ints = DimVector{static_cast<int64_t>(src.device().type)};
   }
   if (src.device() == device()) {
-    backend::of(*this).copy(*this, src);
+    backend::of(const_cast<Tensor&>(*this)).copy(const_cast<Tensor&>(*this), src);
   } else {
-    backend::Backend& b = device().is_cpu() ? backend::of(src) : backend::of(*this);
-    b.copy(*this, src);
+    backend::Backend& b = device().is_cpu() ? backend::of(src) : backend::of(const_cast<Tensor&>(*this));
+    b.copy(const_cast<Tensor&>(*this), src);
   }
-  bump_version(*this);
-  if (fn) finish_inplace(*this, fn);
-  return *this;
+  bump_version(const_cast<Tensor&>(*this));
+  if (fn) finish_inplace(const_cast<Tensor&>(*this), fn);
+  return const_cast<Tensor&>(*this);
 }
 
 Tensor Tensor::index(ArrayRef<indexing::TensorIndex> idx) const {
@@ -165,19 +165,19 @@ Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> idx) const {
   return index(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()));
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v) {
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v) const {
   Tensor region = index(idx);
   GRADLAB_CHECK(region.unsafeGetTensorImpl()->storage == impl()->storage,
                 "index_put_ with tensor indices is not supported by gradlab yet");
   region.copy_(v);
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
-Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar v) {
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar v) const {
   Tensor region = index(idx);
   GRADLAB_CHECK(region.unsafeGetTensorImpl()->storage == impl()->storage,
                 "index_put_ with tensor indices is not supported by gradlab yet");
   region.fill_(v);
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
 }  // namespace gradlab

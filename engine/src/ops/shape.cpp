@@ -234,7 +234,7 @@ Tensor Tensor::squeeze(int64_t d) const {
   return v;
 }
 
-Tensor& Tensor::squeeze_(int64_t d) {
+Tensor& Tensor::squeeze_(int64_t d) const {
   checked();
   d = wrap_dim(d, dim());
   auto fn = record("SqueezeBackward3", {this}, reshape_bw);
@@ -243,9 +243,9 @@ Tensor& Tensor::squeeze_(int64_t d) {
     impl()->sizes.erase(static_cast<size_t>(d));
     impl()->strides.erase(static_cast<size_t>(d));
   }
-  bump_version(*this);
-  if (fn) autograd::impl::rebase_history(*this, fn);
-  return *this;
+  bump_version(const_cast<Tensor&>(*this));
+  if (fn) autograd::impl::rebase_history(const_cast<Tensor&>(*this), fn);
+  return const_cast<Tensor&>(*this);
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {

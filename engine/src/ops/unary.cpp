@@ -174,28 +174,28 @@ Tensor Tensor::clamp_min(Scalar min) const { return gradlab::clamp_min(*this, mi
 Tensor Tensor::clamp_max(Scalar max) const { return gradlab::clamp_max(*this, max); }
 Tensor Tensor::pow(Scalar e) const { return gradlab::pow(*this, e); }
 
-Tensor& Tensor::neg_() { return unary_inplace(*this, Unary::Neg, "NegBackward0", neg_bw, kNone); }
-Tensor& Tensor::exp_() { return unary_inplace(*this, Unary::Exp, "ExpBackward0", exp_bw, kResult); }
-Tensor& Tensor::log_() { return unary_inplace(*this, Unary::Log, "LogBackward0", log_bw, kSelf); }
-Tensor& Tensor::sqrt_() { return unary_inplace(*this, Unary::Sqrt, "SqrtBackward0", sqrt_bw, kResult); }
-Tensor& Tensor::abs_() { return unary_inplace(*this, Unary::Abs, "AbsBackward0", abs_bw, kSelf); }
-Tensor& Tensor::tanh_() { return unary_inplace(*this, Unary::Tanh, "TanhBackward0", tanh_bw, kResult); }
-Tensor& Tensor::sigmoid_() {
-  return unary_inplace(*this, Unary::Sigmoid, "SigmoidBackward0", sigmoid_bw, kResult);
+Tensor& Tensor::neg_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Neg, "NegBackward0", neg_bw, kNone); }
+Tensor& Tensor::exp_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Exp, "ExpBackward0", exp_bw, kResult); }
+Tensor& Tensor::log_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Log, "LogBackward0", log_bw, kSelf); }
+Tensor& Tensor::sqrt_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Sqrt, "SqrtBackward0", sqrt_bw, kResult); }
+Tensor& Tensor::abs_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Abs, "AbsBackward0", abs_bw, kSelf); }
+Tensor& Tensor::tanh_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Tanh, "TanhBackward0", tanh_bw, kResult); }
+Tensor& Tensor::sigmoid_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), Unary::Sigmoid, "SigmoidBackward0", sigmoid_bw, kResult);
 }
-Tensor& Tensor::relu_() { return unary_inplace(*this, Unary::Relu, "ReluBackward0", relu_bw, kResult); }
-Tensor& Tensor::pow_(Scalar e) {
-  return unary_inplace(*this, Unary::Pow, "PowBackward0", pow_bw, kSelf, e.toDouble());
+Tensor& Tensor::relu_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Relu, "ReluBackward0", relu_bw, kResult); }
+Tensor& Tensor::pow_(Scalar e) const {
+  return unary_inplace(const_cast<Tensor&>(*this), Unary::Pow, "PowBackward0", pow_bw, kSelf, e.toDouble());
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  return unary_inplace(*this, Unary::Clamp, "ClampBackward1", clamp_bw, kSelf, min ? min->toDouble() : kNaN,
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return unary_inplace(const_cast<Tensor&>(*this), Unary::Clamp, "ClampBackward1", clamp_bw, kSelf, min ? min->toDouble() : kNaN,
                        max ? max->toDouble() : kNaN);
 }
-Tensor& Tensor::clamp_min_(Scalar min) {
-  return unary_inplace(*this, Unary::Clamp, "ClampMinBackward0", clamp_bw, kSelf, min.toDouble(), kNaN);
+Tensor& Tensor::clamp_min_(Scalar min) const {
+  return unary_inplace(const_cast<Tensor&>(*this), Unary::Clamp, "ClampMinBackward0", clamp_bw, kSelf, min.toDouble(), kNaN);
 }
-Tensor& Tensor::clamp_max_(Scalar max) {
-  return unary_inplace(*this, Unary::Clamp, "ClampMaxBackward0", clamp_bw, kSelf, kNaN, max.toDouble());
+Tensor& Tensor::clamp_max_(Scalar max) const {
+  return unary_inplace(const_cast<Tensor&>(*this), Unary::Clamp, "ClampMaxBackward0", clamp_bw, kSelf, kNaN, max.toDouble());
 }
 
 }  // namespace gradlab
