@@ -18,6 +18,10 @@ IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) {
   auto s = make_intrusive<StorageImpl>();
   s->device = device;
   s->nbytes = nbytes;
+  if (device.is_cpu() && nbytes <= StorageImpl::kInlineBytes) {
+    s->data = s->inline_bytes;
+    return s;
+  }
   s->data = backend::for_device(device).allocate(nbytes);
   s->deleter = [](void* p, Device d) { backend::for_device(d).deallocate(p); };
   return s;

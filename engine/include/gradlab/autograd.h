@@ -48,6 +48,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual void release_variables() {}
   // Whether release_variables() freed anything a later apply() needs.
   virtual bool has_saved_variables() const { return false; }
+  // Moves out the last references this node holds to other nodes through
+  // its saved tensors, so a graph is destroyed iteratively, not recursively.
+  virtual void steal_saved_graph_refs(std::vector<std::shared_ptr<Node>>& /*out*/) {}
+  bool is_accumulate_grad() const { return is_accumulate_grad_; }
 
   variable_list operator()(variable_list&& grads) { return apply(std::move(grads)); }
   const edge_list& next_edges() const { return next_edges_; }
@@ -72,6 +76,7 @@ class Node : public std::enable_shared_from_this<Node> {
   edge_list next_edges_;
   std::vector<InputMetadata> input_metadata_;
   uint64_t sequence_nr_;
+  bool is_accumulate_grad_ = false;
 };
 
 // The sink of a leaf: adds the incoming gradient into variable.grad().

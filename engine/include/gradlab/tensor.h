@@ -12,6 +12,7 @@
 #include "gradlab/array_ref.h"
 #include "gradlab/error.h"
 #include "gradlab/intrusive.h"
+#include "gradlab/pool.h"
 #include "gradlab/types.h"
 
 namespace gradlab {
@@ -25,14 +26,20 @@ struct StorageImpl : RefCounted {
   void* data = nullptr;
   size_t nbytes = 0;
   Device device;
-  void (*deleter)(void*, Device) = nullptr;  // null: memory not owned (from_blob)
+  void (*deleter)(void*, Device) = nullptr;  // null: memory not owned (from_blob, inline)
+  // Small CPU tensors (the scalars of the lessons) keep their bytes here:
+  // one allocation instead of two for every intermediate.
+  static constexpr size_t kInlineBytes = 64;
+  alignas(16) unsigned char inline_bytes[kInlineBytes];
   ~StorageImpl() override;
+  GRADLAB_POOLED
 };
 IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device);
 
 // Shared by a tensor, its views and its detach()es; bumped by every in-place op.
 struct VersionCounter : RefCounted {
   uint32_t version = 0;
+  GRADLAB_POOLED
 };
 
 struct TensorImpl;
@@ -68,6 +75,7 @@ struct TensorImpl : RefCounted {
   std::shared_ptr<RetainSlot> retain_slot;
 
   ~TensorImpl() override;
+  GRADLAB_POOLED
   bool is_contiguous() const;
   void* data_ptr() const {
     return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(element_size(dtype));

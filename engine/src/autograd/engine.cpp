@@ -5,8 +5,8 @@
 // gradients flowing into each node, validates every node's outputs against
 // the shapes recorded at forward time (reducing broadcast gradients), and
 // frees saved tensors unless the graph is retained.
-#include <queue>
-#include <unordered_map>
+#include <algorithm>
+#include <memory>
 #include <unordered_set>
 
 #include "gradlab/autograd.h"
@@ -22,10 +22,108 @@ struct NodeTask {
 };
 
 struct NodeState {
+  Node* node = nullptr;
   int dependencies = 0;
   variable_list inputs;
   bool needed = true;   // with explicit inputs: lies on a path to one of them
   bool executed = false;
+};
+
+// The nodes of one backward pass and their states: an open-addressing index
+// over a vector whose entries (and their gradient buffers' capacity) are
+// reused from pass to pass, so a small graph runs without allocating here.
+class NodeTable {
+ public:
+  void clear() {
+    for (size_t i = 0; i < size_; ++i) states_[i].inputs.clear();
+    size_ = 0;
+    std::fill(index_.begin(), index_.end(), kEmpty);
+  }
+  // The state of n, added when missing (second: whether it was added).
+  std::pair<NodeState*, bool> find_or_add(Node* n) {
+    if ((size_ + 1) * 2 > index_.size()) grow();
+    size_t h = slot_of(n);
+    while (index_[h] != kEmpty) {
+      if (states_[index_[h]].node == n) return {&states_[index_[h]], false};
+      h = (h + 1) & (index_.size() - 1);
+    }
+    index_[h] = static_cast<uint32_t>(size_);
+    if (size_ == states_.size()) states_.emplace_back();
+    NodeState& st = states_[size_++];
+    st.node = n;
+    st.dependencies = 0;
+    st.needed = true;
+    st.executed = false;
+    return {&st, true};
+  }
+  NodeState& operator[](Node* n) { return *find_or_add(n).first; }
+  bool contains(Node* n) const {
+    if (index_.empty()) return false;
+    for (size_t h = slot_of(n); index_[h] != kEmpty; h = (h + 1) & (index_.size() - 1))
+      if (states_[index_[h]].node == n) return true;
+    return false;
+  }
+  // Gives memory back after an unusually large graph.
+  void trim(size_t keep) {
+    if (states_.size() <= keep) return;
+    std::vector<NodeState>().swap(states_);
+    std::vector<uint32_t>().swap(index_);
+    size_ = 0;
+  }
+  NodeState* begin() { return states_.data(); }
+  NodeState* end() { return states_.data() + size_; }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  size_t slot_of(const Node* n) const {
+    auto k = reinterpret_cast<uintptr_t>(n);
+    k ^= k >> 17;
+    k *= 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(k >> 20) & (index_.size() - 1);
+  }
+  void grow() {
+    index_.assign(std::max<size_t>(16, index_.size() * 2), kEmpty);
+    for (size_t i = 0; i < size_; ++i) {
+      size_t h = slot_of(states_[i].node);
+      while (index_[h] != kEmpty) h = (h + 1) & (index_.size() - 1);
+      index_[h] = static_cast<uint32_t>(i);
+    }
+  }
+  std::vector<NodeState> states_;
+  std::vector<uint32_t> index_;
+  size_t size_ = 0;
+};
+
+// Containers one backward pass needs, kept per thread and per nesting depth
+// (a custom function may itself call backward) so that their capacity is reused.
+struct Workspace {
+  NodeTable state;
+  std::vector<Node*> order, stack, ran;
+  std::vector<NodeTask> ready;
+};
+thread_local std::vector<std::unique_ptr<Workspace>> t_workspaces;
+thread_local size_t t_depth = 0;
+
+struct WorkspaceLease {
+  Workspace* ws;
+  WorkspaceLease() {
+    if (t_workspaces.size() <= t_depth) t_workspaces.push_back(std::make_unique<Workspace>());
+    ws = t_workspaces[t_depth++].get();
+    ws->state.clear();
+    ws->order.clear();
+    ws->stack.clear();
+    ws->ran.clear();
+    ws->ready.clear();
+  }
+  ~WorkspaceLease() {
+    ws->state.clear();  // drop gradients held for nodes that never ran (errors)
+    constexpr size_t kKeep = 4096;
+    ws->state.trim(kKeep);
+    for (auto* v : {&ws->order, &ws->stack, &ws->ran})
+      if (v->capacity() > kKeep) std::vector<Node*>().swap(*v);
+    if (ws->ready.capacity() > kKeep) std::vector<NodeTask>().swap(ws->ready);
+    --t_depth;
+  }
 };
 
 // Where a gradient that is asked for (autograd::grad or backward(inputs=)) is read off.
@@ -107,12 +205,13 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
   }
 
   // 2. dependencies (iterative DFS over the graph reachable from the roots)
-  std::unordered_map<Node*, NodeState> state;
-  std::vector<Node*> order;  // discovery order, for the "needed" pass
+  WorkspaceLease lease;
+  NodeTable& state = lease.ws->state;
+  std::vector<Node*>& order = lease.ws->order;  // discovery order, for the "needed" pass
   {
-    std::vector<Node*> stack;
+    std::vector<Node*>& stack = lease.ws->stack;
     for (auto& e : root_edges) {
-      if (state.emplace(e.function.get(), NodeState{}).second) {
+      if (state.find_or_add(e.function.get()).second) {
         stack.push_back(e.function.get());
         order.push_back(e.function.get());
       }
@@ -122,8 +221,8 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
       stack.pop_back();
       for (const Edge& e : n->next_edges()) {
         if (!e.function) continue;
-        auto [it, inserted] = state.try_emplace(e.function.get());
-        it->second.dependencies++;
+        auto [st, inserted] = state.find_or_add(e.function.get());
+        st->dependencies++;
         if (inserted) {
           stack.push_back(e.function.get());
           order.push_back(e.function.get());
@@ -145,7 +244,7 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
       captures.push_back(Capture{e.function.get(), e.input_nr, i});
       targets.insert(e.function.get());
     }
-    for (auto& [n, st] : state) st.needed = targets.count(n) > 0;
+    for (NodeState& st : state) st.needed = targets.count(st.node) > 0;
     // A node is needed when one of its edges leads to a needed node: iterate
     // to a fixed point over reverse discovery order (children first).
     bool changed = true;
@@ -165,7 +264,12 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
   }
 
   // 4. execute
-  std::priority_queue<NodeTask> ready;
+  // A binary heap over a reused vector: highest sequence number on top.
+  std::vector<NodeTask>& heap = lease.ws->ready;
+  auto push_ready = [&](Node* n) {
+    heap.push_back(NodeTask{n});
+    std::push_heap(heap.begin(), heap.end());
+  };
   for (size_t i = 0; i < root_edges.size(); ++i) {
     Node* n = root_edges[i].function.get();
     accumulate(state[n].inputs, root_edges[i].input_nr, std::move(grads[i]));
@@ -174,17 +278,19 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
     NodeState& st = state[e.function.get()];
     if (st.dependencies == 0 && !st.executed) {
       st.executed = true;  // queued
-      ready.push(NodeTask{e.function.get()});
+      push_ready(e.function.get());
     }
   }
 
-  std::vector<Node*> ran;
+  std::vector<Node*>& ran = lease.ws->ran;
   AutoGradMode mode(create_graph);
-  while (!ready.empty()) {
-    Node* n = ready.top().node;
-    ready.pop();
+  variable_list in;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end());
+    Node* n = heap.back().node;
+    heap.pop_back();
     NodeState& st = state[n];
-    variable_list in = std::move(st.inputs);
+    in.swap(st.inputs);
     in.resize(n->num_inputs());
     run_retain_hooks(n, in);
     for (const Capture& c : captures)
@@ -192,7 +298,7 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
         Tensor& dst = captured[c.slot];
         dst = dst.defined() ? dst + in[c.input_nr] : in[c.input_nr];
       }
-    const bool is_accumulator = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    const bool is_accumulator = n->is_accumulate_grad();
     bool should_run = st.needed;
     if (!inputs.empty()) {
       // With explicit inputs, only the asked-for leaves accumulate (backward)
@@ -228,9 +334,13 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
         accumulate(next.inputs, e.input_nr, std::move(outs[i]));
       if (--next.dependencies == 0 && !next.executed) {
         next.executed = true;
-        ready.push(NodeTask{e.function.get()});
+        push_ready(e.function.get());
       }
     }
+    // Hand the (now consumed) buffer back to the node's slot: its capacity is
+    // reused by the next pass.
+    in.clear();
+    in.swap(st.inputs);
   }
   if (!keep_graph)
     for (Node* n : ran) n->release_variables();

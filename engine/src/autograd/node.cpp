@@ -26,26 +26,41 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
 // once per node; instead each node's outgoing references are moved onto an
 // explicit stack when this is the last owner of them.
 namespace {
-void steal_children(Node* n, std::vector<std::shared_ptr<Node>>& stack);
-
-void delete_node(Node* root) {
-  std::vector<std::shared_ptr<Node>> stack;
-  steal_children(root, stack);
-  delete root;
-  while (!stack.empty()) {
-    std::shared_ptr<Node> n = std::move(stack.back());
-    stack.pop_back();
-    if (n.use_count() == 1) steal_children(n.get(), stack);
-    n.reset();
-  }
-}
-
 void steal_children(Node* n, std::vector<std::shared_ptr<Node>>& stack) {
   for (auto& e : n->mutable_next_edges())
     if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
-  if (auto* op = dynamic_cast<OpNode*>(n)) {
-    for (auto& s : op->saved) s.steal_graph_refs(stack);
+  n->steal_saved_graph_refs(stack);
+}
+
+// One work list per thread, reused: releasing a node can release more nodes
+// (through the tensors it saved), and those re-entrant calls only queue their
+// root here for the outermost call to process.
+struct Reaper {
+  std::vector<std::shared_ptr<Node>> stack;
+  std::vector<Node*> roots;
+  bool active = false;
+};
+thread_local Reaper t_reaper;
+
+void delete_node(Node* root) {
+  Reaper& r = t_reaper;
+  r.roots.push_back(root);
+  if (r.active) return;
+  r.active = true;
+  while (!r.roots.empty() || !r.stack.empty()) {
+    if (!r.roots.empty()) {
+      Node* n = r.roots.back();
+      r.roots.pop_back();
+      steal_children(n, r.stack);
+      delete n;
+      continue;
+    }
+    std::shared_ptr<Node> n = std::move(r.stack.back());
+    r.stack.pop_back();
+    if (n.use_count() == 1) steal_children(n.get(), r.stack);
+    n.reset();
   }
+  r.active = false;
 }
 }  // namespace
 
@@ -54,6 +69,7 @@ std::shared_ptr<Node> adopt_node(Node* n) { return std::shared_ptr<Node>(n, dele
 // ------------------------------------------------------------ AccumulateGrad
 AccumulateGrad::AccumulateGrad(Tensor var)
     : Node(std::numeric_limits<uint64_t>::max()), variable(std::move(var)) {
+  is_accumulate_grad_ = true;
   add_input_metadata(variable);
 }
 

@@ -11,7 +11,9 @@ enum class Unary : uint8_t {
   Log2, Floor, Square, Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
 };
 enum class Binary : uint8_t {
-  Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min, Gt, Lt, Ge, Le, Eq, Ne, Count
+  Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min,
+  ReluGrad, /* b > 0 ? a : 0 (relu's backward: a is the gradient, b the result) */
+  Gt, Lt, Ge, Le, Eq, Ne, Count
 };
 
 // Every kernel writes `out`, which the op allocated with the right shape and

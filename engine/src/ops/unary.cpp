@@ -73,7 +73,13 @@ variable_list sigmoid_bw(OpNode& n, Grads& g) {
   return {g[0] * ((1 - y) * y)};
 }
 // d relu x = [relu x > 0]
-variable_list relu_bw(OpNode& n, Grads& g) { return {g[0] * (saved_result(n) > 0)}; }
+variable_list relu_bw(OpNode& n, Grads& g) {
+  const Tensor r = saved_result(n);
+  // With create_graph the formula must itself be recorded; otherwise one
+  // fused kernel (no bool mask, no dtype conversion).
+  if (autograd::GradMode::is_enabled()) return {g[0] * (r > 0)};
+  return {binary_kernel(backend::Binary::ReluGrad, g[0], r, g[0].scalar_type())};
+}
 // d |x| = sgn x
 variable_list abs_bw(OpNode& n, Grads& g) { return {g[0] * saved_self(n).sign()}; }
 // d √x = 1 / (2√x)

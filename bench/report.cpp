@@ -1,0 +1,76 @@
+// Reads the JSON lines of bench_engine and bench_libtorch from one run and
+// prints, per workload, both medians and the ratio LibTorch/engine (how many
+// times faster the engine is), with the issue's target next to it.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+using json = nlohmann::json;
+
+namespace {
+std::vector<json> read_lines(const char* path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(std::string("cannot open ") + path);
+  std::vector<json> r;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] == '{') r.push_back(json::parse(line));
+  return r;
+}
+std::string human(double s) {
+  char b[32];
+  if (s < 1e-3) std::snprintf(b, sizeof b, "%.2f us", s * 1e6);
+  else std::snprintf(b, sizeof b, "%.2f ms", s * 1e3);
+  return b;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3) {
+    std::cerr << "usage: " << argv[0] << " ENGINE.jsonl [LIBTORCH.jsonl]\n";
+    return 2;
+  }
+  try {
+    const auto engine = read_lines(argv[1]);
+    std::map<std::string, json> lt;
+    if (argc == 3)
+      for (const auto& j : read_lines(argv[2])) lt[j["workload"]] = j;
+    // Targets from the engine issue: tiny graphs 20x faster, matmul/MLP no slower.
+    const std::map<std::string, double> target = {{"exercise3", 20}, {"rnn_cell", 20},       {"chain_10000", 20},
+                                                  {"mlp_step", 1},   {"matmul_1024", 1}};
+    std::printf("%-24s %12s %12s %9s %8s\n", "workload", "engine", "LibTorch", "speedup", "target");
+    double sgemm_gflops = 0, matmul_gflops = 0;
+    for (const auto& e : engine) {
+      const std::string name = e["workload"];
+      if (name == "openblas_sgemm_1024x3") sgemm_gflops = e.value("gflops", 0.0);
+      if (name == "matmul_1024") matmul_gflops = e.value("gflops", 0.0);
+      const double es = e["median_s"];
+      std::string lts = "-", ratio = "-", tgt = "-";
+      if (lt.count(name)) {
+        const double ls = lt[name]["median_s"];
+        lts = human(ls);
+        char b[32];
+        std::snprintf(b, sizeof b, "%.2fx", ls / es);
+        ratio = b;
+      }
+      if (target.count(name)) {
+        char b[32];
+        std::snprintf(b, sizeof b, ">=%gx", target.at(name));
+        tgt = b;
+      }
+      std::printf("%-24s %12s %12s %9s %8s\n", name.c_str(), human(es).c_str(), lts.c_str(), ratio.c_str(),
+                  tgt.c_str());
+    }
+    if (sgemm_gflops > 0 && matmul_gflops > 0)
+      std::printf("matmul_1024 forward+backward runs at %.0f%% of OpenBLAS's own sgemm rate (target >= 90%%)\n",
+                  100 * matmul_gflops / sgemm_gflops);
+    if (argc == 2) std::printf("(LibTorch not measured: install Debian's libtorch-dev for the ratios)\n");
+  } catch (const std::exception& ex) {
+    std::cerr << "bench_report: " << ex.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

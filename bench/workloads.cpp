@@ -1,0 +1,151 @@
+// The benchmark workloads, written once against the torch:: API and built
+// twice: against gradlab's engine (bench_engine) and against LibTorch
+// (bench_libtorch). Each build prints one JSON line per workload with the
+// median time of one iteration; bench/report.cpp turns two such runs into
+// engine/LibTorch ratios.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#ifdef GRADLAB_BENCH_OPENBLAS
+#include <cblas.h>
+#endif
+
+using torch::Tensor;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double g_sink = 0;  // keeps results alive so no work is optimised away
+std::string g_only;  // --only NAME: run one workload (for profiling)
+
+// Median seconds per iteration over `batches` batches, each long enough
+// (>= min_batch_s) for the clock to be exact; one warm-up batch first.
+void measure(const std::string& name, const std::function<void()>& iteration, double min_batch_s = 0.05,
+             int batches = 11, double flops = 0) {
+  if (!g_only.empty() && g_only != name) return;
+  iteration();
+  int per_batch = 1;
+  for (;;) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < per_batch; ++i) iteration();
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (s >= min_batch_s || per_batch >= (1 << 24)) break;
+    per_batch *= s > 0 ? std::clamp(static_cast<int>(min_batch_s / s * 1.2), 2, 64) : 64;
+  }
+  std::vector<double> per_iter;
+  for (int b = 0; b < batches; ++b) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < per_batch; ++i) iteration();
+    per_iter.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / per_batch);
+  }
+  std::sort(per_iter.begin(), per_iter.end());
+  const double median = per_iter[per_iter.size() / 2];
+  std::printf("{\"workload\": \"%s\", \"median_s\": %.9g, \"min_s\": %.9g, \"iterations\": %d", name.c_str(), median,
+              per_iter.front(), per_batch * batches);
+  if (flops > 0) std::printf(", \"gflops\": %.3f", flops / median / 1e9);
+  std::printf("}\n");
+  std::fflush(stdout);
+}
+
+Tensor rnn_out(const Tensor& Wh, const Tensor& Wx, const Tensor& x, const Tensor& h) {
+  Tensor i2h = Wx.mm(x), h2h = Wh.mm(h);
+  return (i2h + h2h).tanh().sum();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--quick] [--only WORKLOAD]\n", argv[0]);
+      return 2;
+    }
+  }
+  const int batches = quick ? 3 : 11;
+  const double min_s = quick ? 0.01 : 0.05;
+
+  measure("exercise3", [] {
+    Tensor x = torch::tensor(-2.0, torch::requires_grad()), y = torch::tensor(2.0, torch::requires_grad()),
+           z = torch::tensor(3.0, torch::requires_grad());
+    Tensor p = x.pow(2);
+    Tensor q = p + y;
+    Tensor f = q * z;
+    p.retain_grad();
+    q.retain_grad();
+    f.backward();
+    g_sink += x.grad().item<float>();
+  }, min_s, batches);
+
+  torch::manual_seed(0);
+  Tensor Wh = torch::randn({3, 3}, torch::requires_grad()), Wx = torch::randn({3, 2}, torch::requires_grad());
+  Tensor x = torch::randn({2, 1}), h = torch::randn({3, 1});
+  measure("rnn_cell", [&] {
+    rnn_out(Wh, Wx, x, h).backward();
+  }, min_s, batches);
+
+  Tensor W = torch::ones({3, 3}, torch::requires_grad());
+  Tensor Wxo = torch::ones({3, 2}), x0 = torch::zeros({2, 1}), h1 = torch::ones({3, 1});
+  measure("accumulate_1000", [&] {
+    for (int i = 0; i < 1000; ++i) rnn_out(W, Wxo, x0, h1).backward();
+  }, min_s, batches);
+  measure("accumulate_1000_zero", [&] {
+    for (int i = 0; i < 1000; ++i) {
+      rnn_out(W, Wxo, x0, h1).backward();
+      W.grad().zero_();
+    }
+  }, min_s, batches);
+
+  measure("chain_10000", [] {
+    Tensor a = torch::tensor(1.0, torch::requires_grad());
+    Tensor y = a;
+    for (int i = 0; i < 10000; ++i) y = y * 1.0001;
+    y.backward();
+    g_sink += a.grad().item<float>();
+  }, min_s, batches);
+
+  torch::manual_seed(0);
+  Tensor W1 = (torch::randn({784, 256}) * 0.05).requires_grad_(), b1 = torch::zeros({256}, torch::requires_grad());
+  Tensor W2 = (torch::randn({256, 10}) * 0.05).requires_grad_(), b2 = torch::zeros({10}, torch::requires_grad());
+  Tensor input = torch::randn({64, 784}), target = torch::randn({64, 10});
+  measure("mlp_step", [&] {
+    Tensor hidden = torch::relu(input.mm(W1) + b1);
+    Tensor loss = torch::mse_loss(hidden.mm(W2) + b2, target);
+    loss.backward();
+    torch::NoGradGuard no_grad;
+    for (Tensor* p : {&W1, &b1, &W2, &b2}) {
+      p->sub_(p->grad() * 0.01);
+      p->grad().zero_();
+    }
+  }, min_s, batches, 3 * 2.0 * 64 * (784 * 256 + 256 * 10));
+
+  const int64_t n = 1024;
+  Tensor A = torch::randn({n, n}, torch::requires_grad()), B = torch::randn({n, n}, torch::requires_grad());
+  Tensor G = torch::ones({n, n});
+  measure("matmul_1024", [&] {
+    Tensor C = A.mm(B);
+    C.backward(G);
+    g_sink += C.data_ptr<float>()[0];
+  }, min_s, batches, 3 * 2.0 * n * n * n);
+
+#ifdef GRADLAB_BENCH_OPENBLAS
+  // OpenBLAS's own rate on the same three 1024^3 products, for the 90% target.
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
+  measure("openblas_sgemm_1024x3", [&] {
+    for (int k = 0; k < 3; ++k)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n, b.data(), n, 0.f, c.data(), n);
+    g_sink += c[0];
+  }, min_s, batches, 3 * 2.0 * n * n * n);
+#endif
+  std::fprintf(stderr, "(checksum %g)\n", g_sink);
+  return 0;
+}
