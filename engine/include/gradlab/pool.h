@@ -17,4 +17,17 @@ void pool_free(void* p, std::size_t size) noexcept;
   static void* operator new(std::size_t n) { return ::gradlab::detail::pool_alloc(n); }       \
   static void operator delete(void* p, std::size_t n) noexcept { ::gradlab::detail::pool_free(p, n); }
 
+// A standard allocator over the pool, for shared_ptr control blocks.
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT
+  T* allocate(std::size_t n) { return static_cast<T*>(pool_alloc(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { pool_free(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const PoolAllocator<U>&) const { return true; }
+};
+
 }  // namespace gradlab::detail

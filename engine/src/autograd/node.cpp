@@ -64,7 +64,9 @@ void delete_node(Node* root) {
 }
 }  // namespace
 
-std::shared_ptr<Node> adopt_node(Node* n) { return std::shared_ptr<Node>(n, delete_node); }
+std::shared_ptr<Node> adopt_node(Node* n) {
+  return std::shared_ptr<Node>(n, delete_node, detail::PoolAllocator<Node>());
+}
 
 // ------------------------------------------------------------ AccumulateGrad
 AccumulateGrad::AccumulateGrad(Tensor var)

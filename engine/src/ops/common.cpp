@@ -108,7 +108,15 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   const ScalarType compute = compare ? promote_types(a.scalar_type(), b.scalar_type()) : out_type;
   const Device dev = a.dim() == 0 && a.device().is_cpu() ? b.device() : a.device();
   Tensor out = new_empty(broadcast_shapes(a.sizes(), b.sizes()), out_type, dev);
-  backend::for_device(dev).binary(op, out, as_type(a, compute).to(dev), as_type(b, compute).to(dev), alpha);
+  auto prepare = [&](const Tensor& t) -> Tensor {
+    if (t.scalar_type() == compute && t.device() == dev) return t;
+    return as_type(t, compute).to(dev);
+  };
+  if (a.scalar_type() == compute && b.scalar_type() == compute && a.device() == dev && b.device() == dev) {
+    backend::for_device(dev).binary(op, out, a, b, alpha);
+  } else {
+    backend::for_device(dev).binary(op, out, prepare(a), prepare(b), alpha);
+  }
   return out;
 }
 
