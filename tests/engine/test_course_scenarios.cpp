@@ -56,51 +56,38 @@ TEST_CASE("scenario: mm with mismatched shapes", "[reference][course]") {
   s.play();
 }
 
-TEST_CASE("scenario: gradients accumulate over iterations", "[reference][course]") {
-  Tensor Wh, Wx, x, h, out;
-  Scenario s("course.lab2b.grad_accumulation");
-  s.var("Wh", Wh);
-  s.run("init", [&] {
-    Wh = torch::ones({3, 3}, torch::requires_grad());
-    Wx = torch::ones({3, 2});
-    x = torch::zeros({2, 1});
-    h = torch::ones({3, 1});
-  });
-  for (const char* it : {"iter_0", "iter_1", "iter_2"}) s.run(it, [&] {
+TEST_CASE("scenario: gradients accumulate; zero_ between iterations", "[reference][course]") {
+  // The same cell and leaves; the second case zeroes the gradient after each
+  // pass, then tries zero_ on a fresh leaf whose grad is still undefined.
+  for (const bool zero : {false, true}) {
+    Tensor Wh, Wx, x, h, out;
+    Scenario s(zero ? "course.lab2b.grad_zero_each_iter" : "course.lab2b.grad_accumulation");
+    s.var("Wh", Wh);
+    s.run("init", [&] {
+      Wh = torch::ones({3, 3}, torch::requires_grad());
+      Wx = torch::ones({3, 2});
+      x = torch::zeros({2, 1});
+      h = torch::ones({3, 1});
+    });
+    for (const char* it : {"iter_0", "iter_1", "iter_2"}) s.run(it, [&] {
+        out = acc_forward(Wh, Wx, x, h);
+        out.backward();
+        if (zero) Wh.grad().zero_();
+      });
+    s.run("fresh_leaf", [&] { Wh = torch::ones({3, 3}, torch::requires_grad()); });
+    s.run("zero_before_first_backward", [&] { Wh.grad().zero_(); });
+    s.run("guarded_zero", [&] {
+      if (Wh.grad().defined()) Wh.grad().zero_();
       out = acc_forward(Wh, Wx, x, h);
       out.backward();
     });
-  s.play();
-}
-
-TEST_CASE("scenario: zero_ between iterations, and on an undefined grad", "[reference][course]") {
-  Tensor Wh, Wx, x, h, out;
-  Scenario s("course.lab2b.grad_zero_each_iter");
-  s.var("Wh", Wh);
-  s.run("init", [&] {
-    Wh = torch::ones({3, 3}, torch::requires_grad());
-    Wx = torch::ones({3, 2});
-    x = torch::zeros({2, 1});
-    h = torch::ones({3, 1});
-  });
-  for (const char* it : {"iter_0", "iter_1", "iter_2"}) s.run(it, [&] {
+    s.run("set_to_none", [&] {
+      Wh.mutable_grad().reset();
       out = acc_forward(Wh, Wx, x, h);
       out.backward();
-      Wh.grad().zero_();
     });
-  s.run("fresh_leaf", [&] { Wh = torch::ones({3, 3}, torch::requires_grad()); });
-  s.run("zero_before_first_backward", [&] { Wh.grad().zero_(); });
-  s.run("guarded_zero", [&] {
-    if (Wh.grad().defined()) Wh.grad().zero_();
-    out = acc_forward(Wh, Wx, x, h);
-    out.backward();
-  });
-  s.run("set_to_none", [&] {
-    Wh.mutable_grad().reset();
-    out = acc_forward(Wh, Wx, x, h);
-    out.backward();
-  });
-  s.play();
+    s.play();
+  }
 }
 
 TEST_CASE("scenario: reassigning y makes a new node", "[reference][course]") {
