@@ -252,25 +252,24 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions&
 }
 Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o) { return randint(0, high, size, o); }
 
-Tensor& Tensor::uniform_(double from, double to) const {
-  check_inplace(const_cast<Tensor&>(*this));
-  Tensor tmp = generate(sizes(), TensorOptions(scalar_type()), fill_uniform, from, to);
+namespace {
+// Refills a tensor in place from the generator (drawn on the CPU, as PyTorch
+// does, then copied to the tensor's device).
+Tensor& refill(const Tensor& t, void (*fill)(const Tensor&, double, double), double p, double q) {
+  // In-place methods are const, as in LibTorch: the handle is const, the tensor is not.
+  Tensor& self = const_cast<Tensor&>(t);
+  check_inplace(self);
+  Tensor drawn = generate(self.sizes(), TensorOptions(self.scalar_type()), fill, p, q);
   {
     autograd::NoGradGuard ng;
-    backend::of(const_cast<Tensor&>(*this)).copy(const_cast<Tensor&>(*this), tmp.to(device()));
+    backend::of(self).copy(self, drawn.to(self.device()));
   }
-  bump_version(const_cast<Tensor&>(*this));
-  return const_cast<Tensor&>(*this);
+  bump_version(self);
+  return self;
 }
-Tensor& Tensor::normal_(double mean, double std) const {
-  check_inplace(const_cast<Tensor&>(*this));
-  Tensor gen_t = generate(sizes(), TensorOptions(scalar_type()), fill_normal, mean, std);
-  {
-    autograd::NoGradGuard ng;
-    backend::of(const_cast<Tensor&>(*this)).copy(const_cast<Tensor&>(*this), gen_t.to(device()));
-  }
-  bump_version(const_cast<Tensor&>(*this));
-  return const_cast<Tensor&>(*this);
-}
+}  // namespace
+
+Tensor& Tensor::uniform_(double from, double to) const { return refill(*this, fill_uniform, from, to); }
+Tensor& Tensor::normal_(double mean, double std) const { return refill(*this, fill_normal, mean, std); }
 
 }  // namespace gradlab

@@ -57,12 +57,6 @@ class NodeTable {
     return {&st, true};
   }
   NodeState& operator[](Node* n) { return *find_or_add(n).first; }
-  bool contains(Node* n) const {
-    if (index_.empty()) return false;
-    for (size_t h = slot_of(n); index_[h] != kEmpty; h = (h + 1) & (index_.size() - 1))
-      if (states_[index_[h]].node == n) return true;
-    return false;
-  }
   // Gives memory back after an unusually large graph.
   void trim(size_t keep) {
     if (states_.size() <= keep) return;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -95,6 +96,7 @@ T apply_binary(Binary op, T x, T y, T alpha) {
         if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
       }
       return x < y ? x : y;
+    case Binary::ReluGrad: return y > T(0) ? x : T(0);
     default: break;
   }
   return x;
@@ -164,49 +166,31 @@ void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   });
 }
 
-// Calls run(f) with f the scalar function of `op` (the same arithmetic as
-// apply_unary, one lambda per op).
+// Calls run(f) with f the scalar function of `op` as a lambda in which `op`
+// is a compile-time constant: apply_unary/apply_binary's switch folds away
+// once inlined, so each (op, dtype) gets its own loop without repeating the
+// arithmetic here.
+template <class T, class Run, size_t... I>
+void with_unary_impl(Unary op, double a, double b, Run&& run, std::index_sequence<I...>) {
+  (void)((static_cast<size_t>(op) == I &&
+          (run([a, b](T x) { return apply_unary<T>(static_cast<Unary>(I), x, a, b); }), true)) ||
+         ...);
+}
 template <class T, class Run>
 void with_unary(Unary op, double a, double b, Run&& run) {
-  switch (op) {
-    case Unary::Neg: return run([](T x) { return static_cast<T>(-x); });
-    case Unary::Relu: return run([](T x) { return x > T(0) ? x : T(0); });
-    case Unary::Square: return run([](T x) { return static_cast<T>(x * x); });
-    case Unary::Pow:
-      if (a == 2) return run([](T x) { return static_cast<T>(x * x); });
-      if (a == 1) return run([](T x) { return x; });
-      break;
-    case Unary::Exp:
-      if constexpr (std::is_floating_point_v<T>) return run([](T x) { return std::exp(x); });
-      break;
-    case Unary::Tanh:
-      if constexpr (std::is_floating_point_v<T>) return run([](T x) { return std::tanh(x); });
-      break;
-    case Unary::Sigmoid:
-      if constexpr (std::is_floating_point_v<T>) return run([](T x) { return T(1) / (T(1) + std::exp(-x)); });
-      break;
-    default: break;
-  }
-  return run([op, a, b](T x) { return apply_unary<T>(op, x, a, b); });
+  with_unary_impl<T>(op, a, b, run, std::make_index_sequence<static_cast<size_t>(Unary::Count)>());
 }
 
+template <class T, class Run, size_t... I>
+void with_binary_impl(Binary op, T alpha, Run&& run, std::index_sequence<I...>) {
+  (void)((static_cast<size_t>(op) == I &&
+          (run([alpha](T x, T y) { return apply_binary<T>(static_cast<Binary>(I), x, y, alpha); }), true)) ||
+         ...);
+}
 template <class T, class Run>
 void with_binary(Binary op, T alpha, Run&& run) {
-  switch (op) {
-    case Binary::Add:
-      if (alpha == T(1)) return run([](T x, T y) { return static_cast<T>(x + y); });
-      return run([alpha](T x, T y) { return static_cast<T>(x + alpha * y); });
-    case Binary::Sub:
-      if (alpha == T(1)) return run([](T x, T y) { return static_cast<T>(x - y); });
-      return run([alpha](T x, T y) { return static_cast<T>(x - alpha * y); });
-    case Binary::Mul: return run([](T x, T y) { return static_cast<T>(x * y); });
-    case Binary::Div:
-      if constexpr (std::is_floating_point_v<T>) return run([](T x, T y) { return x / y; });
-      break;
-    case Binary::ReluGrad: return run([](T g, T r) { return r > T(0) ? g : T(0); });
-    default: break;
-  }
-  return run([op, alpha](T x, T y) { return apply_binary<T>(op, x, y, alpha); });
+  // Comparisons have their own kernel (bool output).
+  with_binary_impl<T>(op, alpha, run, std::make_index_sequence<static_cast<size_t>(Binary::Gt)>());
 }
 
 class CpuBackend final : public Backend {

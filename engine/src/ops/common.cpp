@@ -108,15 +108,14 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   const ScalarType compute = compare ? promote_types(a.scalar_type(), b.scalar_type()) : out_type;
   const Device dev = a.dim() == 0 && a.device().is_cpu() ? b.device() : a.device();
   Tensor out = new_empty(broadcast_shapes(a.sizes(), b.sizes()), out_type, dev);
-  auto prepare = [&](const Tensor& t) -> Tensor {
+  // Operands already of the compute dtype and on the device pass by reference
+  // (the common case: no handle copies); others are converted into `tmp`.
+  Tensor tmp_a, tmp_b;
+  auto prepare = [&](const Tensor& t, Tensor& tmp) -> const Tensor& {
     if (t.scalar_type() == compute && t.device() == dev) return t;
-    return as_type(t, compute).to(dev);
+    return tmp = as_type(t, compute).to(dev);
   };
-  if (a.scalar_type() == compute && b.scalar_type() == compute && a.device() == dev && b.device() == dev) {
-    backend::for_device(dev).binary(op, out, a, b, alpha);
-  } else {
-    backend::for_device(dev).binary(op, out, prepare(a), prepare(b), alpha);
-  }
+  backend::for_device(dev).binary(op, out, prepare(a, tmp_a), prepare(b, tmp_b), alpha);
   return out;
 }
 

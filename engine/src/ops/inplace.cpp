@@ -100,9 +100,11 @@ Tensor& Tensor::zero_() const { return fill_impl(const_cast<Tensor&>(*this), 0, 
 Tensor& Tensor::fill_(Scalar v) const { return fill_impl(const_cast<Tensor&>(*this), v, "FillBackward2"); }
 
 Tensor& Tensor::copy_(const Tensor& src, bool) const {
-  check_defined(const_cast<Tensor&>(*this), 0, "self");
+  // In-place methods are const, as in LibTorch: the handle is const, the tensor is not.
+  Tensor& self = const_cast<Tensor&>(*this);
+  check_defined(self, 0, "self");
   check_defined(src, 1, "src");
-  check_inplace(const_cast<Tensor&>(*this));
+  check_inplace(self);
   broadcast_shapes(sizes(), src.sizes());
   GRADLAB_CHECK(is_expandable_to(src.sizes(), sizes()), "output with shape ", sizes(),
                 " doesn't match the broadcast shape ", broadcast_shapes(sizes(), src.sizes()).ref());
@@ -112,14 +114,14 @@ Tensor& Tensor::copy_(const Tensor& src, bool) const {
     fn->ints = DimVector{static_cast<int64_t>(src.device().type)};
   }
   if (src.device() == device()) {
-    backend::of(const_cast<Tensor&>(*this)).copy(const_cast<Tensor&>(*this), src);
+    backend::of(self).copy(self, src);
   } else {
-    backend::Backend& b = device().is_cpu() ? backend::of(src) : backend::of(const_cast<Tensor&>(*this));
-    b.copy(const_cast<Tensor&>(*this), src);
+    backend::Backend& b = device().is_cpu() ? backend::of(src) : backend::of(self);
+    b.copy(self, src);
   }
-  bump_version(const_cast<Tensor&>(*this));
-  if (fn) finish_inplace(const_cast<Tensor&>(*this), fn);
-  return const_cast<Tensor&>(*this);
+  bump_version(self);
+  if (fn) finish_inplace(self, fn);
+  return self;
 }
 
 Tensor Tensor::index(ArrayRef<indexing::TensorIndex> idx) const {
@@ -170,7 +172,7 @@ Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, con
   GRADLAB_CHECK(region.unsafeGetTensorImpl()->storage == impl()->storage,
                 "index_put_ with tensor indices is not supported by gradlab yet");
   region.copy_(v);
-  return const_cast<Tensor&>(*this);
+  return const_cast<Tensor&>(*this);  // const in-place method, as in LibTorch
 }
 Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar v) const {
   Tensor region = index(idx);

@@ -243,9 +243,10 @@ Tensor& Tensor::squeeze_(int64_t d) const {
     impl()->sizes.erase(static_cast<size_t>(d));
     impl()->strides.erase(static_cast<size_t>(d));
   }
-  bump_version(const_cast<Tensor&>(*this));
-  if (fn) autograd::impl::rebase_history(const_cast<Tensor&>(*this), fn);
-  return const_cast<Tensor&>(*this);
+  Tensor& self = const_cast<Tensor&>(*this);
+  bump_version(self);
+  if (fn) autograd::impl::rebase_history(self, fn);
+  return self;
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
