@@ -141,25 +141,24 @@ const char* base_name(const char* path) {
 }
 }  // namespace
 
-void WarningHandler::process(const Warning& w) {
+void WarningHandler::process(const SourceLocation& loc, const std::string& msg, bool) {
   // LibTorch's own one-line form: "[W file:line] Warning: text (function f)".
-  const auto& loc = w.source_location();
   std::fprintf(stderr, "[W %s:%d] Warning: %s (function %s)\n", base_name(loc.file), loc.line,
-               w.msg().c_str(), loc.function);
+               msg.c_str(), loc.function);
 }
 WarningHandler* get_warning_handler() { return t_handler ? t_handler : &g_default_handler; }
 void set_warning_handler(WarningHandler* h) { t_handler = h; }
 void warn(SourceLocation loc, const std::string& m, bool verbatim) {
-  get_warning_handler()->process(Warning(loc, m, verbatim));
+  get_warning_handler()->process(loc, m, verbatim);
 }
 
 WarningCollector::WarningCollector(bool forward) : prev_(get_warning_handler()), forward_(forward) {
   set_warning_handler(this);
 }
 WarningCollector::~WarningCollector() { set_warning_handler(prev_ == &g_default_handler ? nullptr : prev_); }
-void WarningCollector::process(const Warning& w) {
-  warnings_.push_back(w);
-  if (forward_) prev_->process(w);
+void WarningCollector::process(const SourceLocation& loc, const std::string& msg, bool verbatim) {
+  warnings_.emplace_back(loc, msg, verbatim);
+  if (forward_) prev_->process(loc, msg, verbatim);
 }
 
 }  // namespace gradlab

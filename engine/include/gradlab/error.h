@@ -71,11 +71,13 @@ class Warning {
   bool verbatim_;
 };
 
+// LibTorch 1.13's handler interface (c10::WarningHandler): a handler written
+// for LibTorch compiles unchanged against the engine.
 class WarningHandler {
  public:
   virtual ~WarningHandler() = default;
   // The default prints LibTorch's one-line form to stderr.
-  virtual void process(const Warning& w);
+  virtual void process(const SourceLocation& loc, const std::string& msg, bool verbatim);
 };
 
 WarningHandler* get_warning_handler();
@@ -88,7 +90,7 @@ class WarningCollector : public WarningHandler {
  public:
   explicit WarningCollector(bool forward = false);
   ~WarningCollector() override;
-  void process(const Warning& w) override;
+  void process(const SourceLocation& loc, const std::string& msg, bool verbatim) override;
   const std::vector<Warning>& warnings() const { return warnings_; }
 
  private:

@@ -18,7 +18,7 @@ using gradlab::IntArrayRef;
 using gradlab::Scalar;
 using gradlab::ScalarType;
 using gradlab::TensorOptions;
-using gradlab::Warning;
+using gradlab::SourceLocation;
 using gradlab::WarningHandler;
 using InferenceMode = gradlab::autograd::InferenceMode;
 template <class T>
@@ -32,12 +32,18 @@ std::string str(const Args&... args) {
   (os << ... << args);
   return os.str();
 }
-namespace WarningUtils {}
-struct WarningHandlerGuard {
-  explicit WarningHandlerGuard(WarningHandler* h) : prev_(gradlab::get_warning_handler()) { gradlab::set_warning_handler(h); }
-  ~WarningHandlerGuard() { gradlab::set_warning_handler(prev_); }
+// In LibTorch 1.13, c10::Warning is a namespace holding the handler functions.
+namespace Warning {
+using gradlab::get_warning_handler;
+using gradlab::set_warning_handler;
+class WarningHandlerGuard {
   WarningHandler* prev_;
+
+ public:
+  WarningHandlerGuard(WarningHandler* h) : prev_(gradlab::get_warning_handler()) { gradlab::set_warning_handler(h); }
+  ~WarningHandlerGuard() { gradlab::set_warning_handler(prev_); }
 };
+}  // namespace Warning
 }  // namespace c10
 
 namespace at {

@@ -1,0 +1,356 @@
+// The harness: the part of the grader that runs inside the student's process.
+// It calls the exercise function, then writes what the grader needs as one
+// JSON document to a pipe the grader opened: the named tensors' state, the
+// backward graph of each, the notebook's records, the warnings raised, and
+// the outcome of each probe the rubric asked for. It uses only the torch:: API
+// (and nlohmann/json), so it builds against gradlab's engine and LibTorch alike.
+#include <gradlab/lab.h>
+#include <torch/csrc/autograd/functions/accumulate_grad.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+using json = nlohmann::ordered_json;
+
+namespace lab {
+
+struct Lab::State {
+  std::vector<std::pair<std::string, torch::Tensor>> named;
+  std::map<std::string, std::function<torch::Tensor(const torch::Tensor&)>> functions;
+  json records = json::array();
+  json warnings = json::array();
+  std::string phase = "exercise";  // who raised a warning: the exercise or a probe
+};
+
+namespace {
+
+// Values beyond this many elements are not sent; exercises use small tensors.
+constexpr int64_t kMaxValues = 4096;
+
+// JSON has no NaN or infinity; they travel as strings.
+json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+json values_of(const torch::Tensor& t) {
+  json out = json::array();
+  torch::Tensor c = t.detach().to(torch::kDouble).contiguous();
+  const double* p = c.data_ptr<double>();
+  const int64_t n = std::min<int64_t>(c.numel(), kMaxValues);
+  for (int64_t i = 0; i < n; ++i) out.push_back(number(p[i]));
+  return out;
+}
+
+std::string error_text(const std::exception& e) {
+  if (auto* ce = dynamic_cast<const c10::Error*>(&e)) return ce->what_without_backtrace();
+  return e.what();
+}
+
+json describe(const torch::Tensor& t) {
+  json j;
+  j["defined"] = t.defined();
+  if (!t.defined()) return j;
+  j["shape"] = t.sizes().vec();
+  j["dtype"] = c10::str(t.scalar_type());
+  j["device"] = c10::str(t.device());
+  j["requires_grad"] = t.requires_grad();
+  j["is_leaf"] = t.is_leaf();
+  j["retains_grad"] = t.retains_grad();
+  j["grad_fn"] = t.grad_fn() ? json(t.grad_fn()->name()) : json(nullptr);
+  j["version"] = t._version();
+  j["values"] = values_of(t);
+  if (t.numel() > kMaxValues) j["values_truncated"] = true;
+  // PyTorch keeps .grad only on leaves and on tensors that retain it; reading
+  // it elsewhere warns, and the warning would be blamed on the student.
+  if (t.is_leaf() || t.retains_grad()) {
+    const torch::Tensor& g = t.grad();
+    if (g.defined()) {
+      j["grad"] = {{"shape", g.sizes().vec()}, {"values", values_of(g)}};
+    } else {
+      j["grad"] = nullptr;
+    }
+  } else {
+    j["grad"] = nullptr;
+  }
+  return j;
+}
+
+// The backward graph below `root`, breadth first along next_edges in order,
+// so the same graph always gets the same node ids. Nodes that are a named
+// tensor's grad_fn, or the AccumulateGrad of a named leaf, carry the name.
+json graph_of(const torch::Tensor& root, const std::vector<std::pair<std::string, torch::Tensor>>& named) {
+  using torch::autograd::Node;
+  std::unordered_map<const Node*, size_t> id;
+  std::vector<std::shared_ptr<Node>> order;
+  auto visit = [&](const std::shared_ptr<Node>& n) {
+    if (!n || id.count(n.get())) return;
+    id.emplace(n.get(), order.size());
+    order.push_back(n);
+  };
+  visit(root.grad_fn());
+  for (size_t i = 0; i < order.size(); ++i)
+    for (const auto& e : order[i]->next_edges()) visit(e.function);
+
+  json nodes = json::array();
+  for (const auto& n : order) {
+    json node;
+    node["id"] = "n" + std::to_string(id[n.get()]);
+    node["name"] = n->name();
+    json tensors = json::array();
+    if (auto* acc = dynamic_cast<torch::autograd::AccumulateGrad*>(n.get())) {
+      for (const auto& [name, t] : named)
+        if (t.defined() && acc->variable.is_same(t)) tensors.push_back(name);
+    } else {
+      for (const auto& [name, t] : named)
+        if (t.defined() && t.grad_fn().get() == n.get()) tensors.push_back(name);
+    }
+    node["tensors"] = tensors;
+    json next = json::array();
+    for (const auto& e : n->next_edges()) {
+      if (e.function)
+        next.push_back({"n" + std::to_string(id[e.function.get()]), e.input_nr});
+      else
+        next.push_back({nullptr, e.input_nr});
+    }
+    node["next"] = next;
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+class Collector : public c10::WarningHandler {
+ public:
+  explicit Collector(Lab::State* s) : s_(s) {}
+  void process(const c10::SourceLocation&, const std::string& msg, bool) override {
+    s_->warnings.push_back({{"message", msg}, {"during", s_->phase}});
+  }
+
+ private:
+  Lab::State* s_;
+};
+
+const torch::Tensor* find(const Lab::State& s, const std::string& name) {
+  for (const auto& [n, t] : s.named)
+    if (n == name) return &t;
+  return nullptr;
+}
+
+// Numerical against analytical Jacobian of f at a seeded double input, as
+// torch.autograd.gradcheck does it: central differences, one column per input
+// element; backward once per output element.
+json gradcheck(const std::function<torch::Tensor(const torch::Tensor&)>& f, const json& p) {
+  std::vector<int64_t> shape = p.value("shape", std::vector<int64_t>{3});
+  const double eps = p.value("eps", 1e-6), atol = p.value("atol", 1e-5), rtol = p.value("rtol", 1e-3);
+  torch::manual_seed(p.value("seed", 0));
+  torch::Tensor x = torch::randn(shape, torch::dtype(torch::kDouble)).requires_grad_(true);
+  torch::Tensor y = f(x);
+  if (!y.defined()) return {{"ok", false}, {"error", "the function returned an undefined tensor"}};
+  if (y.scalar_type() != torch::kDouble)
+    return {{"ok", false}, {"error", "the function turned a double input into " + c10::str(y.scalar_type())}};
+  const int64_t nx = x.numel(), ny = y.numel();
+  std::vector<double> analytic(static_cast<size_t>(nx * ny), 0.0), numeric(analytic.size(), 0.0);
+  for (int64_t j = 0; j < ny; ++j) {
+    torch::Tensor gy = torch::zeros({ny}, torch::dtype(torch::kDouble));
+    gy.data_ptr<double>()[j] = 1.0;
+    auto g = torch::autograd::grad({y}, {x}, {gy.reshape(y.sizes())}, /*retain_graph=*/true,
+                                   /*create_graph=*/false, /*allow_unused=*/true);
+    if (!g[0].defined()) continue;
+    torch::Tensor gc = g[0].to(torch::kDouble).contiguous();
+    for (int64_t i = 0; i < nx; ++i) analytic[static_cast<size_t>(i * ny + j)] = gc.data_ptr<double>()[i];
+  }
+  {
+    torch::NoGradGuard no_grad;
+    torch::Tensor xv = x.detach().clone();
+    double* xp = xv.data_ptr<double>();
+    for (int64_t i = 0; i < nx; ++i) {
+      const double keep = xp[i];
+      xp[i] = keep + eps;
+      torch::Tensor hi = f(xv).to(torch::kDouble).contiguous();
+      xp[i] = keep - eps;
+      torch::Tensor lo = f(xv).to(torch::kDouble).contiguous();
+      xp[i] = keep;
+      for (int64_t j = 0; j < ny; ++j)
+        numeric[static_cast<size_t>(i * ny + j)] = (hi.data_ptr<double>()[j] - lo.data_ptr<double>()[j]) / (2 * eps);
+    }
+  }
+  double worst = 0;
+  bool ok = true;
+  for (size_t k = 0; k < analytic.size(); ++k) {
+    const double d = std::abs(analytic[k] - numeric[k]);
+    worst = std::max(worst, d);
+    if (!(d <= atol + rtol * std::abs(numeric[k]))) ok = false;
+  }
+  return {{"ok", ok}, {"max_abs_error", number(worst)}, {"inputs", nx}, {"outputs", ny}};
+}
+
+json run_probe(Lab::State& s, const json& p) {
+  const std::string kind = p.at("kind");
+  auto need = [&](const char* key) -> const torch::Tensor& {
+    const std::string name = p.at(key);
+    const torch::Tensor* t = find(s, name);
+    if (!t) throw std::runtime_error("the exercise did not name a tensor \"" + name + "\"");
+    return *t;
+  };
+  if (kind == "backward") {
+    need("tensor").backward({}, p.value("retain_graph", false));
+    return {{"ok", true}};
+  }
+  if (kind == "inplace") {
+    // Changes a named tensor in place (outside autograd when no_grad is set),
+    // which bumps its version, as a student's stray `x += 1` would.
+    std::unique_ptr<torch::NoGradGuard> guard;
+    if (p.value("no_grad", true)) guard = std::make_unique<torch::NoGradGuard>();
+    need("tensor").add_(p.value("value", 1.0));
+    return {{"ok", true}};
+  }
+  if (kind == "gradcheck") {
+    const std::string name = p.at("function");
+    auto it = s.functions.find(name);
+    if (it == s.functions.end()) throw std::runtime_error("the exercise did not register a function \"" + name + "\"");
+    return gradcheck(it->second, p);
+  }
+  throw std::runtime_error("unknown probe kind \"" + kind + "\"");
+}
+
+bool write_all(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t w = ::write(fd, s.data() + done, s.size() - done);
+    if (w <= 0) return false;
+    done += static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+void Lab::name(const std::string& name, const torch::Tensor& t) {
+  for (auto& [n, v] : s_->named)
+    if (n == name) {
+      v = t;
+      return;
+    }
+  s_->named.emplace_back(name, t);
+}
+
+void Lab::snapshot(const std::string& label, const torch::Tensor& t) {
+  s_->records.push_back({{"kind", "snapshot"}, {"label", label}, {"tensor", describe(t)}});
+}
+
+void Lab::value(const std::string& label, double v) {
+  s_->records.push_back({{"kind", "value"}, {"label", label}, {"value", number(v)}});
+}
+
+void Lab::error(const std::string& label, const std::exception& e) {
+  s_->records.push_back({{"kind", "error"}, {"label", label}, {"message", error_text(e)}});
+}
+
+void Lab::no_error(const std::string& label) {
+  s_->records.push_back({{"kind", "no_error"}, {"label", label}});
+}
+
+void Lab::function(const std::string& name, std::function<torch::Tensor(const torch::Tensor&)> f) {
+  s_->functions[name] = std::move(f);
+}
+
+// argv: <channel fd> <nonce> <request JSON>. The arguments are wiped before the
+// exercise runs, so the student's code does not find the channel through them.
+int harness_main(int argc, char** argv, void (*exercise)(Lab&)) {
+  if (argc < 4) {
+    std::cerr << "this program is run by the gradlab grader (grade exerciseN), not by hand\n";
+    return 64;
+  }
+  const int fd = std::atoi(argv[1]);
+  const std::string nonce = argv[2];
+  json request;
+  try {
+    request = json::parse(argv[3]);
+  } catch (const std::exception& e) {
+    std::cerr << "gradlab harness: bad request: " << e.what() << "\n";
+    return 70;
+  }
+  for (int i = 1; i < argc; ++i) std::memset(argv[i], 0, std::strlen(argv[i]));
+
+  Lab::State state;
+  Lab lab(&state);
+  Collector collector(&state);
+  c10::Warning::WarningHandlerGuard guard(&collector);
+
+  json out;
+  out["nonce"] = nonce;
+  try {
+    exercise(lab);
+    out["status"] = "ok";
+  } catch (const std::bad_alloc&) {
+    out["status"] = "out_of_memory";
+    out["message"] = "the exercise ran out of memory (std::bad_alloc)";
+  } catch (const std::exception& e) {
+    out["status"] = "exception";
+    out["message"] = error_text(e);
+  } catch (...) {
+    out["status"] = "exception";
+    out["message"] = "the exercise threw something that is not a std::exception";
+  }
+  std::cout.flush();
+
+  try {
+    json tensors = json::object(), graphs = json::object();
+    for (const auto& [name, t] : state.named) {
+      tensors[name] = describe(t);
+      if (t.defined() && t.grad_fn()) graphs[name] = graph_of(t, state.named);
+    }
+    out["tensors"] = tensors;
+    out["graphs"] = graphs;
+    out["records"] = state.records;
+
+    // Probes change live state (a backward accumulates), so they run after
+    // everything above was read, in the order the rubric lists them.
+    json probes = json::object();
+    if (out["status"] == "ok") {
+      for (const auto& p : request.value("probes", json::array())) {
+        const std::string id = p.at("id");
+        state.phase = "probe:" + id;
+        json r;
+        try {
+          r = run_probe(state, p);
+        } catch (const std::exception& e) {
+          r = {{"ok", false}, {"error", error_text(e)}};
+        }
+        for (const auto& name : p.value("after", std::vector<std::string>{})) {
+          const torch::Tensor* t = find(state, name);
+          r["after"][name] = t ? describe(*t) : json(nullptr);
+        }
+        probes[id] = r;
+      }
+    }
+    out["probes"] = probes;
+  } catch (const std::exception& e) {
+    out["status"] = "exception";
+    out["message"] = "while reading the exercise's tensors: " + error_text(e);
+  }
+  out["warnings"] = state.warnings;
+  // Under bubblewrap the grader cannot see this process's usage (bubblewrap
+  // does not wait for it), so the program reports its own, for the report.
+  struct rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  out["usage"] = {{"cpu_seconds", double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                                      1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec)},
+                  {"peak_memory_kb", ru.ru_maxrss}};
+  std::cout.flush();
+  return write_all(fd, out.dump()) ? 0 : 70;
+}
+
+}  // namespace lab

@@ -1,0 +1,80 @@
+// The one header a gradlab exercise includes. It brings in LibTorch's C++ API
+// (<torch/torch.h>) and lab::Lab, the notebook the exercise function writes
+// its answer into: the tensors it names, snapshots taken along the way, and
+// the errors it caught. The grader reads the notebook after the function
+// returns; the function itself does no I/O and has no main().
+//
+//   #include <gradlab/lab.h>
+//   void exercise3(lab::Lab& lab) {
+//     auto x = torch::tensor(-2.0, torch::requires_grad());
+//     ...
+//     lab.name("x", x);                       // the grader looks at x by this name
+//     lab.snapshot("x.grad after step 1", x.grad());
+//     lab.attempt("second backward", [&] { f.backward(); });
+//   }
+//
+// Everything here is written against the torch:: API only, so a student file
+// builds unchanged against gradlab's engine or against LibTorch.
+#ifndef GRADLAB_LAB_H
+#define GRADLAB_LAB_H
+// (An include guard, not #pragma once: this header is also precompiled.)
+#include <torch/torch.h>
+
+#include <exception>
+#include <functional>
+#include <string>
+
+namespace lab {
+
+class Lab {
+ public:
+  // Names a tensor for the grader, like torchviz's params map. The grader
+  // reads its state when the exercise function returns, and draws the
+  // backward graph of every named tensor that has a grad_fn. Naming the same
+  // name again replaces the earlier tensor.
+  void name(const std::string& name, const torch::Tensor& t);
+
+  // Records a tensor's state (values, grad, flags, version) as it is now,
+  // under a label. Snapshots are kept in the order they were taken, so a
+  // gradient can be recorded once per iteration. An undefined tensor (say,
+  // x.grad() before any backward) is recorded as undefined.
+  void snapshot(const std::string& label, const torch::Tensor& t);
+
+  // Records a plain number (a loss, a count) under a label, in order.
+  void value(const std::string& label, double v);
+
+  // Runs `body` and records what happened under `label`: the error's text
+  // when it throws, or that it finished without an error.
+  template <class F>
+  void attempt(const std::string& label, F&& body) {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      error(label, e);
+      return;
+    }
+    no_error(label);
+  }
+
+  // Records an error the exercise caught itself.
+  void error(const std::string& label, const std::exception& e);
+  void no_error(const std::string& label);
+
+  // Makes a function of one tensor available to the grader, which may check
+  // its gradient numerically (gradcheck) on inputs of its own choosing.
+  void function(const std::string& name, std::function<torch::Tensor(const torch::Tensor&)> f);
+
+  struct State;
+  explicit Lab(State* s) : s_(s) {}
+
+ private:
+  State* s_;
+};
+
+// The harness's entry point; the grader links a two-line main that calls it
+// with the exercise's function.
+int harness_main(int argc, char** argv, void (*exercise)(Lab&));
+
+}  // namespace lab
+
+#endif  // GRADLAB_LAB_H

@@ -1,0 +1,271 @@
+#include "build.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "config.h"
+#include "sha256.h"
+
+namespace grader {
+namespace fs = std::filesystem;
+namespace {
+
+// The compiler gets generous limits, but limits: a template bomb or an
+// #include of /dev/zero must end as a compile error, not hang the grader.
+constexpr int kCompileCpuSeconds = 60;
+constexpr double kCompileWallSeconds = 90;
+constexpr rlim_t kCompileMemory = rlim_t(4) << 30;
+constexpr size_t kMaxDiagnostics = 64 << 10;
+
+struct ToolResult {
+  int status = -1;
+  std::string output;
+  bool killed = false;
+};
+
+ToolResult run_tool(std::vector<std::string> args) {
+  ToolResult r;
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    r.output = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return r;
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    struct rlimit cpu{kCompileCpuSeconds, kCompileCpuSeconds + 1}, mem{kCompileMemory, kCompileMemory};
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_AS, &mem);
+    execvp(argv[0], argv.data());
+    const char msg[] = "gradlab: cannot run the compiler\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(127);
+  }
+  close(p[1]);
+  if (pid < 0) {
+    close(p[0]);
+    r.output = std::string("cannot fork: ") + std::strerror(errno);
+    return r;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCompileWallSeconds);
+  char buf[8192];
+  for (;;) {
+    pollfd pf{p[0], POLLIN, 0};
+    int ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
+    if (ms <= 0) {
+      kill(-pid, SIGKILL);
+      r.killed = true;
+      break;
+    }
+    int n = poll(&pf, 1, ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) continue;
+    ssize_t got = read(p[0], buf, sizeof buf);
+    if (got <= 0) break;
+    if (r.output.size() < kMaxDiagnostics) r.output.append(buf, static_cast<size_t>(got));
+  }
+  close(p[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) {
+    r.killed = true;
+    r.status = 128 + WTERMSIG(status);
+  } else {
+    r.status = WEXITSTATUS(status);
+  }
+  if (r.output.size() >= kMaxDiagnostics) r.output += "\n[… diagnostics truncated by gradlab …]\n";
+  return r;
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> v;
+  for (std::string w; in >> w;) v.push_back(w);
+  return v;
+}
+
+std::string stat_key(const char* path) {
+  struct stat st{};
+  if (stat(path, &st) != 0) return std::string(path) + ":missing;";
+  return std::string(path) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ";";
+}
+
+// What the compiled program depends on besides the student's file.
+const std::string& toolchain_key() {
+  static const std::string key = [] {
+    std::string k = std::string(GRADLAB_VERSION) + ";" + GRADLAB_CXX + ";" + GRADLAB_STUDENT_FLAGS + ";" +
+                    GRADLAB_LINK_LIBS + ";";
+    k += stat_key(GRADLAB_ENGINE_LIB) + stat_key(GRADLAB_HARNESS_LIB) + stat_key(GRADLAB_PCH_DIR "/gradlab/lab.h.gch") +
+         stat_key(GRADLAB_LAB_INCLUDE "/gradlab/lab.h");
+    return sha256_hex(k);
+  }();
+  return key;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool write_file(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+  return static_cast<bool>(out);
+}
+
+std::vector<std::string> compile_flags() {
+  std::vector<std::string> f = split_words(GRADLAB_STUDENT_FLAGS);
+  // The precompiled header directory comes first so <gradlab/lab.h> finds
+  // lab.h.gch; -isystem keeps warnings from our headers out of the student's
+  // diagnostics.
+  for (const char* d : {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE}) {
+    f.push_back("-isystem");
+    f.push_back(d);
+  }
+  f.push_back("-fdiagnostics-color=never");
+  return f;
+}
+
+// A link error a student can make, said in the exercise's words.
+std::string link_hint(const std::string& out, const std::string& function) {
+  // ld.bfd quotes names `like this', gold 'like this'.
+  for (const char* q : {"`", "'"}) {
+    if (out.find(std::string("undefined reference to ") + q + function + "(") != std::string::npos)
+      return "gradlab: the file must define the exercise function `void " + function +
+             "(lab::Lab& lab)` (check its name and its parameter).\n";
+    if (out.find(std::string("multiple definition of ") + q + "main'") != std::string::npos)
+      return "gradlab: remove main(): the grader provides its own and calls " + function + "(lab).\n";
+  }
+  return "";
+}
+
+// The two-line main for an exercise function, compiled once per function.
+std::string entry_object(const fs::path& cache, const std::string& function, std::string& error) {
+  const fs::path obj = cache / "entry" / (function + "-" + toolchain_key().substr(0, 16) + ".o");
+  std::error_code ec;
+  if (fs::exists(obj, ec)) return obj.string();
+  fs::create_directories(obj.parent_path(), ec);
+  const fs::path src = obj.string() + ".cpp";
+  const fs::path tmp = obj.string() + "." + std::to_string(getpid()) + ".tmp.o";
+  write_file(src, "namespace lab { class Lab; int harness_main(int, char**, void (*)(Lab&)); }\n"
+                  "void " + function + "(lab::Lab&);\n"
+                  "int main(int argc, char** argv) { return lab::harness_main(argc, argv, &" + function + "); }\n");
+  std::vector<std::string> cmd = {GRADLAB_CXX};
+  for (auto& f : compile_flags()) cmd.push_back(f);
+  cmd.insert(cmd.end(), {"-c", src.string(), "-o", tmp.string()});
+  ToolResult r = run_tool(cmd);
+  if (r.status != 0) {
+    error = "cannot compile the grader's entry point for " + function + ":\n" + r.output;
+    return "";
+  }
+  fs::rename(tmp, obj, ec);
+  return obj.string();
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* c = std::getenv("GRADLAB_CACHE"); c && *c) return c;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/gradlab";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/gradlab";
+  return (fs::temp_directory_path() / "gradlab-cache").string();
+}
+
+std::string compiler_id() { return GRADLAB_CXX_ID; }
+
+BuildOutcome build_program(const BuildRequest& req) {
+  BuildOutcome b;
+  const auto start = std::chrono::steady_clock::now();
+  auto finish = [&] {
+    b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return b;
+  };
+  std::error_code ec;
+  const std::string source = read_file(req.source);
+  const std::string key =
+      sha256_hex(toolchain_key() + "\n" + req.function + "\n" + req.source + "\n" + source);
+  const fs::path cache = req.cache_dir;
+  const fs::path dir = cache / "build" / key.substr(0, 2) / key.substr(2);
+  if (fs::exists(dir / "status", ec)) {
+    b.cached = true;
+    b.ok = read_file(dir / "status") == "ok";
+    b.diagnostics = read_file(dir / "diagnostics.txt");
+    b.program = (dir / "program").string();
+    if (!b.ok || fs::exists(b.program, ec)) return finish();
+    b.cached = false;  // a damaged entry: build it again
+  }
+
+  fs::create_directories(cache / "build", ec);
+  if (ec) {
+    b.failure = "cannot create the compile cache " + (cache / "build").string() + ": " + ec.message();
+    return finish();
+  }
+  std::string entry_error;
+  const std::string entry = entry_object(cache, req.function, entry_error);
+  if (entry.empty()) {
+    b.failure = entry_error;
+    return finish();
+  }
+
+  // Built in a private folder, then renamed into place: two graders never
+  // see each other's half-written files.
+  std::string tmpl = (cache / "build" / "tmp-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    b.failure = "cannot write to the compile cache " + cache.string() + ": " + std::strerror(errno);
+    return finish();
+  }
+  const fs::path tmp = tmpl;
+  std::vector<std::string> cmd = {GRADLAB_CXX};
+  for (auto& f : compile_flags()) cmd.push_back(f);
+  cmd.push_back(req.source);
+  cmd.push_back(entry);
+  cmd.push_back(GRADLAB_HARNESS_LIB);
+  cmd.push_back(GRADLAB_ENGINE_LIB);
+  for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+  for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
+  cmd.push_back("-o");
+  cmd.push_back((tmp / "program").string());
+  ToolResult r = run_tool(cmd);
+  b.ok = r.status == 0 && !r.killed;
+  b.diagnostics = r.output;
+  if (r.killed)
+    b.diagnostics += "gradlab: the compiler was stopped after " + std::to_string(kCompileCpuSeconds) +
+                     " s of CPU time or 4 GiB of memory; simplify the code.\n";
+  if (!b.ok) b.diagnostics += link_hint(r.output, req.function);
+  if (r.killed) {  // a verdict about this machine's load as much as the code: not cached
+    fs::remove_all(tmp, ec);
+    return finish();
+  }
+  write_file(tmp / "diagnostics.txt", b.diagnostics);
+  write_file(tmp / "status", b.ok ? "ok" : "failed");
+  fs::create_directories(dir.parent_path(), ec);
+  fs::rename(tmp, dir, ec);
+  if (ec) fs::remove_all(tmp, ec);  // another grader finished first; its copy is as good
+  b.program = (dir / "program").string();
+  return finish();
+}
+
+}  // namespace grader

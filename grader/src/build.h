@@ -1,0 +1,35 @@
+// Compiles an exercise file into a program that runs the harness: the
+// student's file, a two-line main for the exercise's function, the harness and
+// the engine. Results are cached by content (the file's bytes, the function,
+// the toolchain and the libraries), so grading an unchanged file again skips
+// the compiler; compile errors are cached too.
+#pragma once
+#include <string>
+
+namespace grader {
+
+struct BuildRequest {
+  std::string source;        // path to compile, as the compiler should print it
+  std::string function;      // the exercise function, e.g. exercise3
+  std::string cache_dir;     // root of the compile cache
+};
+
+struct BuildOutcome {
+  bool ok = false;
+  bool cached = false;
+  std::string program;      // the executable, when ok
+  std::string diagnostics;  // compiler and linker output, plus our hint for common link errors
+  double seconds = 0;
+  std::string failure;      // the grader could not even try (cache not writable, compiler missing)
+};
+
+BuildOutcome build_program(const BuildRequest& req);
+
+// The compile cache's location: $GRADLAB_CACHE, else $XDG_CACHE_HOME/gradlab,
+// else ~/.cache/gradlab.
+std::string default_cache_dir();
+
+// "GNU 12.2.0", for reports.
+std::string compiler_id();
+
+}  // namespace grader

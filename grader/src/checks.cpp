@@ -1,0 +1,466 @@
+#include "checks.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace grader {
+namespace {
+
+// A check that cannot be evaluated because the reference lacks what it
+// compares against is the rubric's fault, not the student's.
+[[noreturn]] void rubric_bug(const Check& c, const std::string& what) {
+  throw std::logic_error("check \"" + c.id + "\": " + what);
+}
+
+double as_double(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string s = v;
+    if (s == "nan") return NAN;
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+  }
+  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  return NAN;
+}
+
+std::string format_number(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  const double d = as_double(v);
+  if (d == std::floor(d) && std::abs(d) < 1e15) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", d);
+    return buf;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", d);
+  return buf;
+}
+
+// A literal from a rubric ("expected": 3 or [[1, 2], [3, 4]]) as values + shape.
+void flatten_literal(const json& lit, json& values, json& shape) {
+  values = json::array();
+  shape = json::array();
+  if (!lit.is_array()) {
+    values.push_back(lit);
+    return;
+  }
+  std::function<void(const json&, size_t)> walk = [&](const json& a, size_t depth) {
+    if (a.is_array()) {
+      if (shape.size() == depth) shape.push_back(a.size());
+      for (const auto& e : a) walk(e, depth + 1);
+    } else {
+      values.push_back(a);
+    }
+  };
+  walk(lit, 0);
+}
+
+const json* named(const json& snap, const std::string& name) {
+  if (!snap.contains("tensors") || !snap["tensors"].contains(name)) return nullptr;
+  return &snap["tensors"][name];
+}
+
+std::string missing_name(const std::string& name) {
+  return "the exercise did not name a tensor \"" + name + "\" (lab.name(\"" + name + "\", " + name + "))";
+}
+
+std::string yes_no(const json& b) { return b.is_boolean() ? (b.get<bool>() ? "true" : "false") : b.dump(); }
+
+const json* record(const json& snap, const std::string& label) {
+  if (!snap.contains("records")) return nullptr;
+  for (const auto& r : snap["records"])
+    if (r.value("label", "") == label) return &r;
+  return nullptr;
+}
+
+std::string record_text(const json* r) {
+  if (!r) return "nothing recorded";
+  const std::string kind = r->value("kind", "");
+  if (kind == "error") return "error: " + r->value("message", "");
+  if (kind == "no_error") return "no error";
+  if (kind == "value") return format_number((*r)["value"]);
+  const json& t = (*r)["tensor"];
+  if (!t.value("defined", false)) return "undefined";
+  return format_values(t["values"], t["shape"]);
+}
+
+// The first line of an error message: what a student recognises, without
+// the hint paragraphs PyTorch appends.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+struct Outcome {
+  bool pass = false;
+  json expected, found;
+  std::string message;
+};
+
+Outcome tensor_values(const json& found_values, const json& found_shape, const json& exp_values,
+                      const json& exp_shape, const Tolerance& tol) {
+  Outcome o;
+  o.expected = format_values(exp_values, exp_shape);
+  o.found = format_values(found_values, found_shape);
+  if (found_shape != exp_shape) {
+    o.message = "the shape is " + found_shape.dump() + ", expected " + exp_shape.dump();
+    return o;
+  }
+  o.pass = close(found_values, exp_values, tol);
+  if (!o.pass) o.message = "the values differ beyond rtol " + format_number(tol.rtol) + ", atol " + format_number(tol.atol);
+  return o;
+}
+
+Outcome check_value(const Check& c, const json& t, const json* ref) {
+  json ev, es;
+  if (c.spec.contains("expected")) {
+    flatten_literal(c.spec["expected"], ev, es);
+  } else {
+    if (!ref) rubric_bug(c, "the reference did not name \"" + c.spec["tensor"].get<std::string>() + "\"");
+    ev = (*ref)["values"], es = (*ref)["shape"];
+  }
+  if (!t.value("defined", false)) return {false, format_values(ev, es), "undefined", "the tensor is undefined"};
+  return tensor_values(t["values"], t["shape"], ev, es, c.tol);
+}
+
+Outcome check_grad(const Check& c, const std::string& name, const json& t, const json* ref) {
+  json expected_grad;  // null: must be undefined
+  if (c.spec.contains("expected")) {
+    if (!c.spec["expected"].is_null()) {
+      json ev, es;
+      flatten_literal(c.spec["expected"], ev, es);
+      expected_grad = {{"shape", es}, {"values", ev}};
+    }
+  } else {
+    if (!ref) rubric_bug(c, "the reference did not name \"" + name + "\"");
+    expected_grad = (*ref)["grad"];
+  }
+  const json& g = t.contains("grad") ? t["grad"] : json();
+  if (expected_grad.is_null()) {
+    if (g.is_null()) return {true, "undefined", "undefined", ""};
+    return {false, "undefined", format_values(g["values"], g["shape"]),
+            name + ".grad() should be undefined, but it holds a gradient"};
+  }
+  if (g.is_null()) {
+    std::string why = name + ".grad() is undefined";
+    if (t.value("defined", false) && !t.value("is_leaf", true) && !t.value("retains_grad", false))
+      why += ": " + name + " is not a leaf and does not retain its gradient";
+    else if (t.value("defined", false) && !t.value("requires_grad", false))
+      why += ": " + name + " does not require grad";
+    else
+      why += ": no backward reached it";
+    return {false, format_values(expected_grad["values"], expected_grad["shape"]), "undefined", why};
+  }
+  return tensor_values(g["values"], g["shape"], expected_grad["values"], expected_grad["shape"], c.tol);
+}
+
+Outcome check_field(const Check& c, const std::string& name, const json& t, const json* ref) {
+  json expected;
+  if (c.spec.contains("expected")) {
+    expected = c.spec["expected"];
+  } else {
+    if (!ref) rubric_bug(c, "the reference did not name \"" + name + "\"");
+    expected = (*ref)[c.kind];
+  }
+  const json& found = t.contains(c.kind) ? t[c.kind] : json();
+  Outcome o;
+  o.pass = found == expected;
+  auto show = [](const json& v) { return v.is_boolean() ? yes_no(v) : v.is_string() ? v.get<std::string>() : v.dump(); };
+  o.expected = name + "." + c.kind + " = " + show(expected);
+  o.found = name + "." + c.kind + " = " + show(found);
+  return o;
+}
+
+Outcome check_grad_fn(const Check& c, const Rubric& rubric, const std::string& name, const json& t, const json* ref) {
+  std::vector<std::string> accept;
+  if (c.spec.contains("expected")) {
+    if (!c.spec["expected"].is_null()) accept.push_back(c.spec["expected"]);
+  } else {
+    if (!ref) rubric_bug(c, "the reference did not name \"" + name + "\"");
+    if (!(*ref)["grad_fn"].is_null()) accept.push_back((*ref)["grad_fn"]);
+  }
+  for (const auto& a : c.spec.value("accept", json::array())) accept.push_back(a);
+  const json& f = t.contains("grad_fn") ? t["grad_fn"] : json();
+  Outcome o;
+  std::string want;
+  for (const auto& a : accept) want += (want.empty() ? "" : " or ") + a;
+  o.expected = accept.empty() ? "no grad_fn" : want;
+  o.found = f.is_null() ? "no grad_fn" : f.get<std::string>();
+  if (accept.empty()) {
+    o.pass = f.is_null();
+  } else if (!f.is_null()) {
+    for (const auto& a : accept) o.pass |= rubric.equivalent(f.get<std::string>(), a);
+  }
+  if (!o.pass && f.is_null())
+    o.message = name + " has no grad_fn: it is a leaf, or nothing it was computed from requires grad";
+  return o;
+}
+
+Outcome check_graph(const Check& c, const Rubric& rubric, const std::string& name, const json& student,
+                    const json& reference) {
+  if (!reference.contains("graphs") || !reference["graphs"].contains(name))
+    rubric_bug(c, "the reference has no graph for \"" + name + "\"");
+  const json& rg = reference["graphs"][name];
+  Outcome o;
+  o.expected = graph_expression(rg);
+  if (!student.contains("graphs") || !student["graphs"].contains(name)) {
+    o.found = "no graph";
+    o.message = name + " has no grad_fn, so there is no backward graph to follow from it";
+    return o;
+  }
+  const json& sg = student["graphs"][name];
+  o.found = graph_expression(sg);
+  GraphDiff d = compare_graphs(sg, rg, rubric);
+  o.pass = d.differences.empty();
+  for (size_t i = 0; i < d.differences.size() && i < 3; ++i) o.message += (i ? "; " : "") + d.differences[i];
+  if (d.differences.size() > 3) o.message += "; and " + std::to_string(d.differences.size() - 3) + " more";
+  return o;
+}
+
+Outcome check_snapshots(const Check& c, const json& student, const json& reference) {
+  std::set<std::string> labels;
+  for (const auto& l : c.spec["labels"]) labels.insert(l.get<std::string>());
+  auto pick = [&](const json& snap) {
+    std::vector<const json*> out;
+    if (snap.contains("records"))
+      for (const auto& r : snap["records"])
+        if (labels.count(r.value("label", ""))) out.push_back(&r);
+    return out;
+  };
+  auto s = pick(student), r = pick(reference);
+  if (r.empty()) rubric_bug(c, "the reference recorded none of the labels");
+  Outcome o;
+  o.expected = json::array();
+  o.found = json::array();
+  for (const json* x : r) o.expected.push_back(x->value("label", "") + ": " + record_text(x));
+  for (const json* x : s) o.found.push_back(x->value("label", "") + ": " + record_text(x));
+  if (s.size() != r.size()) {
+    o.message = std::to_string(s.size()) + " of these snapshots were recorded, expected " + std::to_string(r.size());
+    return o;
+  }
+  o.pass = true;
+  for (size_t i = 0; i < s.size() && o.pass; ++i) {
+    const json& a = *s[i];
+    const json& b = *r[i];
+    if (a.value("label", "") != b.value("label", "")) {
+      o.pass = false;
+      o.message = "snapshot " + std::to_string(i + 1) + " is \"" + a.value("label", "") + "\", expected \"" +
+                  b.value("label", "") + "\"";
+    } else if (a.value("kind", "") != b.value("kind", "")) {
+      o.pass = false;
+      o.message = "\"" + a.value("label", "") + "\" recorded a " + a.value("kind", "") + ", expected a " + b.value("kind", "");
+    } else if (a["kind"] == "value") {
+      o.pass = close(json::array({a["value"]}), json::array({b["value"]}), c.tol);
+    } else if (a["kind"] == "snapshot") {
+      const json& ta = a["tensor"];
+      const json& tb = b["tensor"];
+      if (ta.value("defined", false) != tb.value("defined", false)) {
+        o.pass = false;
+      } else if (ta.value("defined", false)) {
+        o.pass = ta["shape"] == tb["shape"] && close(ta["values"], tb["values"], c.tol);
+      }
+    }
+    if (!o.pass && o.message.empty()) o.message = "\"" + a.value("label", "") + "\" differs";
+  }
+  return o;
+}
+
+Outcome check_error(const Check& c, const json& student, const json& reference) {
+  const std::string label = c.spec["label"];
+  std::string want;
+  if (c.spec.contains("contains")) {
+    want = c.spec["contains"];
+  } else {
+    const json* r = record(reference, label);
+    if (!r || r->value("kind", "") != "error") rubric_bug(c, "the reference recorded no error under \"" + label + "\"");
+    want = first_line(r->value("message", ""));
+  }
+  const json* s = record(student, label);
+  Outcome o;
+  o.expected = "error: " + want;
+  o.found = record_text(s);
+  if (!s) {
+    o.message = "nothing was recorded under \"" + label + "\" (lab.attempt(\"" + label + "\", ...))";
+  } else if (s->value("kind", "") != "error") {
+    o.message = "\"" + label + "\" finished without the error";
+  } else {
+    o.pass = s->value("message", "").find(want) != std::string::npos;
+    if (!o.pass) o.message = "a different error was raised";
+  }
+  return o;
+}
+
+Outcome check_no_error(const Check& c, const json& student) {
+  const std::string label = c.spec["label"];
+  const json* s = record(student, label);
+  Outcome o{false, "no error", record_text(s), ""};
+  if (!s) o.message = "nothing was recorded under \"" + label + "\" (lab.attempt(\"" + label + "\", ...))";
+  else o.pass = s->value("kind", "") == "no_error";
+  return o;
+}
+
+Outcome check_probe(const Check& c, const json& student, const json& reference) {
+  const std::string id = c.spec["probe"];
+  if (!reference.contains("probes") || !reference["probes"].contains(id))
+    rubric_bug(c, "the reference has no outcome for probe \"" + id + "\"");
+  const json& rp = reference["probes"][id];
+  const json sp = student.contains("probes") && student["probes"].contains(id) ? student["probes"][id] : json();
+  const bool want_error = c.spec["expect"] == "error";
+  std::string want = c.spec.value("contains", want_error ? first_line(rp.value("error", "")) : "");
+  Outcome o;
+  o.expected = want_error ? "error: " + want : "no error";
+  if (sp.is_null()) {
+    o.found = "the probe did not run";
+    return o;
+  }
+  o.found = sp.value("ok", false) ? "no error" : "error: " + first_line(sp.value("error", ""));
+  o.pass = want_error ? (!sp.value("ok", false) && sp.value("error", "").find(want) != std::string::npos)
+                      : sp.value("ok", false);
+  if (o.pass && c.spec.contains("grad_of")) {
+    const std::string name = c.spec["grad_of"];
+    const json& a = sp.contains("after") && sp["after"].contains(name) ? sp["after"][name] : json();
+    const json& b = rp.contains("after") && rp["after"].contains(name) ? rp["after"][name] : json();
+    if (b.is_null()) rubric_bug(c, "the reference's probe has no state for \"" + name + "\"");
+    if (a.is_null()) {
+      o.pass = false;
+      o.message = missing_name(name);
+    } else {
+      Outcome g = check_grad(c, name, a, &b);
+      o.pass = g.pass;
+      o.expected = name + ".grad() = " + g.expected.get<std::string>();
+      o.found = name + ".grad() = " + g.found.get<std::string>();
+      o.message = g.message;
+    }
+  }
+  return o;
+}
+
+Outcome check_gradcheck(const Check& c, const json& student) {
+  const std::string id = c.spec["probe"];
+  const json sp = student.contains("probes") && student["probes"].contains(id) ? student["probes"][id] : json();
+  Outcome o{false, "analytical gradient = numerical gradient", json(), ""};
+  if (sp.is_null()) {
+    o.found = "the check did not run";
+  } else if (sp.contains("error")) {
+    o.found = "error: " + first_line(sp.value("error", ""));
+  } else {
+    o.pass = sp.value("ok", false);
+    o.found = "largest difference " + format_number(sp.value("max_abs_error", json(0)));
+  }
+  return o;
+}
+
+std::string normalise_output(const std::string& s) {
+  std::istringstream in(s);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.pop_back();
+    out += line + "\n";
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+bool close(const json& found, const json& expected, const Tolerance& tol) {
+  if (!found.is_array() || !expected.is_array() || found.size() != expected.size()) return false;
+  for (size_t i = 0; i < found.size(); ++i) {
+    const double a = as_double(found[i]), b = as_double(expected[i]);
+    if (std::isnan(a) || std::isnan(b)) {
+      if (!(std::isnan(a) && std::isnan(b))) return false;
+      continue;
+    }
+    if (std::isinf(a) || std::isinf(b)) {
+      if (a != b) return false;
+      continue;
+    }
+    if (!(std::abs(a - b) <= tol.atol + tol.rtol * std::abs(b))) return false;
+  }
+  return true;
+}
+
+std::string format_values(const json& values, const json& shape) {
+  if (!values.is_array()) return "?";
+  if (!shape.is_array() || shape.empty()) return values.empty() ? "[]" : format_number(values[0]);
+  std::vector<size_t> dims;
+  for (const auto& d : shape) dims.push_back(d.get<size_t>());
+  size_t pos = 0;
+  std::function<std::string(size_t)> nest = [&](size_t depth) -> std::string {
+    std::string s = "[";
+    for (size_t i = 0; i < dims[depth]; ++i) {
+      if (i) s += ", ";
+      if (depth + 1 == dims.size()) s += pos < values.size() ? format_number(values[pos++]) : "…";
+      else s += nest(depth + 1);
+    }
+    return s + "]";
+  };
+  return nest(0);
+}
+
+std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference) {
+  std::vector<CheckResult> out;
+  for (const Check& c : rubric.checks) {
+    CheckResult r;
+    r.id = c.id, r.name = c.name, r.kind = c.kind, r.max = c.points, r.hint = c.hint, r.hidden = c.hidden;
+    Outcome o;
+    const std::string name = c.spec.value("tensor", "");
+    const json* t = name.empty() ? nullptr : named(student, name);
+    const json* ref = name.empty() ? nullptr : named(reference, name);
+    if (!name.empty() && !t) {
+      o.message = missing_name(name);
+      o.found = "not named";
+    } else if (c.kind == "value") {
+      o = check_value(c, *t, ref);
+    } else if (c.kind == "grad") {
+      o = check_grad(c, name, *t, ref);
+    } else if (c.kind == "grad_fn") {
+      o = check_grad_fn(c, rubric, name, *t, ref);
+    } else if (c.kind == "graph") {
+      o = check_graph(c, rubric, name, student, reference);
+    } else if (c.kind == "snapshots") {
+      o = check_snapshots(c, student, reference);
+    } else if (c.kind == "error") {
+      o = check_error(c, student, reference);
+    } else if (c.kind == "no_error") {
+      o = check_no_error(c, student);
+    } else if (c.kind == "probe") {
+      o = check_probe(c, student, reference);
+    } else if (c.kind == "gradcheck") {
+      o = check_gradcheck(c, student);
+    } else if (c.kind == "stdout") {
+      const std::string a = normalise_output(student.value("stdout", "")), b = normalise_output(reference.value("stdout", ""));
+      o = {a == b, b, a, a == b ? "" : "the program printed something other than the reference"};
+    } else {
+      o = check_field(c, name, *t, ref);
+    }
+    if (t && !t->value("defined", false)) {  // whatever the check, say the root cause
+      o.pass = false;
+      o.found = "undefined";
+      o.message = name + " was never given a value (it is an undefined tensor)";
+    }
+    r.status = o.pass ? "passed" : "failed";
+    r.points = o.pass ? c.points : 0;
+    r.expected = o.expected;
+    r.found = o.found;
+    r.message = o.message;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<CheckResult> not_run(const Rubric& rubric, const std::string& why) {
+  std::vector<CheckResult> out;
+  for (const Check& c : rubric.checks) {
+    CheckResult r;
+    r.id = c.id, r.name = c.name, r.kind = c.kind, r.max = c.points, r.hidden = c.hidden;
+    r.status = "not_run";
+    r.message = why;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace grader

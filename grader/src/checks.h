@@ -1,0 +1,33 @@
+// Scoring: a pure function of the rubric, the student's snapshot and the
+// reference's snapshot (both as the harness wrote them, plus "stdout").
+#pragma once
+#include <string>
+#include <vector>
+
+#include "result.h"
+#include "rubric.h"
+
+namespace grader {
+
+std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference);
+
+// Every check "not_run", for a program that never produced a snapshot.
+std::vector<CheckResult> not_run(const Rubric& rubric, const std::string& why);
+
+// Are two value lists (as the harness writes them) equal within tolerance?
+bool close(const json& found, const json& expected, const Tolerance& tol);
+
+// A tensor's values as PyTorch would show their nesting: -12, [1, 2], [[1, 2], [3, 4]].
+std::string format_values(const json& values, const json& shape);
+
+// A backward graph as an expression: MulBackward0(AddBackward0(PowBackward0(x), y), z).
+std::string graph_expression(const json& nodes);
+
+struct GraphDiff {
+  std::vector<std::string> differences;     // one sentence each, with where
+  std::vector<std::string> student_nodes;   // ids of the student's nodes that differ
+  std::vector<std::string> reference_nodes;
+};
+GraphDiff compare_graphs(const json& student, const json& reference, const Rubric& rubric);
+
+}  // namespace grader

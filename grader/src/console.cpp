@@ -1,0 +1,98 @@
+#include "console.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace grader {
+namespace {
+
+std::string text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string s;
+    for (const auto& e : v) s += (s.empty() ? "" : "\n                ") + text(e);
+    return s;
+  }
+  return v.is_null() ? "" : v.dump();
+}
+
+// The last lines of a long text, with an explicit marker for what was cut.
+std::string tail(const std::string& s, size_t lines) {
+  std::vector<std::string> all;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) all.push_back(l);
+  std::string out;
+  if (all.size() > lines) out += "    [… " + std::to_string(all.size() - lines) + " earlier lines not shown …]\n";
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "    " + all[i] + "\n";
+  return out;
+}
+
+size_t display_width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+Style terminal_style() {
+  Style s;
+  const char* no = std::getenv("NO_COLOR");
+  s.colour = isatty(STDOUT_FILENO) && !(no && *no);
+  return s;
+}
+
+std::string points(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", p);
+  return buf;
+}
+
+void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir) {
+  os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << r.submission << st.reset()
+     << "\n\n";
+  if (r.verdict == "compile_error") {
+    os << st.red() << "✗ does not compile" << st.reset() << "\n" << tail(r.compile.diagnostics, 40) << "\n";
+  } else if (r.verdict == "runtime_error") {
+    os << st.red() << "✗ the program did not finish" << st.reset() << ": " << r.run.message << "\n";
+    if (!r.run.stderr_text.empty()) os << st.dim() << "  its error output:" << st.reset() << "\n" << tail(r.run.stderr_text, 15);
+    if (!r.run.stdout_text.empty()) os << st.dim() << "  its output:" << st.reset() << "\n" << tail(r.run.stdout_text, 10);
+    os << "\n";
+  } else {
+    for (const auto& c : r.checks) {
+      const bool ok = c.status == "passed";
+      const std::string mark = ok ? st.green() + "✓" + st.reset() : st.red() + "✗" + st.reset();
+      const std::string name = c.hidden && !ok ? "hidden check " + c.id : c.name;
+      const std::string pts = points(c.points) + "/" + points(c.max);
+      const size_t w = display_width(name);
+      os << "  " << mark << " " << name << std::string(w < 56 ? 56 - w : 1, ' ') << pts << "\n";
+      if (ok || c.hidden) continue;
+      if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << text(c.expected) << "\n";
+      if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << text(c.found) << "\n";
+      if (!c.message.empty()) os << st.dim() << "      why       " << st.reset() << c.message << "\n";
+      if (!c.hint.empty()) os << st.yellow() << "      hint      " << st.reset() << c.hint << "\n";
+    }
+    if (!r.warnings.empty()) {
+      os << "\n" << st.yellow() << "  warnings raised by the code:" << st.reset() << "\n";
+      for (const auto& w : r.warnings) os << "    " << w.value("message", "") << "\n";
+    }
+    os << "\n";
+  }
+  int failed = 0;
+  for (const auto& c : r.checks) failed += c.status != "passed";
+  const std::string colour = r.verdict == "passed" ? st.green() : st.red();
+  os << colour << st.bold() << "score " << points(r.score) << "/" << points(r.max_score) << st.reset();
+  if (r.verdict == "passed") os << " — every check passed";
+  else if (r.verdict == "failed") os << " — " << failed << " of " << r.checks.size() << " checks failed";
+  else if (r.verdict == "compile_error") os << " — does not compile";
+  else os << " — " << r.run.status;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.2f", r.total_seconds);
+  os << st.dim() << " · " << secs << " s" << st.reset() << "\n";
+  if (!report_dir.empty()) os << st.dim() << "report: " << report_dir << "/report.json" << st.reset() << "\n";
+}
+
+}  // namespace grader

@@ -1,0 +1,189 @@
+#include "course.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "config.h"
+
+namespace grader {
+namespace fs = std::filesystem;
+namespace {
+
+std::string shown(const fs::path& p) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  fs::path rel = fs::proximate(p, cwd, ec);
+  if (!ec && !rel.empty() && rel.native().rfind("..", 0) != 0) return rel.string();
+  return fs::absolute(p, ec).lexically_normal().string();
+}
+
+// exercise2 < exercise10: compare the number, then the name.
+bool numeric_less(const std::string& a, const std::string& b) {
+  auto num = [](const std::string& s) {
+    size_t i = s.find_first_of("0123456789");
+    return i == std::string::npos ? -1L : std::atol(s.c_str() + i);
+  };
+  return num(a) != num(b) ? num(a) < num(b) : a < b;
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str());
+}
+
+}  // namespace
+
+std::string Course::rubric_path(const std::string& e) const { return root + "/solutions/" + e + ".rubric.json"; }
+std::string Course::solution_path(const std::string& e) const { return root + "/solutions/" + e + ".cpp"; }
+
+std::vector<std::string> Course::exercises() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(root + "/solutions", ec)) {
+    const std::string n = f.path().filename().string();
+    const std::string suffix = ".rubric.json";
+    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(n.substr(0, n.size() - suffix.size()));
+  }
+  std::sort(out.begin(), out.end(), numeric_less);
+  return out;
+}
+
+Course installed_course() { return Course{GRADLAB_SOURCE_DIR}; }
+
+std::string find_submission(const Course& course, const std::string& exercise) {
+  std::error_code ec;
+  const std::string file = exercise + ".cpp";
+  for (fs::path d = fs::current_path(ec); !d.empty(); d = d.parent_path()) {
+    for (const fs::path& p : {d / "exercises" / file, d / file})
+      if (fs::is_regular_file(p, ec)) return shown(p);
+    if (d == d.parent_path()) break;
+  }
+  return shown(fs::path(course.root) / "exercises" / file);
+}
+
+std::string default_report_dir(const std::string& submission, const std::string& exercise) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(submission, ec).parent_path();
+  fs::path base = dir.filename() == "exercises" ? dir.parent_path() : fs::current_path(ec);
+  return shown(base / "gradlab-reports" / exercise);
+}
+
+std::string write_report(const std::string& dir, const Result& r) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir + ": " + ec.message();
+  const fs::path tmp = fs::path(dir) / (".report.json.tmp" + std::to_string(getpid()));
+  {
+    std::ofstream out(tmp);
+    out << to_json(r).dump(2) << "\n";
+    if (!out) return "cannot write " + tmp.string();
+  }
+  fs::rename(tmp, fs::path(dir) / "report.json", ec);
+  return ec ? "cannot write " + dir + "/report.json: " + ec.message() : "";
+}
+
+int list_exercises(std::ostream& os, const Course& course, const Style& st) {
+  for (const auto& e : course.exercises()) {
+    std::string title = "(rubric unreadable)", last = "not graded yet";
+    try {
+      title = read_json(course.rubric_path(e)).value("title", "");
+    } catch (const std::exception&) {
+    }
+    const fs::path report = fs::path(default_report_dir(find_submission(course, e), e)) / "report.json";
+    std::error_code ec;
+    if (fs::exists(report, ec)) {
+      try {
+        json r = read_json(report);
+        last = "last: " + r.value("verdict", std::string("?")) + " " + points(r.value("score", 0.0)) + "/" +
+               points(r.value("max_score", 0.0));
+      } catch (const std::exception&) {
+        last = "last report unreadable";
+      }
+    }
+    os << st.bold() << e << st.reset() << std::string(e.size() < 12 ? 12 - e.size() : 1, ' ') << title << st.dim()
+       << "  (" << last << ")" << st.reset() << "\n";
+  }
+  return 0;
+}
+
+int check_course(std::ostream& os, const Course& course, const GradeRequest& base, const Style& st) {
+  int problems = 0;
+  auto report = [&](bool ok, const std::string& what, const std::string& detail) {
+    os << (ok ? st.green() + "✓ " : st.red() + "✗ ") << st.reset() << what;
+    if (!ok && !detail.empty()) os << "\n    " << detail;
+    os << "\n";
+    problems += !ok;
+  };
+  for (const auto& e : course.exercises()) {
+    Rubric rubric;
+    try {
+      rubric = load_rubric(course.rubric_path(e));
+    } catch (const std::exception& ex) {
+      report(false, e + ": rubric", ex.what());
+      continue;
+    }
+    GradeRequest req = base;
+    req.solution = course.solution_path(e);
+    req.submission = req.solution;
+    try {
+      Result r = grade(rubric, req);
+      report(r.verdict == "passed" && r.score == r.max_score, e + ": the solution scores " + points(r.score) + "/" + points(r.max_score),
+             r.verdict == "passed" ? "" : r.verdict + ": " + r.run.message + r.compile.diagnostics);
+    } catch (const std::exception& ex) {
+      report(false, e + ": the solution", ex.what());
+      continue;
+    }
+    std::error_code ec;
+    std::vector<fs::path> fixtures;
+    for (const auto& f : fs::directory_iterator(course.root + "/tests/fixtures/" + e, ec))
+      if (f.path().extension() == ".cpp") fixtures.push_back(f.path());
+    std::sort(fixtures.begin(), fixtures.end());
+    for (const auto& f : fixtures) {
+      fs::path expect_path = f;
+      expect_path.replace_extension(".expect.json");
+      const std::string what = e + ": " + f.filename().string();
+      json expect;
+      try {
+        expect = read_json(expect_path);
+      } catch (const std::exception& ex) {
+        report(false, what, "cannot read " + expect_path.string() + ": " + ex.what());
+        continue;
+      }
+      req.submission = f.string();
+      try {
+        Result r = grade(rubric, req);
+        std::set<std::string> failed, want;
+        for (const auto& c : r.checks)
+          if (c.status == "failed") failed.insert(c.id);
+        for (const auto& id : expect.value("failed", json::array())) want.insert(id.get<std::string>());
+        std::string detail;
+        if (r.verdict != expect.value("verdict", "")) detail += "verdict " + r.verdict + ", expected " + expect.value("verdict", "") + ". ";
+        if (expect.contains("run_status") && r.run.status != expect["run_status"])
+          detail += "run status " + r.run.status + ", expected " + expect["run_status"].get<std::string>() + ". ";
+        if (r.verdict == "failed" && failed != want) {
+          std::string a, b;
+          for (const auto& x : failed) a += " " + x;
+          for (const auto& x : want) b += " " + x;
+          detail += "failed checks:" + a + "; expected:" + b + ".";
+        }
+        report(detail.empty(), what + " → " + r.verdict + (r.verdict == "runtime_error" ? " (" + r.run.status + ")" : ""), detail);
+      } catch (const std::exception& ex) {
+        report(false, what, ex.what());
+      }
+    }
+  }
+  os << (problems ? st.red() : st.green()) << (problems ? std::to_string(problems) + " problem(s)" : "the course checks out")
+     << st.reset() << "\n";
+  return problems ? kExitFailed : kExitPassed;
+}
+
+}  // namespace grader

@@ -1,0 +1,46 @@
+// The course on disk: where rubrics, solutions, starter files, fixtures and
+// reports live, and the commands that walk all of them (list, check).
+#pragma once
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "console.h"
+#include "grade.h"
+
+namespace grader {
+
+struct Course {
+  std::string root;  // holds solutions/ (the rubrics and reference solutions)
+
+  std::string rubric_path(const std::string& exercise) const;
+  std::string solution_path(const std::string& exercise) const;
+  // Exercises with a rubric, in numeric order (exercise2 before exercise10).
+  std::vector<std::string> exercises() const;
+};
+
+// The course this grader was built from.
+Course installed_course();
+
+// The student's file for an exercise when none was given: exercises/NAME.cpp
+// or NAME.cpp in the current folder or above it, else the course's own
+// starter file. Returned as the student would write it (relative when it is
+// below the current folder).
+std::string find_submission(const Course& course, const std::string& exercise);
+
+// Where reports go by default: gradlab-reports/NAME beside the exercises/
+// folder the file is in, else in the current folder.
+std::string default_report_dir(const std::string& submission, const std::string& exercise);
+
+// Writes report.json into dir atomically; returns an error text or "".
+std::string write_report(const std::string& dir, const Result& r);
+
+// `grade list`: exercises, titles and the student's last result.
+int list_exercises(std::ostream& os, const Course& course, const Style& st);
+
+// `grade check`: every solution scores full marks, and every fixture under
+// tests/fixtures/NAME/ gets exactly the verdict its .expect.json names.
+int check_course(std::ostream& os, const Course& course, const GradeRequest& base, const Style& st);
+
+}  // namespace grader

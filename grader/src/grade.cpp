@@ -1,0 +1,251 @@
+#include "grade.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <random>
+#include <sstream>
+
+#include "build.h"
+#include "checks.h"
+#include "config.h"
+#include "sandbox.h"
+#include "sha256.h"
+
+namespace grader {
+namespace fs = std::filesystem;
+namespace {
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string nonce() {
+  std::random_device rd;
+  std::string s;
+  for (int i = 0; i < 4; ++i) {
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", rd());
+    s += buf;
+  }
+  return s;
+}
+
+std::string signal_text(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV (segmentation fault: a read or write through a bad pointer or past an array's end)";
+    case SIGABRT: return "SIGABRT (abort: a failed assert, or std::terminate after an exception escaped)";
+    case SIGFPE: return "SIGFPE (arithmetic error, such as an integer division by zero)";
+    case SIGBUS: return "SIGBUS (bus error: a bad memory access)";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGKILL: return "SIGKILL";
+    default: return std::string("signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+}
+
+// Validates the harness's document: the grader trusts nothing that crossed
+// the process boundary, and a malformed one is a verdict, not a crash.
+std::string validate_snapshot(const json& s, const std::string& expect_nonce) {
+  if (!s.is_object()) return "the result is not a JSON object";
+  if (!s.contains("nonce") || s["nonce"] != expect_nonce) return "the result does not carry this run's token";
+  if (!s.contains("status") || !s["status"].is_string()) return "the result has no status";
+  for (const char* k : {"tensors", "graphs", "probes"})
+    if (s.contains(k) && !s[k].is_object()) return std::string("\"") + k + "\" is not an object";
+  for (const char* k : {"records", "warnings"})
+    if (s.contains(k) && !s[k].is_array()) return std::string("\"") + k + "\" is not an array";
+  if (s.contains("tensors"))
+    for (const auto& [name, t] : s["tensors"].items())
+      if (!t.is_object() || !t.contains("defined") || !t["defined"].is_boolean())
+        return "tensor \"" + name + "\" is malformed";
+  return "";
+}
+
+struct Run {
+  RunInfo info;
+  json snapshot;  // when info.status == "ok"
+};
+
+Run run_program(const std::string& program, const Rubric& rubric, bool isolate) {
+  Run run;
+  const std::string token = nonce();
+  json request = {{"probes", rubric.probes}};
+  SandboxSpec spec;
+  spec.program = program;
+  spec.args = {token, request.dump()};
+  spec.limits = rubric.limits;
+  spec.isolate = isolate;
+  SandboxOutcome o = run_sandboxed(spec);
+  RunInfo& r = run.info;
+  r.exit_code = o.exit_code;
+  r.signal = o.signal;
+  r.wall_seconds = o.wall_seconds;
+  r.cpu_seconds = o.cpu_seconds;
+  r.peak_memory_kb = o.peak_memory_kb;
+  r.stdout_text = o.out;
+  r.stderr_text = o.err;
+  r.stdout_truncated = o.out_truncated;
+  r.stderr_truncated = o.err_truncated;
+  r.isolation = o.isolation;
+  const Limits& L = rubric.limits;
+  char buf[160];
+
+  if (!o.failure.empty()) {
+    r.status = "sandbox_error";
+    r.message = o.failure;
+    return run;
+  }
+  json snap;
+  std::string bad;
+  if (!o.channel.empty()) {
+    try {
+      snap = json::parse(o.channel);
+      bad = validate_snapshot(snap, token);
+    } catch (const std::exception& e) {
+      bad = std::string("the result is not valid JSON (") + e.what() + ")";
+    }
+  }
+  if (snap.is_object() && snap.contains("usage") && snap["usage"].is_object()) {
+    const json& u = snap["usage"];
+    if (u.value("cpu_seconds", 0.0) > r.cpu_seconds) r.cpu_seconds = u.value("cpu_seconds", 0.0);
+    if (u.value("peak_memory_kb", 0L) > r.peak_memory_kb) r.peak_memory_kb = u.value("peak_memory_kb", 0L);
+  }
+  const bool near_memory_limit = o.peak_memory_kb > (L.memory_mb << 10) * 9 / 10;
+  if (o.timed_out) {
+    r.status = "timeout";
+    std::snprintf(buf, sizeof buf, "stopped after %.3g s of wall-clock time (the limit): an endless loop, or waiting for input?",
+                  L.wall_seconds);
+    r.message = buf;
+  } else if (o.output_limit) {
+    r.status = "output_limit";
+    r.message = "stopped after printing more than " + std::to_string(L.output_kb) +
+                " KiB: exercises print little, so this is probably printing inside an endless loop";
+    // Memory before CPU: paging in the last gigabyte costs CPU time too.
+  } else if ((snap.is_object() && snap.value("status", "") == "out_of_memory") || (o.signal && near_memory_limit)) {
+    r.status = "memory_limit";
+    r.message = "ran out of memory: it may use at most " + std::to_string(L.memory_mb) +
+                " MiB; is something growing without end?";
+  } else if (o.signal == SIGXCPU || (o.signal == SIGKILL && o.cpu_seconds >= L.cpu_seconds)) {
+    r.status = "cpu_limit";
+    std::snprintf(buf, sizeof buf, "stopped after %.3g s of CPU time (the limit): an endless loop, or far too much work?",
+                  L.cpu_seconds);
+    r.message = buf;
+  } else if (o.signal) {
+    r.status = "crashed";
+    r.message = "crashed with " + signal_text(o.signal);
+  } else if (o.channel.empty()) {
+    r.status = "crashed";
+    r.message = "the program ended (exit code " + std::to_string(o.exit_code) +
+                ") before the grader could read its results: does the code call exit() or std::quick_exit()?";
+  } else if (!bad.empty()) {
+    r.status = "bad_snapshot";
+    r.message = "the grader could not trust the program's result: " + bad;
+  } else if (snap["status"] != "ok") {
+    r.status = "exception";
+    r.message = "an exception escaped from " + rubric.function + "(): " + snap.value("message", std::string());
+  } else if (o.exit_code != 0) {
+    r.status = "crashed";
+    r.message = "the program exited with code " + std::to_string(o.exit_code);
+  } else {
+    r.status = "ok";
+    snap["stdout"] = o.out;
+    run.snapshot = std::move(snap);
+  }
+  return run;
+}
+
+// The reference solution's snapshot, cached beside its program: it changes
+// only when the solution, the toolchain or the probes change.
+json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate) {
+  const std::string key = sha256_hex(json(rubric.probes).dump()).substr(0, 16);
+  const fs::path cached = fs::path(b.program).parent_path() / ("snapshot-" + key + ".json");
+  std::error_code ec;
+  if (fs::exists(cached, ec)) {
+    try {
+      return json::parse(read_file(cached.string()));
+    } catch (const std::exception&) {
+      // a damaged cache entry: run again
+    }
+  }
+  Run ref = run_program(b.program, rubric, isolate);
+  if (ref.info.status != "ok")
+    throw InternalError("the reference solution did not run cleanly (" + ref.info.status + "): " + ref.info.message +
+                        (ref.info.stderr_text.empty() ? "" : "\n" + ref.info.stderr_text));
+  const fs::path tmp = cached.string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    out << ref.snapshot.dump();
+  }
+  fs::rename(tmp, cached, ec);
+  return ref.snapshot;
+}
+
+}  // namespace
+
+Result grade(const Rubric& rubric, const GradeRequest& req) {
+  const auto start = std::chrono::steady_clock::now();
+  Result res;
+  res.exercise = rubric.exercise;
+  res.title = rubric.title;
+  res.submission = req.submission;
+  res.submission_sha256 = sha256_hex(read_file(req.submission));
+  res.max_score = rubric.max_points();
+  res.engine = std::string("gradlab ") + GRADLAB_VERSION;
+  res.compiler = compiler_id();
+
+  // The student's file and the reference build side by side: on a cold
+  // cache this halves the wait.
+  auto ref_build = std::async(std::launch::async, [&] {
+    return build_program({req.solution, rubric.function, req.cache_dir});
+  });
+  BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir});
+  BuildOutcome rb = ref_build.get();
+  if (!sb.failure.empty()) throw InternalError(sb.failure);
+  if (!rb.failure.empty()) throw InternalError(rb.failure);
+  if (!rb.ok) throw InternalError("the reference solution " + req.solution + " does not compile:\n" + rb.diagnostics);
+
+  res.compile.ok = sb.ok;
+  res.compile.cached = sb.cached;
+  res.compile.seconds = sb.seconds;
+  res.compile.diagnostics = sb.diagnostics;
+  auto done = [&] {
+    res.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return res;
+  };
+  if (!sb.ok) {
+    res.verdict = "compile_error";
+    res.checks = not_run(rubric, "the file does not compile");
+    return done();
+  }
+
+  // The reference runs first only when its snapshot is not cached yet.
+  json reference = reference_snapshot(rb, rubric, req.isolate);
+  Run student = run_program(sb.program, rubric, req.isolate);
+  res.run = student.info;
+  if (student.info.status != "ok") {
+    res.verdict = "runtime_error";
+    res.checks = not_run(rubric, "the program did not finish: " + student.info.message);
+    return done();
+  }
+  res.warnings = student.snapshot.value("warnings", json::array());
+  try {
+    res.checks = evaluate(rubric, student.snapshot, reference);
+  } catch (const std::logic_error& e) {
+    throw InternalError(rubric.path + ": " + e.what());
+  }
+  bool all = true;
+  for (const auto& c : res.checks) {
+    res.score += c.points;
+    all &= c.status == "passed";
+  }
+  res.verdict = all ? "passed" : "failed";
+  return done();
+}
+
+}  // namespace grader

@@ -1,0 +1,28 @@
+// Grading one submission: build the student's file and the reference
+// solution (in parallel, both cached), run each in the sandbox, turn what
+// came back into a verdict, and score the checks.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+#include "result.h"
+#include "rubric.h"
+
+namespace grader {
+
+// Something the grader itself could not do (the reference does not build, the
+// cache is not writable): exit code 70, never blamed on the student.
+struct InternalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct GradeRequest {
+  std::string submission;  // the student's file, as it should be shown
+  std::string solution;    // the reference solution
+  std::string cache_dir;
+  bool isolate = true;
+};
+
+Result grade(const Rubric& rubric, const GradeRequest& req);
+
+}  // namespace grader

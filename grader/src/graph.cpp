@@ -1,0 +1,146 @@
+// Backward graphs as the harness writes them: nodes in breadth-first order
+// from the root, each with its grad_fn name, the named tensors it stands for,
+// and its next edges ([node id or null, input_nr]).
+#include <map>
+#include <set>
+
+#include "checks.h"
+
+namespace grader {
+namespace {
+
+constexpr const char* kAccumulate = "torch::autograd::AccumulateGrad";
+
+std::map<std::string, const json*> index(const json& nodes) {
+  std::map<std::string, const json*> m;
+  for (const auto& n : nodes) m[n.value("id", "")] = &n;
+  return m;
+}
+
+std::string label(const json& n) {
+  const json& t = n["tensors"];
+  if (n.value("name", "") == kAccumulate) return t.empty() ? "AccumulateGrad" : t[0].get<std::string>();
+  return n.value("name", "");
+}
+
+}  // namespace
+
+std::string graph_expression(const json& nodes) {
+  if (!nodes.is_array() || nodes.empty()) return "no graph";
+  auto by_id = index(nodes);
+  std::set<std::string> shown;
+  std::function<std::string(const std::string&)> render = [&](const std::string& id) -> std::string {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) return "?";
+    const json& n = *it->second;
+    std::string head = label(n);
+    if (n.value("name", "") == kAccumulate) return head;
+    if (!n["tensors"].empty()) head = n["tensors"][0].get<std::string>() + "=" + head;
+    // A node reached twice is spelled out once; later mentions use its name.
+    if (!shown.insert(id).second) return n["tensors"].empty() ? "…" + n.value("name", "") : n["tensors"][0].get<std::string>();
+    std::string s = head + "(";
+    bool first = true;
+    for (const auto& e : n["next"]) {
+      s += first ? "" : ", ";
+      first = false;
+      s += e[0].is_null() ? "None" : render(e[0].get<std::string>());
+    }
+    return s + ")";
+  };
+  return render(nodes[0].value("id", ""));
+}
+
+GraphDiff compare_graphs(const json& student, const json& reference, const Rubric& rubric) {
+  GraphDiff d;
+  if (!student.is_array() || student.empty() || !reference.is_array() || reference.empty()) {
+    d.differences.push_back("there is no graph to compare");
+    return d;
+  }
+  auto s_by = index(student), r_by = index(reference);
+  std::map<std::string, std::string> matched;  // reference id -> student id
+  auto differ = [&](const std::string& where, const std::string& what, const std::string& sid, const std::string& rid) {
+    d.differences.push_back(where + ": " + what);
+    if (!sid.empty()) d.student_nodes.push_back(sid);
+    if (!rid.empty()) d.reference_nodes.push_back(rid);
+  };
+
+  // Walks both graphs from the root in step. Where the two nodes have the
+  // same name, inputs are compared position by position; where they are
+  // accepted alternatives (x*x for x.pow(2)), the inputs are compared as
+  // lists of distinct nodes, since x*x reaches x twice and pow once.
+  std::function<void(const std::string&, const std::string&, const std::string&)> walk =
+      [&](const std::string& sid, const std::string& rid, const std::string& where) {
+        auto seen = matched.find(rid);
+        if (seen != matched.end()) {
+          if (seen->second != sid)
+            differ(where, "the reference reuses one node here, the submission has two different ones", sid, rid);
+          return;
+        }
+        matched[rid] = sid;
+        const json& s = *s_by.at(sid);
+        const json& r = *r_by.at(rid);
+        const std::string sn = s.value("name", ""), rn = r.value("name", "");
+        if (!rubric.equivalent(sn, rn)) {
+          differ(where, "expected " + label(r) + ", found " + label(s), sid, rid);
+          return;
+        }
+        // A named intermediate (q = p + y) must be that node in the
+        // submission too, not a look-alike computed separately.
+        if (rn != kAccumulate && !r["tensors"].empty()) {
+          const std::string want = r["tensors"][0];
+          bool has = false;
+          for (const auto& t : s["tensors"]) has |= t == want;
+          if (!has)
+            differ(where, "this " + sn + " should be the tensor " + want + ", but " + want +
+                              " is not part of this graph (it was computed separately)",
+                   sid, rid);
+        }
+        if (rn == kAccumulate) {
+          const json& want = r["tensors"];
+          const json& got = s["tensors"];
+          if (!want.empty() && (got.empty() || got[0] != want[0]))
+            differ(where, "expected the leaf " + want[0].get<std::string>() + ", found " + label(s), sid, rid);
+          return;
+        }
+        auto inputs = [&](const json& n) {
+          std::vector<json> v;
+          for (const auto& e : n["next"]) v.push_back(e[0]);
+          if (sn != rn) {  // alternatives: distinct inputs only
+            std::vector<json> u;
+            for (const auto& x : v) {
+              bool dup = false;
+              for (const auto& y : u) dup |= !x.is_null() && x == y;
+              if (!dup) u.push_back(x);
+            }
+            v = u;
+          }
+          return v;
+        };
+        auto si = inputs(s), ri = inputs(r);
+        const std::string here = where + " → " + label(r);
+        if (si.size() != ri.size()) {
+          differ(here, label(r) + " has " + std::to_string(ri.size()) + " inputs in the reference, " +
+                           std::to_string(si.size()) + " in the submission",
+                 sid, rid);
+          return;
+        }
+        for (size_t k = 0; k < ri.size(); ++k) {
+          const std::string at = here + " input " + std::to_string(k);
+          if (ri[k].is_null() && si[k].is_null()) continue;
+          if (ri[k].is_null()) {
+            differ(at, "expected no gradient to flow (None), found " + label(*s_by.at(si[k].get<std::string>())),
+                   si[k].get<std::string>(), "");
+          } else if (si[k].is_null()) {
+            differ(at, "expected " + label(*r_by.at(ri[k].get<std::string>())) +
+                           ", found None (that input does not require grad)",
+                   sid, ri[k].get<std::string>());
+          } else {
+            walk(si[k].get<std::string>(), ri[k].get<std::string>(), at);
+          }
+        }
+      };
+  walk(student[0].value("id", ""), reference[0].value("id", ""), "root");
+  return d;
+}
+
+}  // namespace grader

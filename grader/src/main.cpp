@@ -1,0 +1,134 @@
+// grade: the command students, instructors and CI run.
+//   grade exercise3 [FILE]      grade a file (default: exercises/exercise3.cpp)
+//   grade list                  the exercises and your last results
+//   grade check                 solutions score full marks, fixtures get their verdicts
+// Exit codes: 0 every check passed, 1 some failed, 2 does not compile,
+// 3 runtime failure, 64 usage error, 69 no GPU for --device cuda, 70 internal error.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <cstdlib>
+
+#include "build.h"
+#include "config.h"
+#include "console.h"
+#include "course.h"
+#include "grade.h"
+#include "result.h"
+
+namespace torch::cuda {
+bool is_available();
+}
+
+namespace {
+
+using namespace grader;
+namespace fs = std::filesystem;
+
+const char* kExitCodes =
+    "Exit codes:\n"
+    "  0   every check passed\n"
+    "  1   some checks failed (grade check: some solution or fixture is wrong)\n"
+    "  2   the file does not compile\n"
+    "  3   the program did not finish: crash, uncaught exception, time, memory or output limit\n"
+    "  64  usage error (unknown exercise, missing file, bad option)\n"
+    "  69  --device cuda, but no CUDA device is available\n"
+    "  70  internal error (a broken rubric or reference solution, an unwritable cache)\n";
+
+int usage_error(const std::string& msg) {
+  std::cerr << "grade: " << msg << "\n(run `grade --help` for the usage)\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gradlab's grader: compiles an exercise against the engine, runs it isolated, checks it.", "grade"};
+  app.footer(kExitCodes);
+  app.set_version_flag("--version", std::string("gradlab ") + GRADLAB_VERSION);
+
+  std::string exercise, file, out_dir, cache_dir = default_cache_dir(), device = "cpu", engine = "gradlab";
+  std::string course_dir = installed_course().root;
+  if (const char* c = std::getenv("GRADLAB_COURSE"); c && *c) course_dir = c;
+  bool solution = false, as_json = false, no_colour = false, no_isolation = false;
+  app.add_option("exercise", exercise, "the exercise to grade, e.g. exercise3");
+  app.add_option("file", file, "the file to grade (default: exercises/EXERCISE.cpp, found from the current folder up)");
+  app.add_flag("--solution", solution, "grade the reference solution instead (for instructors)");
+  app.add_flag("--json", as_json, "print the result as JSON on stdout instead of the summary");
+  app.add_option("--out", out_dir, "folder for the reports (default: gradlab-reports/EXERCISE beside exercises/)");
+  app.add_option("--cache", cache_dir, "the compile cache (default: $GRADLAB_CACHE or ~/.cache/gradlab)");
+  app.add_option("--device", device, "cpu, or cuda to make CUDA the default device")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--engine", engine, "gradlab, or libtorch to build against Debian's LibTorch")
+      ->check(CLI::IsMember({"gradlab", "libtorch"}));
+  app.add_option("--course", course_dir, "the course folder holding solutions/ and tests/fixtures/ (default: "
+                                         "$GRADLAB_COURSE, else the one gradlab was built from)");
+  app.add_flag("--no-color", no_colour, "no colour even on a terminal (NO_COLOR=1 does the same)");
+  app.add_flag("--no-isolation", no_isolation, "run without bubblewrap namespaces (rlimits still apply)");
+  auto* list = app.add_subcommand("list", "the exercises, their titles and your last result");
+  auto* check = app.add_subcommand("check", "for the course's CI: every solution scores full marks and every fixture "
+                                            "under tests/fixtures/ gets exactly the verdict it names");
+  app.require_subcommand(0, 1);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+
+  Style st = terminal_style();
+  if (no_colour) st.colour = false;
+  const Course course{course_dir};
+  GradeRequest base;
+  base.cache_dir = cache_dir;
+  base.isolate = !no_isolation;
+
+  try {
+    if (*list) return list_exercises(std::cout, course, st);
+    if (*check) return check_course(std::cout, course, base, st);
+
+    if (exercise.empty()) return usage_error("which exercise? e.g. `grade exercise3` (`grade list` shows them all)");
+    if (device == "cuda" && !torch::cuda::is_available()) {
+      std::cerr << "grade: --device cuda, but no CUDA device is available on this machine (or this build has no CUDA "
+                   "backend). Grade on the CPU: leave out --device.\n";
+      return kExitNoDevice;
+    }
+    if (engine == "libtorch") {
+      std::cerr << "grade: --engine libtorch is not available in this build; grading against gradlab's engine is the "
+                   "default.\n";
+      return kExitUsage;
+    }
+    const std::string rubric_path = course.rubric_path(exercise);
+    if (!fs::exists(rubric_path)) {
+      std::string known;
+      for (const auto& e : course.exercises()) known += " " + e;
+      return usage_error("no exercise \"" + exercise + "\" (known:" + known + ")");
+    }
+    Rubric rubric = load_rubric(rubric_path);
+    GradeRequest req = base;
+    req.solution = course.solution_path(exercise);
+    req.submission = solution ? req.solution : !file.empty() ? file : find_submission(course, exercise);
+    if (!fs::is_regular_file(req.submission)) return usage_error("no such file: " + req.submission);
+
+    Result r = grade(rubric, req);
+    r.device = device;
+    const std::string dir = out_dir.empty() ? default_report_dir(req.submission, exercise) : out_dir;
+    const std::string werr = write_report(dir, r);
+    if (as_json) {
+      std::cout << to_json(r).dump(2) << "\n";
+    } else {
+      print_result(std::cout, r, st, werr.empty() ? dir : "");
+    }
+    if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
+    return exit_code_for(r);
+  } catch (const RubricError& e) {
+    std::cerr << "grade: malformed rubric: " << e.what() << "\n";
+    return kExitInternal;
+  } catch (const InternalError& e) {
+    std::cerr << "grade: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "grade: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}

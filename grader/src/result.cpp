@@ -1,0 +1,61 @@
+#include "result.h"
+
+namespace grader {
+
+int exit_code_for(const Result& r) {
+  if (r.verdict == "passed") return kExitPassed;
+  if (r.verdict == "compile_error") return kExitCompileError;
+  if (r.verdict == "runtime_error") return kExitRuntimeError;
+  return kExitFailed;
+}
+
+// Field order is fixed here, so the same result always prints the same bytes.
+json to_json(const Result& r) {
+  json j;
+  j["exercise"] = r.exercise;
+  j["title"] = r.title;
+  j["submission"] = {{"file", r.submission}, {"sha256", r.submission_sha256}};
+  j["verdict"] = r.verdict;
+  j["score"] = r.score;
+  j["max_score"] = r.max_score;
+  json checks = json::array();
+  for (const auto& c : r.checks) {
+    json cj;
+    cj["id"] = c.id;
+    cj["name"] = c.name;
+    cj["kind"] = c.kind;
+    cj["points"] = c.points;
+    cj["max"] = c.max;
+    cj["status"] = c.status;
+    cj["visibility"] = c.hidden ? "hidden" : "visible";
+    // A hidden check tells only that it passed or failed.
+    cj["expected"] = c.hidden ? json(nullptr) : c.expected;
+    cj["found"] = c.hidden ? json(nullptr) : c.found;
+    cj["message"] = c.hidden ? "" : c.message;
+    cj["hint"] = c.hidden || c.status == "passed" ? "" : c.hint;
+    checks.push_back(cj);
+  }
+  j["checks"] = checks;
+  j["compile"] = {{"ok", r.compile.ok}, {"cached", r.compile.cached}, {"seconds", r.compile.seconds},
+                  {"diagnostics", r.compile.diagnostics}};
+  j["run"] = {{"status", r.run.status},
+              {"message", r.run.message},
+              {"exit_code", r.run.exit_code},
+              {"signal", r.run.signal},
+              {"wall_seconds", r.run.wall_seconds},
+              {"cpu_seconds", r.run.cpu_seconds},
+              {"peak_memory_kb", r.run.peak_memory_kb},
+              {"isolation", r.run.isolation},
+              {"stdout", r.run.stdout_text},
+              {"stdout_truncated", r.run.stdout_truncated},
+              {"stderr", r.run.stderr_text},
+              {"stderr_truncated", r.run.stderr_truncated}};
+  j["warnings"] = r.warnings;
+  j["engine"] = r.engine;
+  j["compiler"] = r.compiler;
+  j["device"] = r.device;
+  j["seconds"] = r.total_seconds;
+  return j;
+}
+
+}  // namespace grader

@@ -1,0 +1,70 @@
+// The result model: what grading one submission produced. The console
+// printer, `--json` and the report writers all read this; none of them
+// decides anything.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+using json = nlohmann::ordered_json;
+
+struct CheckResult {
+  std::string id, name, kind;
+  double points = 0, max = 0;
+  std::string status;  // "passed", "failed", or "not_run" (the program did not get that far)
+  json expected, found;  // display strings, or null
+  std::string message, hint;
+  bool hidden = false;
+};
+
+struct CompileInfo {
+  bool ok = false;
+  bool cached = false;
+  double seconds = 0;
+  std::string diagnostics;  // the compiler's and linker's output, paths as the student wrote them
+};
+
+struct RunInfo {
+  // "ok", "exception", "crashed", "timeout", "cpu_limit", "memory_limit",
+  // "output_limit", "bad_snapshot", "sandbox_error" or "not_run".
+  std::string status = "not_run";
+  std::string message;
+  int exit_code = -1;
+  int signal = 0;
+  double wall_seconds = 0, cpu_seconds = 0;
+  long peak_memory_kb = 0;
+  std::string stdout_text, stderr_text;
+  bool stdout_truncated = false, stderr_truncated = false;
+  std::string isolation;  // "bubblewrap" or "rlimits"
+};
+
+struct Result {
+  std::string exercise, title, submission, submission_sha256;
+  // "passed" (every check), "failed" (some checks), "compile_error", "runtime_error".
+  std::string verdict;
+  double score = 0, max_score = 0;
+  std::vector<CheckResult> checks;
+  CompileInfo compile;
+  RunInfo run;
+  json warnings = json::array();
+  std::string engine, compiler, device = "cpu";
+  double total_seconds = 0;
+};
+
+// The documented exit codes.
+enum ExitCode : int {
+  kExitPassed = 0,
+  kExitFailed = 1,
+  kExitCompileError = 2,
+  kExitRuntimeError = 3,
+  kExitUsage = 64,
+  kExitNoDevice = 69,
+  kExitInternal = 70,
+};
+
+int exit_code_for(const Result& r);
+json to_json(const Result& r);
+
+}  // namespace grader

@@ -1,0 +1,252 @@
+#include "rubric.h"
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace grader {
+namespace {
+
+// Per kind: the fields it requires and the ones it may have, beyond the
+// fields every check has. Unknown fields are errors: a typo in a rubric
+// should not silently turn a check into a different one.
+struct KindSpec {
+  std::vector<std::string> required, optional;
+};
+
+const std::map<std::string, KindSpec>& kinds() {
+  static const std::map<std::string, KindSpec> k = {
+      {"value", {{"tensor"}, {"expected"}}},
+      {"grad", {{"tensor"}, {"expected"}}},
+      {"requires_grad", {{"tensor"}, {"expected"}}},
+      {"is_leaf", {{"tensor"}, {"expected"}}},
+      {"retains_grad", {{"tensor"}, {"expected"}}},
+      {"version", {{"tensor"}, {"expected"}}},
+      {"shape", {{"tensor"}, {"expected"}}},
+      {"dtype", {{"tensor"}, {"expected"}}},
+      {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
+      {"graph", {{"tensor"}, {}}},
+      {"snapshots", {{"labels"}, {}}},
+      {"error", {{"label"}, {"contains"}}},
+      {"no_error", {{"label"}, {}}},
+      {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
+      {"gradcheck", {{"probe"}, {}}},
+      {"stdout", {{}, {}}},
+  };
+  return k;
+}
+
+const std::set<std::string> kCommon = {"id", "name", "kind", "points", "hint", "visibility", "tolerance"};
+const std::set<std::string> kProbeKinds = {"backward", "inplace", "gradcheck"};
+
+[[noreturn]] void fail(const std::string& path, const std::string& where, const std::string& what) {
+  throw RubricError(path + ": " + where + ": " + what);
+}
+
+std::string type_name(const json& j) { return j.type_name(); }
+
+const json& field(const json& obj, const std::string& key, const std::string& path, const std::string& where,
+                  json::value_t type) {
+  if (!obj.contains(key)) fail(path, where, "missing field \"" + key + "\"");
+  const json& v = obj[key];
+  const bool ok = type == json::value_t::number_float ? v.is_number() : v.type() == type;
+  if (!ok) {
+    const char* want = type == json::value_t::string    ? "a string"
+                       : type == json::value_t::array   ? "an array"
+                       : type == json::value_t::object  ? "an object"
+                       : type == json::value_t::boolean ? "true or false"
+                                                        : "a number";
+    fail(path, where + "." + key, std::string("must be ") + want + ", found " + type_name(v));
+  }
+  return v;
+}
+
+std::string string_field(const json& obj, const std::string& key, const std::string& path, const std::string& where) {
+  return field(obj, key, path, where, json::value_t::string).get<std::string>();
+}
+
+double positive(const json& obj, const std::string& key, double dflt, const std::string& path,
+                const std::string& where) {
+  if (!obj.contains(key)) return dflt;
+  double v = field(obj, key, path, where, json::value_t::number_float).get<double>();
+  if (!(v > 0)) fail(path, where + "." + key, "must be greater than 0, found " + obj[key].dump());
+  return v;
+}
+
+}  // namespace
+
+const std::vector<std::string>& check_kinds() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& [k, _] : kinds()) v.push_back(k);
+    return v;
+  }();
+  return names;
+}
+
+double Rubric::max_points() const {
+  double s = 0;
+  for (const auto& c : checks) s += c.points;
+  return s;
+}
+
+bool Rubric::equivalent(const std::string& a, const std::string& b) const {
+  if (a == b) return true;
+  for (const auto& group : alternatives) {
+    bool ha = false, hb = false;
+    for (const auto& n : group) ha |= n == a, hb |= n == b;
+    if (ha && hb) return true;
+  }
+  return false;
+}
+
+Rubric parse_rubric(const json& j, const std::string& path) {
+  if (!j.is_object()) fail(path, "top level", "must be a JSON object, found " + type_name(j));
+  static const std::set<std::string> top = {"rubric", "exercise", "title", "function", "limits", "alternatives",
+                                            "probes", "checks"};
+  for (const auto& [k, _] : j.items())
+    if (!top.count(k)) fail(path, "top level", "unknown field \"" + k + "\"");
+  Rubric r;
+  r.path = path;
+  if (field(j, "rubric", path, "top level", json::value_t::number_float).get<double>() != 1)
+    fail(path, "rubric", "this grader reads rubric format 1, found " + j["rubric"].dump());
+  r.exercise = string_field(j, "exercise", path, "top level");
+  r.title = string_field(j, "title", path, "top level");
+  r.function = string_field(j, "function", path, "top level");
+  if (!std::regex_match(r.function, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+    fail(path, "function", "must be a C++ identifier, found \"" + r.function + "\"");
+
+  if (j.contains("limits")) {
+    const json& l = field(j, "limits", path, "top level", json::value_t::object);
+    for (const auto& [k, _] : l.items())
+      if (k != "cpu_seconds" && k != "wall_seconds" && k != "memory_mb" && k != "output_kb" && k != "processes")
+        fail(path, "limits", "unknown field \"" + k + "\"");
+    r.limits.cpu_seconds = positive(l, "cpu_seconds", r.limits.cpu_seconds, path, "limits");
+    r.limits.wall_seconds = positive(l, "wall_seconds", r.limits.wall_seconds, path, "limits");
+    r.limits.memory_mb = static_cast<long>(positive(l, "memory_mb", double(r.limits.memory_mb), path, "limits"));
+    r.limits.output_kb = static_cast<long>(positive(l, "output_kb", double(r.limits.output_kb), path, "limits"));
+    r.limits.processes = static_cast<long>(positive(l, "processes", double(r.limits.processes), path, "limits"));
+  }
+
+  if (j.contains("alternatives")) {
+    const json& a = field(j, "alternatives", path, "top level", json::value_t::array);
+    for (size_t i = 0; i < a.size(); ++i) {
+      const std::string where = "alternatives[" + std::to_string(i) + "]";
+      if (!a[i].is_array() || a[i].size() < 2) fail(path, where, "must be an array of at least two grad_fn names");
+      std::vector<std::string> group;
+      for (const auto& n : a[i]) {
+        if (!n.is_string()) fail(path, where, "must hold strings, found " + type_name(n));
+        group.push_back(n);
+      }
+      r.alternatives.push_back(group);
+    }
+  }
+
+  std::set<std::string> probe_ids;
+  if (j.contains("probes")) {
+    const json& ps = field(j, "probes", path, "top level", json::value_t::array);
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const std::string where = "probes[" + std::to_string(i) + "]";
+      if (!ps[i].is_object()) fail(path, where, "must be an object, found " + type_name(ps[i]));
+      const std::string id = string_field(ps[i], "id", path, where);
+      const std::string kind = string_field(ps[i], "kind", path, where);
+      if (!kProbeKinds.count(kind))
+        fail(path, where + ".kind", "unknown probe kind \"" + kind + "\" (known: backward, inplace, gradcheck)");
+      if (kind == "gradcheck") string_field(ps[i], "function", path, where);
+      else string_field(ps[i], "tensor", path, where);
+      if (!probe_ids.insert(id).second) fail(path, where + ".id", "probe id \"" + id + "\" is used twice");
+    }
+    r.probes = ps;
+  }
+
+  const json& cs = field(j, "checks", path, "top level", json::value_t::array);
+  if (cs.empty()) fail(path, "checks", "a rubric needs at least one check");
+  std::set<std::string> ids;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const std::string where = "checks[" + std::to_string(i) + "]";
+    const json& c = cs[i];
+    if (!c.is_object()) fail(path, where, "must be an object, found " + type_name(c));
+    Check ch;
+    ch.id = string_field(c, "id", path, where);
+    const std::string at = where + " (\"" + ch.id + "\")";
+    if (!std::regex_match(ch.id, std::regex("[a-z0-9][a-z0-9_.-]*")))
+      fail(path, at + ".id", "must be lower-case letters, digits, '-', '_' or '.'");
+    if (!ids.insert(ch.id).second) fail(path, at + ".id", "check id is used twice");
+    ch.kind = string_field(c, "kind", path, at);
+    auto spec = kinds().find(ch.kind);
+    if (spec == kinds().end()) {
+      std::string known;
+      for (const auto& k : check_kinds()) known += (known.empty() ? "" : ", ") + k;
+      fail(path, at + ".kind", "unknown check kind \"" + ch.kind + "\" (known: " + known + ")");
+    }
+    ch.name = string_field(c, "name", path, at);
+    ch.points = c.contains("points") ? field(c, "points", path, at, json::value_t::number_float).get<double>() : 1;
+    if (ch.points < 0) fail(path, at + ".points", "must not be negative");
+    if (c.contains("hint")) ch.hint = string_field(c, "hint", path, at);
+    if (c.contains("visibility")) {
+      const std::string v = string_field(c, "visibility", path, at);
+      if (v != "visible" && v != "hidden") fail(path, at + ".visibility", "must be \"visible\" or \"hidden\"");
+      ch.hidden = v == "hidden";
+    }
+    if (c.contains("tolerance")) {
+      const json& t = field(c, "tolerance", path, at, json::value_t::object);
+      for (const auto& [k, _] : t.items())
+        if (k != "rtol" && k != "atol") fail(path, at + ".tolerance", "unknown field \"" + k + "\"");
+      for (const char* k : {"rtol", "atol"})
+        if (t.contains(k) && (!t[k].is_number() || t[k].get<double>() < 0))
+          fail(path, at + ".tolerance." + k, "must be a number of at least 0");
+      ch.tol.rtol = t.value("rtol", ch.tol.rtol);
+      ch.tol.atol = t.value("atol", ch.tol.atol);
+    }
+    for (const auto& k : spec->second.required)
+      if (!c.contains(k)) fail(path, at, "a \"" + ch.kind + "\" check needs the field \"" + k + "\"");
+    for (const auto& [k, _] : c.items()) {
+      bool known = kCommon.count(k) > 0;
+      for (const auto& f : spec->second.required) known |= f == k;
+      for (const auto& f : spec->second.optional) known |= f == k;
+      if (!known) fail(path, at, "unknown field \"" + k + "\" for a \"" + ch.kind + "\" check");
+    }
+    if (c.contains("tensor")) string_field(c, "tensor", path, at);
+    if (c.contains("label")) string_field(c, "label", path, at);
+    if (c.contains("contains")) string_field(c, "contains", path, at);
+    if (c.contains("labels")) {
+      const json& ls = field(c, "labels", path, at, json::value_t::array);
+      for (const auto& l : ls)
+        if (!l.is_string()) fail(path, at + ".labels", "must hold strings, found " + type_name(l));
+    }
+    if (c.contains("accept")) {
+      const json& a = field(c, "accept", path, at, json::value_t::array);
+      for (const auto& n : a)
+        if (!n.is_string()) fail(path, at + ".accept", "must hold grad_fn names, found " + type_name(n));
+    }
+    if (c.contains("probe")) {
+      const std::string p = string_field(c, "probe", path, at);
+      if (!probe_ids.count(p)) fail(path, at + ".probe", "no probe has the id \"" + p + "\"");
+    }
+    if (c.contains("expect") && ch.kind == "probe") {
+      const std::string e = string_field(c, "expect", path, at);
+      if (e != "ok" && e != "error") fail(path, at + ".expect", "must be \"ok\" or \"error\"");
+    }
+    ch.spec = c;
+    r.checks.push_back(std::move(ch));
+  }
+  return r;
+}
+
+Rubric load_rubric(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw RubricError(path + ": cannot read the rubric (does the file exist?)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    throw RubricError(path + ": not valid JSON: " + e.what());
+  }
+  return parse_rubric(j, path);
+}
+
+}  // namespace grader

@@ -1,0 +1,62 @@
+// A rubric: one declarative JSON file per exercise, beside its solution
+// (solutions/exerciseN.rubric.json). It names the exercise function, the run's
+// limits, the probes to run in the student's process, and the checks with
+// their points, tolerances, hints and visibility. The format is documented in
+// exercises/README.md; adding an exercise needs no change here.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+using json = nlohmann::ordered_json;
+
+// A rubric that cannot be used: says which file and which field.
+struct RubricError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Limits {
+  double cpu_seconds = 2;
+  double wall_seconds = 5;
+  long memory_mb = 1024;
+  long output_kb = 256;
+  long processes = 16;
+};
+
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-6;
+};
+
+struct Check {
+  std::string id, name, kind, hint;
+  double points = 1;
+  bool hidden = false;
+  Tolerance tol;
+  json spec;  // the check's own JSON object, for its kind-specific fields
+};
+
+struct Rubric {
+  std::string path;  // where it was read from, for messages
+  std::string exercise, title, function;
+  Limits limits;
+  std::vector<std::vector<std::string>> alternatives;  // grad_fn names accepted for one another
+  json probes = json::array();
+  std::vector<Check> checks;
+
+  double max_points() const;
+  // Are two grad_fn names the same or accepted alternatives?
+  bool equivalent(const std::string& a, const std::string& b) const;
+};
+
+// The check kinds the grader knows, for validation and documentation.
+const std::vector<std::string>& check_kinds();
+
+Rubric parse_rubric(const json& j, const std::string& path);
+Rubric load_rubric(const std::string& path);
+
+}  // namespace grader

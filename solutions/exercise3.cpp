@@ -1,0 +1,26 @@
+// Reference solution for exercise 3: f(x, y, z) = (x² + y) · z.
+#include <gradlab/lab.h>
+
+void exercise3(lab::Lab& lab) {
+  torch::Tensor x, y, z, p, q, f;
+
+  x = torch::tensor(-2.0, torch::requires_grad());
+  y = torch::tensor(2.0, torch::requires_grad());
+  z = torch::tensor(3.0, torch::requires_grad());
+
+  p = x.pow(2);
+  q = p + y;
+  f = q * z;
+
+  p.retain_grad();
+  q.retain_grad();
+
+  f.backward();
+
+  lab.name("x", x);
+  lab.name("y", y);
+  lab.name("z", z);
+  lab.name("p", p);
+  lab.name("q", q);
+  lab.name("f", f);
+}

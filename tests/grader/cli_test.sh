@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# End-to-end: runs the real `grade` on real files and checks each verdict,
+# exit code and the key lines of its output.
+#   cli_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
+set -uo pipefail
+grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$3
+rm -rf "$scratch" && mkdir -p "$scratch"
+export GRADLAB_CACHE="$scratch/cache" NO_COLOR=1
+fixtures="$src/tests/fixtures/exercise3"
+failures=0
+
+# run NAME EXPECTED_EXIT ARGS...: runs grade, keeps its output in $out.
+run() {
+  local name=$1 want=$2
+  shift 2
+  out=$("$grade" "$@" 2>&1)
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL $name: exit $got, expected $want"
+    printf '%s\n' "$out" | head -40 | sed 's/^/    /'
+    failures=$((failures + 1))
+  else
+    echo "ok   $name (exit $got)"
+  fi
+}
+# has NAME TEXT: the last run's output contains TEXT.
+has() {
+  if ! grep -qF -- "$2" <<<"$out"; then
+    echo "FAIL $1: output lacks: $2"
+    printf '%s\n' "$out" | head -40 | sed 's/^/    /'
+    failures=$((failures + 1))
+  fi
+}
+lacks() {
+  if grep -qF -- "$2" <<<"$out"; then
+    echo "FAIL $1: output should not contain: $2"
+    failures=$((failures + 1))
+  fi
+}
+
+cd "$scratch"
+run "solution passes" 0 exercise3 --solution --out "$scratch/r-sol"
+has "solution passes" "score 18/18 — every check passed"
+test -s "$scratch/r-sol/report.json" || { echo "FAIL no report.json"; failures=$((failures + 1)); }
+
+run "correct alternative spelling" 0 exercise3 "$fixtures/x-times-x.cpp" --out "$scratch/r1"
+
+run "forgot retain_grad" 1 exercise3 "$fixtures/forgot-retain-grad.cpp" --out "$scratch/r2"
+has "forgot retain_grad" "✗ p keeps its gradient"
+has "forgot retain_grad" "hint      p is not a leaf: call p.retain_grad()"
+has "forgot retain_grad" "✓ df/dx = -12"
+has "forgot retain_grad" "score 14/18 — 4 of 17 checks failed"
+
+run "requires_grad missing" 1 exercise3 "$fixtures/y-without-requires-grad.cpp" --out "$scratch/r3"
+has "requires_grad missing" "found     f=MulBackward0(q=AddBackward0(p=PowBackward0(x), None), z)"
+
+run "wrong value" 1 exercise3 "$fixtures/wrong-sign.cpp" --out "$scratch/r4"
+has "wrong value" "expected  -12"
+has "wrong value" "found     12"
+
+run "backward twice (zero_ / retain_graph misuse)" 1 exercise3 "$fixtures/backward-twice.cpp" --out "$scratch/r5"
+has "backward twice" "found     -24"
+
+# A hidden check says only that it failed: not what was expected, no hint.
+run "hidden check" 1 exercise3 "$src/exercises/exercise3.cpp" --out "$scratch/r6"
+has "hidden check" "✗ hidden check leaves"
+lacks "hidden check" "x is still a leaf"
+
+run "compile error" 2 exercise3 "$fixtures/compile-error.cpp" --out "$scratch/r7"
+has "compile error" "✗ does not compile"
+has "compile error" "compile-error.cpp:9:15: error: expected"
+has "compile error" "score 0/18 — does not compile"
+
+run "main defined" 2 exercise3 "$fixtures/defines-main.cpp" --out "$scratch/r8"
+has "main defined" "remove main()"
+run "wrong function name" 2 exercise3 "$fixtures/wrong-function-name.cpp" --out "$scratch/r9"
+has "wrong function name" "must define the exercise function \`void exercise3(lab::Lab& lab)\`"
+
+run "segfault" 3 exercise3 "$fixtures/segfault.cpp" --out "$scratch/r10"
+has "segfault" "crashed with SIGSEGV"
+run "infinite loop" 3 exercise3 "$fixtures/infinite-loop.cpp" --out "$scratch/r11"
+has "infinite loop" "s of CPU time (the limit)"
+run "sleeps forever" 3 exercise3 "$fixtures/sleeps-forever.cpp" --out "$scratch/r12"
+has "sleeps forever" "of wall-clock time (the limit)"
+run "memory hog" 3 exercise3 "$fixtures/memory-hog.cpp" --out "$scratch/r13"
+has "memory hog" "ran out of memory"
+run "gigabyte of output" 3 exercise3 "$fixtures/gigabyte-output.cpp" --out "$scratch/r14"
+has "gigabyte of output" "stopped after printing more than 256 KiB"
+run "uncaught exception" 3 exercise3 "$fixtures/uncaught-exception.cpp" --out "$scratch/r15"
+has "uncaught exception" "Trying to backward through the graph a second time"
+run "exits early" 3 exercise3 "$fixtures/exits-early.cpp" --out "$scratch/r16"
+has "exits early" "before the grader could read its results"
+
+# Usage errors.
+run "unknown exercise" 64 exercise99
+has "unknown exercise" "no exercise \"exercise99\" (known: exercise3)"
+run "missing file" 64 exercise3 "$scratch/nothere.cpp"
+has "missing file" "no such file"
+run "bad flag" 64 exercise3 --frobnicate
+run "no exercise" 64
+run "help" 0 --help
+has "help" "70  internal error"
+
+# --device cuda without a GPU: its own exit code and a clear message.
+run "no GPU" 69 exercise3 --device cuda
+has "no GPU" "no CUDA device is available"
+
+# --json prints the result model; the report's bytes do not depend on the run
+# apart from the documented volatile fields (timings, peak memory).
+run "json" 1 exercise3 "$fixtures/forgot-retain-grad.cpp" --json --out "$scratch/r17"
+has "json" "\"verdict\": \"failed\""
+has "json" "\"cached\": true"
+strip() { grep -vE '"(seconds|wall_seconds|cpu_seconds|peak_memory_kb|cached)"' "$1"; }
+"$grade" exercise3 "$fixtures/forgot-retain-grad.cpp" --out "$scratch/r18" >/dev/null 2>&1
+if ! diff <(strip "$scratch/r17/report.json") <(strip "$scratch/r18/report.json") >/dev/null; then
+  echo "FAIL report.json differs between two runs of the same file"
+  failures=$((failures + 1))
+fi
+
+# A malformed rubric: exit 70, naming the file and the field.
+mkdir -p "$scratch/course/solutions"
+cp "$src/solutions/exercise3.cpp" "$scratch/course/solutions/"
+sed 's/"kind": "grad_fn"/"kind": "gradfn"/' "$src/solutions/exercise3.rubric.json" >"$scratch/course/solutions/exercise3.rubric.json"
+run "malformed rubric" 70 exercise3 --course "$scratch/course" --solution
+has "malformed rubric" "exercise3.rubric.json: checks[4] (\"p-grad-fn\").kind: unknown check kind \"gradfn\""
+echo '{ "rubric": 1, ' >"$scratch/course/solutions/exercise3.rubric.json"
+run "rubric not JSON" 70 exercise3 --course "$scratch/course" --solution
+has "rubric not JSON" "not valid JSON"
+
+# grade list shows the exercise and the last result.
+mkdir -p "$scratch/course2/exercises" && cp "$fixtures/wrong-sign.cpp" "$scratch/course2/exercises/exercise3.cpp"
+(cd "$scratch/course2" && "$grade" exercise3 >/dev/null 2>&1)
+out=$(cd "$scratch/course2" && "$grade" list 2>&1)
+has "list" "exercise3   The lab's exercise"
+has "list" "last: failed 17/18"
+
+echo "$failures failure(s)"
+[ "$failures" = 0 ]

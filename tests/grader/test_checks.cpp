@@ -1,0 +1,140 @@
+// Scoring is a pure function of (rubric, student snapshot, reference
+// snapshot): these tests feed it snapshots in the harness's format.
+#include <catch2/catch.hpp>
+
+#include "checks.h"
+#include "sha256.h"
+
+using grader::json;
+
+namespace {
+
+json scalar(double v, bool leaf, const char* grad_fn, json grad) {
+  json t = {{"defined", true},     {"shape", json::array()}, {"dtype", "Float"},  {"device", "cpu"},
+            {"requires_grad", true}, {"is_leaf", leaf},        {"retains_grad", false}, {"grad_fn", grad_fn ? json(grad_fn) : json()},
+            {"version", 0},        {"values", {v}}};
+  t["grad"] = grad.is_null() ? json() : json{{"shape", json::array()}, {"values", {grad}}};
+  return t;
+}
+
+// x -> p = x² (PowBackward0 or MulBackward0 with two edges to x) -> f = p * z
+json lab_graph(bool product) {
+  json next_p = product ? json::parse(R"([["n3", 0], ["n3", 0]])") : json::parse(R"([["n3", 0]])");
+  return json::array({
+      {{"id", "n0"}, {"name", "MulBackward0"}, {"tensors", {"f"}}, {"next", json::parse(R"([["n1", 0], ["n2", 0]])")}},
+      {{"id", "n1"}, {"name", product ? "MulBackward0" : "PowBackward0"}, {"tensors", {"p"}}, {"next", next_p}},
+      {{"id", "n2"}, {"name", "torch::autograd::AccumulateGrad"}, {"tensors", {"z"}}, {"next", json::array()}},
+      {{"id", "n3"}, {"name", "torch::autograd::AccumulateGrad"}, {"tensors", {"x"}}, {"next", json::array()}},
+  });
+}
+
+json snapshot(double xgrad, bool product = false) {
+  json s;
+  s["status"] = "ok";
+  s["tensors"]["x"] = scalar(-2, true, nullptr, xgrad);
+  s["tensors"]["f"] = scalar(12, false, "MulBackward0", json());
+  s["graphs"]["f"] = lab_graph(product);
+  s["records"] = json::array();
+  return s;
+}
+
+grader::Rubric rubric(const char* checks) {
+  json j = {{"rubric", 1}, {"exercise", "e"}, {"title", "t"}, {"function", "e"}, {"checks", json::parse(checks)}};
+  j["alternatives"] = json::parse(R"([["PowBackward0", "MulBackward0"]])");
+  return grader::parse_rubric(j, "r.json");
+}
+
+}  // namespace
+
+TEST_CASE("a grad check passes within tolerance and fails beyond it", "[checks]") {
+  auto r = rubric(R"([{"id": "g", "kind": "grad", "tensor": "x", "name": "n", "points": 2,
+                       "tolerance": {"rtol": 0, "atol": 0.01}}])");
+  auto ok = grader::evaluate(r, snapshot(-12.005), snapshot(-12));
+  CHECK(ok[0].status == "passed");
+  CHECK(ok[0].points == 2);
+  auto bad = grader::evaluate(r, snapshot(-12.02), snapshot(-12));
+  CHECK(bad[0].status == "failed");
+  CHECK(bad[0].points == 0);
+  CHECK(bad[0].expected == "-12");
+  CHECK(bad[0].found == "-12.02");
+}
+
+TEST_CASE("a grad check explains an undefined gradient", "[checks]") {
+  auto r = rubric(R"([{"id": "g", "kind": "grad", "tensor": "f", "name": "n", "expected": 1}])");
+  auto res = grader::evaluate(r, snapshot(-12), snapshot(-12));
+  CHECK(res[0].status == "failed");
+  CHECK(res[0].found == "undefined");
+  CHECK_THAT(res[0].message, Catch::Contains("not a leaf and does not retain its gradient"));
+  // "expected": null means the gradient must be undefined.
+  auto u = rubric(R"([{"id": "g", "kind": "grad", "tensor": "f", "name": "n", "expected": null}])");
+  CHECK(grader::evaluate(u, snapshot(-12), snapshot(-12))[0].status == "passed");
+}
+
+TEST_CASE("a missing or undefined tensor fails with the cause", "[checks]") {
+  auto r = rubric(R"([{"id": "g", "kind": "is_leaf", "tensor": "q", "name": "n", "expected": false}])");
+  auto res = grader::evaluate(r, snapshot(-12), snapshot(-12));
+  CHECK(res[0].status == "failed");
+  CHECK_THAT(res[0].message, Catch::Contains("did not name a tensor \"q\""));
+  json s = snapshot(-12);
+  s["tensors"]["q"] = {{"defined", false}};
+  res = grader::evaluate(r, s, snapshot(-12));
+  CHECK(res[0].status == "failed");
+  CHECK_THAT(res[0].message, Catch::Contains("never given a value"));
+}
+
+TEST_CASE("graphs match modulo accepted alternatives, and name their differences", "[checks][graph]") {
+  auto r = rubric(R"([{"id": "g", "kind": "graph", "tensor": "f", "name": "n"}])");
+  // x * x reaches x twice where x.pow(2) reaches it once: accepted.
+  CHECK(grader::evaluate(r, snapshot(-12, true), snapshot(-12))[0].status == "passed");
+  CHECK(grader::graph_expression(lab_graph(false)) == "f=MulBackward0(p=PowBackward0(x), z)");
+
+  json wrong = snapshot(-12);
+  wrong["graphs"]["f"][1]["name"] = "AddBackward0";
+  auto res = grader::evaluate(r, wrong, snapshot(-12));
+  CHECK(res[0].status == "failed");
+  CHECK_THAT(res[0].message, Catch::Contains("expected PowBackward0, found AddBackward0"));
+
+  json no_z = snapshot(-12);
+  no_z["graphs"]["f"][0]["next"][1] = {nullptr, 0};
+  auto d = grader::compare_graphs(no_z["graphs"]["f"], lab_graph(false), r);
+  REQUIRE(d.differences.size() == 1);
+  CHECK_THAT(d.differences[0], Catch::Contains("found None"));
+  CHECK(d.reference_nodes == std::vector<std::string>{"n2"});
+}
+
+TEST_CASE("a snapshot sequence must match in count, order and values", "[checks]") {
+  auto r = rubric(R"([{"id": "s", "kind": "snapshots", "labels": ["it1", "it2"], "name": "n"}])");
+  auto with = [](std::vector<double> vals) {
+    json s = snapshot(0);
+    int i = 1;
+    for (double v : vals) s["records"].push_back({{"kind", "value"}, {"label", "it" + std::to_string(i++)}, {"value", v}});
+    return s;
+  };
+  CHECK(grader::evaluate(r, with({1, 2}), with({1, 2}))[0].status == "passed");
+  auto res = grader::evaluate(r, with({1, 1}), with({1, 2}));
+  CHECK(res[0].status == "failed");
+  CHECK_THAT(res[0].message, Catch::Contains("\"it2\" differs"));
+  res = grader::evaluate(r, with({1}), with({1, 2}));
+  CHECK_THAT(res[0].message, Catch::Contains("1 of these snapshots were recorded, expected 2"));
+}
+
+TEST_CASE("values print with PyTorch's nesting", "[checks]") {
+  CHECK(grader::format_values(json::parse("[1.5, 2, 3, 4]"), json::parse("[2, 2]")) == "[[1.5, 2], [3, 4]]");
+  CHECK(grader::format_values(json::parse("[-12]"), json::array()) == "-12");
+  CHECK(grader::format_values(json::parse("[\"nan\", 0.000123]"), json::parse("[2]")) == "[nan, 0.000123]");
+}
+
+TEST_CASE("close() treats NaN as equal to NaN and infinities exactly", "[checks]") {
+  grader::Tolerance t;
+  CHECK(grader::close(json::parse("[\"nan\"]"), json::parse("[\"nan\"]"), t));
+  CHECK_FALSE(grader::close(json::parse("[\"nan\"]"), json::parse("[1]"), t));
+  CHECK(grader::close(json::parse("[\"inf\"]"), json::parse("[\"inf\"]"), t));
+  CHECK_FALSE(grader::close(json::parse("[\"inf\"]"), json::parse("[\"-inf\"]"), t));
+}
+
+TEST_CASE("sha256 matches the FIPS 180-4 examples", "[sha256]") {
+  CHECK(grader::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(grader::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(grader::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
