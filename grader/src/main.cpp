@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
                                          "$GRADLAB_COURSE, else the one gradlab was built from)");
   app.add_flag("--no-color", no_colour, "no colour even on a terminal (NO_COLOR=1 does the same)");
   app.add_flag("--no-isolation", no_isolation, "run without bubblewrap namespaces (rlimits still apply)");
+  app.fallthrough();  // subcommands inherit it: `grade check --cache DIR` works like `grade --cache DIR check`
   auto* list = app.add_subcommand("list", "the exercises, their titles and your last result");
   auto* check = app.add_subcommand("check", "for the course's CI: every solution scores full marks and every fixture "
                                             "under tests/fixtures/ gets exactly the verdict it names");

@@ -93,7 +93,7 @@ has "exits early" "before the grader could read its results"
 
 # Usage errors.
 run "unknown exercise" 64 exercise99
-has "unknown exercise" "no exercise \"exercise99\" (known: exercise3)"
+has "unknown exercise" "no exercise \"exercise99\" (known: exercise2 exercise3)"
 run "missing file" 64 exercise3 "$scratch/nothere.cpp"
 has "missing file" "no such file"
 run "bad flag" 64 exercise3 --frobnicate
@@ -132,6 +132,7 @@ mkdir -p "$scratch/course2/exercises" && cp "$fixtures/wrong-sign.cpp" "$scratch
 (cd "$scratch/course2" && "$grade" exercise3 >/dev/null 2>&1)
 out=$(cd "$scratch/course2" && "$grade" list 2>&1)
 has "list" "exercise3   The lab's exercise"
+has "list" "exercise2   The backward pass"
 has "list" "last: failed 17/18"
 
 echo "$failures failure(s)"
