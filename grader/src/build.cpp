@@ -111,16 +111,19 @@ std::string stat_key(const char* path) {
          std::to_string(st.st_mtim.tv_nsec) + ";";
 }
 
+bool is_libtorch(const std::string& engine) { return engine == "libtorch"; }
+
 // What the compiled program depends on besides the student's file.
-const std::string& toolchain_key() {
-  static const std::string key = [] {
-    std::string k = std::string(GRADLAB_VERSION) + ";" + GRADLAB_CXX + ";" + GRADLAB_STUDENT_FLAGS + ";" +
-                    GRADLAB_LINK_LIBS + ";";
-    k += stat_key(GRADLAB_ENGINE_LIB) + stat_key(GRADLAB_HARNESS_LIB) + stat_key(GRADLAB_PCH_DIR "/gradlab/lab.h.gch") +
-         stat_key(GRADLAB_LAB_INCLUDE "/gradlab/lab.h");
-    return sha256_hex(k);
-  }();
-  return key;
+std::string toolchain_key(const std::string& engine) {
+  std::string k = std::string(GRADLAB_VERSION) + ";" + engine + ";" + GRADLAB_CXX + ";" + GRADLAB_STUDENT_FLAGS + ";";
+  if (is_libtorch(engine)) {
+    k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + stat_key(GRADLAB_HARNESS_SOURCE);
+    for (const auto& lib : split_words(GRADLAB_LIBTORCH_LIBS)) k += stat_key(lib.c_str());
+  } else {
+    k += std::string(GRADLAB_LINK_LIBS) + ";" + stat_key(GRADLAB_ENGINE_LIB) + stat_key(GRADLAB_HARNESS_LIB) +
+         stat_key(GRADLAB_PCH_DIR "/gradlab/lab.h.gch");
+  }
+  return sha256_hex(k + stat_key(GRADLAB_LAB_INCLUDE "/gradlab/lab.h"));
 }
 
 std::string read_file(const fs::path& p) {
@@ -136,12 +139,18 @@ bool write_file(const fs::path& p, const std::string& s) {
   return static_cast<bool>(out);
 }
 
-std::vector<std::string> compile_flags() {
+std::vector<std::string> compile_flags(const std::string& engine) {
   std::vector<std::string> f = split_words(GRADLAB_STUDENT_FLAGS);
   // The precompiled header directory comes first so <gradlab/lab.h> finds
   // lab.h.gch; -isystem keeps warnings from our headers out of the student's
-  // diagnostics.
-  for (const char* d : {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE}) {
+  // diagnostics. LibTorch gets neither the engine's headers nor its PCH.
+  std::vector<const char*> dirs = {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE};
+  if (is_libtorch(engine)) {
+    dirs = {GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
+    for (auto& x : f)
+      if (x == "-std=c++20") x = "-std=c++17";  // what LibTorch 1.13's headers are written for
+  }
+  for (const char* d : dirs) {
     f.push_back("-isystem");
     f.push_back(d);
   }
@@ -163,8 +172,9 @@ std::string link_hint(const std::string& out, const std::string& function) {
 }
 
 // The two-line main for an exercise function, compiled once per function.
-std::string entry_object(const fs::path& cache, const std::string& function, std::string& error) {
-  const fs::path obj = cache / "entry" / (function + "-" + toolchain_key().substr(0, 16) + ".o");
+std::string entry_object(const fs::path& cache, const std::string& function, const std::string& engine,
+                         std::string& error) {
+  const fs::path obj = cache / "entry" / (function + "-" + toolchain_key(engine).substr(0, 16) + ".o");
   std::error_code ec;
   if (fs::exists(obj, ec)) return obj.string();
   fs::create_directories(obj.parent_path(), ec);
@@ -174,11 +184,30 @@ std::string entry_object(const fs::path& cache, const std::string& function, std
                   "void " + function + "(lab::Lab&);\n"
                   "int main(int argc, char** argv) { return lab::harness_main(argc, argv, &" + function + "); }\n");
   std::vector<std::string> cmd = {GRADLAB_CXX};
-  for (auto& f : compile_flags()) cmd.push_back(f);
+  for (auto& f : compile_flags(engine)) cmd.push_back(f);
   cmd.insert(cmd.end(), {"-c", src.string(), "-o", tmp.string()});
   ToolResult r = run_tool(cmd);
   if (r.status != 0) {
     error = "cannot compile the grader's entry point for " + function + ":\n" + r.output;
+    return "";
+  }
+  fs::rename(tmp, obj, ec);
+  return obj.string();
+}
+
+// The harness built against LibTorch, once per toolchain (it takes a while).
+std::string libtorch_harness(const fs::path& cache, std::string& error) {
+  const fs::path obj = cache / "entry" / ("harness-libtorch-" + toolchain_key("libtorch").substr(0, 16) + ".o");
+  std::error_code ec;
+  if (fs::exists(obj, ec)) return obj.string();
+  fs::create_directories(obj.parent_path(), ec);
+  const fs::path tmp = obj.string() + "." + std::to_string(getpid()) + ".tmp.o";
+  std::vector<std::string> cmd = {GRADLAB_CXX};
+  for (auto& f : compile_flags("libtorch")) cmd.push_back(f);
+  cmd.insert(cmd.end(), {"-c", GRADLAB_HARNESS_SOURCE, "-o", tmp.string()});
+  ToolResult r = run_tool(cmd);
+  if (r.status != 0) {
+    error = "cannot compile the harness against LibTorch:\n" + r.output;
     return "";
   }
   fs::rename(tmp, obj, ec);
@@ -196,6 +225,8 @@ std::string default_cache_dir() {
 
 std::string compiler_id() { return GRADLAB_CXX_ID; }
 
+bool libtorch_available() { return std::string(GRADLAB_LIBTORCH_LIBS).size() > 0; }
+
 BuildOutcome build_program(const BuildRequest& req) {
   BuildOutcome b;
   const auto start = std::chrono::steady_clock::now();
@@ -206,7 +237,7 @@ BuildOutcome build_program(const BuildRequest& req) {
   std::error_code ec;
   const std::string source = read_file(req.source);
   const std::string key =
-      sha256_hex(toolchain_key() + "\n" + req.function + "\n" + req.source + "\n" + source);
+      sha256_hex(toolchain_key(req.engine) + "\n" + req.function + "\n" + req.source + "\n" + source);
   const fs::path cache = req.cache_dir;
   const fs::path dir = cache / "build" / key.substr(0, 2) / key.substr(2);
   if (fs::exists(dir / "status", ec)) {
@@ -224,8 +255,9 @@ BuildOutcome build_program(const BuildRequest& req) {
     return finish();
   }
   std::string entry_error;
-  const std::string entry = entry_object(cache, req.function, entry_error);
-  if (entry.empty()) {
+  const std::string entry = entry_object(cache, req.function, req.engine, entry_error);
+  const std::string harness = is_libtorch(req.engine) ? libtorch_harness(cache, entry_error) : GRADLAB_HARNESS_LIB;
+  if (entry.empty() || harness.empty()) {
     b.failure = entry_error;
     return finish();
   }
@@ -239,12 +271,17 @@ BuildOutcome build_program(const BuildRequest& req) {
   }
   const fs::path tmp = tmpl;
   std::vector<std::string> cmd = {GRADLAB_CXX};
-  for (auto& f : compile_flags()) cmd.push_back(f);
+  for (auto& f : compile_flags(req.engine)) cmd.push_back(f);
   cmd.push_back(req.source);
   cmd.push_back(entry);
-  cmd.push_back(GRADLAB_HARNESS_LIB);
-  cmd.push_back(GRADLAB_ENGINE_LIB);
-  for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+  cmd.push_back(harness);
+  if (is_libtorch(req.engine)) {
+    for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) cmd.push_back(l);
+    cmd.push_back("-pthread");
+  } else {
+    cmd.push_back(GRADLAB_ENGINE_LIB);
+    for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+  }
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
   cmd.push_back("-o");
   cmd.push_back((tmp / "program").string());

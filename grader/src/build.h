@@ -12,6 +12,9 @@ struct BuildRequest {
   std::string source;        // path to compile, as the compiler should print it
   std::string function;      // the exercise function, e.g. exercise3
   std::string cache_dir;     // root of the compile cache
+  // "gradlab", or "libtorch": the same file and harness built against
+  // Debian's LibTorch instead (slow to compile; proves the expectations are PyTorch's).
+  std::string engine = "gradlab";
 };
 
 struct BuildOutcome {
@@ -28,6 +31,9 @@ BuildOutcome build_program(const BuildRequest& req);
 // The compile cache's location: $GRADLAB_CACHE, else $XDG_CACHE_HOME/gradlab,
 // else ~/.cache/gradlab.
 std::string default_cache_dir();
+
+// Whether `--engine libtorch` can work here (libtorch-dev was found at configure time).
+bool libtorch_available();
 
 // "GNU 12.2.0", for reports.
 std::string compiler_id();

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -196,7 +197,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   res.submission = req.submission;
   res.submission_sha256 = sha256_hex(read_file(req.submission));
   res.max_score = rubric.max_points();
-  res.engine = std::string("gradlab ") + GRADLAB_VERSION;
+  res.engine = req.engine == "libtorch" ? "LibTorch (Debian libtorch-dev)" : std::string("gradlab ") + GRADLAB_VERSION;
   res.compiler = compiler_id();
 
   // The student's file and the reference build side by side: on a cold
@@ -204,7 +205,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   auto ref_build = std::async(std::launch::async, [&] {
     return build_program({req.solution, rubric.function, req.cache_dir});
   });
-  BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir});
+  BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir, req.engine});
   BuildOutcome rb = ref_build.get();
   if (!sb.failure.empty()) throw InternalError(sb.failure);
   if (!rb.failure.empty()) throw InternalError(rb.failure);
@@ -226,7 +227,11 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
 
   // The reference runs first only when its snapshot is not cached yet.
   json reference = reference_snapshot(rb, rubric, req.isolate);
-  Run student = run_program(sb.program, rubric, req.isolate);
+  Rubric student_rubric = rubric;
+  // LibTorch maps several hundred MiB of libraries and thread pools before
+  // main(): its address-space limit has to be larger.
+  if (req.engine == "libtorch") student_rubric.limits.memory_mb = std::max(rubric.limits.memory_mb, 8192L);
+  Run student = run_program(sb.program, student_rubric, req.isolate);
   res.run = student.info;
   if (student.info.status != "ok") {
     res.verdict = "runtime_error";

@@ -21,6 +21,7 @@ struct GradeRequest {
   std::string solution;    // the reference solution
   std::string cache_dir;
   bool isolate = true;
+  std::string engine = "gradlab";  // the student's build: "gradlab" or "libtorch" (the reference always uses gradlab)
 };
 
 Result grade(const Rubric& rubric, const GradeRequest& req);

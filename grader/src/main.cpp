@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   GradeRequest base;
   base.cache_dir = cache_dir;
   base.isolate = !no_isolation;
+  base.engine = engine;
 
   try {
     if (*list) return list_exercises(std::cout, course, st);
@@ -94,9 +95,9 @@ int main(int argc, char** argv) {
                    "backend). Grade on the CPU: leave out --device.\n";
       return kExitNoDevice;
     }
-    if (engine == "libtorch") {
-      std::cerr << "grade: --engine libtorch is not available in this build; grading against gradlab's engine is the "
-                   "default.\n";
+    if (engine == "libtorch" && !libtorch_available()) {
+      std::cerr << "grade: --engine libtorch needs Debian's LibTorch, which this build did not find. Install it "
+                   "(sudo apt-get install -y libtorch-dev), then run ./grade again so that it reconfigures.\n";
       return kExitUsage;
     }
     const std::string rubric_path = course.rubric_path(exercise);
