@@ -127,6 +127,49 @@ echo '{ "rubric": 1, ' >"$scratch/course/solutions/exercise3.rubric.json"
 run "rubric not JSON" 70 exercise3 --course "$scratch/course" --solution
 has "rubric not JSON" "not valid JSON"
 
+# Probes: a gradcheck of a registered custom Function, and backward after an
+# in-place change to a saved tensor, in a small course of its own.
+mkdir -p "$scratch/course3/solutions" "$scratch/course3/tests/fixtures/probe9"
+cube() {  # cube FACTOR: a custom Function whose backward uses FACTOR (3 is right)
+  cat <<CPP
+#include <gradlab/lab.h>
+struct Cube : torch::autograd::Function<Cube> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor x) {
+    ctx->save_for_backward({x});
+    return x * x * x;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list g) {
+    auto x = ctx->get_saved_variables()[0];
+    return {g[0] * $1 * x * x};
+  }
+};
+void probe9(lab::Lab& lab) {
+  auto w = torch::tensor({1.0, 2.0}, torch::requires_grad());
+  auto y = Cube::apply(w).sum();
+  lab.name("w", w);
+  lab.name("y", y);
+  lab.function("cube", [](const torch::Tensor& x) { return Cube::apply(x); });
+}
+CPP
+}
+cube 3 >"$scratch/course3/solutions/probe9.cpp"
+cube 2 >"$scratch/course3/wrong-backward.cpp"
+cat >"$scratch/course3/solutions/probe9.rubric.json" <<'JSON'
+{"rubric": 1, "exercise": "probe9", "title": "probes", "function": "probe9",
+ "probes": [{"id": "cube", "kind": "gradcheck", "function": "cube", "shape": [4], "seed": 1},
+            {"id": "bump", "kind": "inplace", "tensor": "w", "value": 1.0},
+            {"id": "again", "kind": "backward", "tensor": "y"}],
+ "checks": [{"id": "gradcheck", "kind": "gradcheck", "probe": "cube", "name": "Cube's backward is its derivative"},
+            {"id": "stale", "kind": "probe", "probe": "again", "expect": "error",
+             "contains": "modified by an inplace operation", "name": "backward after an in-place change fails"},
+            {"id": "version", "kind": "version", "tensor": "w", "name": "w's version counter is the reference's (LibTorch: numel after torch::tensor({...}))"}]}
+JSON
+run "probes: solution" 0 probe9 --course "$scratch/course3" --solution --out "$scratch/r19"
+run "probes: wrong backward" 1 probe9 "$scratch/course3/wrong-backward.cpp" --course "$scratch/course3" --out "$scratch/r20"
+has "probes: wrong backward" "✗ Cube's backward is its derivative"
+has "probes: wrong backward" "✓ backward after an in-place change fails"
+
 # grade list shows the exercise and the last result.
 mkdir -p "$scratch/course2/exercises" && cp "$fixtures/wrong-sign.cpp" "$scratch/course2/exercises/exercise3.cpp"
 (cd "$scratch/course2" && "$grade" exercise3 >/dev/null 2>&1)
