@@ -258,6 +258,9 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
       const json& tb = b["tensor"];
       if (ta.value("defined", false) != tb.value("defined", false)) {
         o.pass = false;
+        o.message = "\"" + a.value("label", "") + "\" recorded " +
+                    (ta.value("defined", false) ? "a tensor where the reference's is undefined"
+                                                : "an undefined tensor (no gradient yet when it was taken?)");
       } else if (ta.value("defined", false)) {
         o.pass = ta["shape"] == tb["shape"] && close(ta["values"], tb["values"], c.tol);
       }
