@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config.h"
+#include "files.h"
 #include "sha256.h"
 
 namespace grader {
@@ -126,19 +127,6 @@ std::string toolchain_key(const std::string& engine) {
   return sha256_hex(k + stat_key(GRADLAB_LAB_INCLUDE "/gradlab/lab.h"));
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool write_file(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary);
-  out << s;
-  return static_cast<bool>(out);
-}
-
 std::vector<std::string> compile_flags(const std::string& engine) {
   std::vector<std::string> f = split_words(GRADLAB_STUDENT_FLAGS);
   // The precompiled header directory comes first so <gradlab/lab.h> finds
@@ -171,47 +159,43 @@ std::string link_hint(const std::string& out, const std::string& function) {
   return "";
 }
 
-// The two-line main for an exercise function, compiled once per function.
-std::string entry_object(const fs::path& cache, const std::string& function, const std::string& engine,
-                         std::string& error) {
-  const fs::path obj = cache / "entry" / (function + "-" + toolchain_key(engine).substr(0, 16) + ".o");
+// Compiles `source` into the cached object `obj` unless it is there already.
+std::string cached_object(const fs::path& obj, const std::string& source, const std::string& engine,
+                          const std::string& what, std::string& error) {
   std::error_code ec;
   if (fs::exists(obj, ec)) return obj.string();
   fs::create_directories(obj.parent_path(), ec);
-  const fs::path src = obj.string() + ".cpp";
-  const fs::path tmp = obj.string() + "." + std::to_string(getpid()) + ".tmp.o";
-  write_file(src, "namespace lab { class Lab; int harness_main(int, char**, void (*)(Lab&)); }\n"
-                  "void " + function + "(lab::Lab&);\n"
-                  "int main(int argc, char** argv) { return lab::harness_main(argc, argv, &" + function + "); }\n");
+  const fs::path tmp = obj.string() + unique_temp_suffix() + ".o";
   std::vector<std::string> cmd = {GRADLAB_CXX};
   for (auto& f : compile_flags(engine)) cmd.push_back(f);
-  cmd.insert(cmd.end(), {"-c", src.string(), "-o", tmp.string()});
+  cmd.insert(cmd.end(), {"-c", source, "-o", tmp.string()});
   ToolResult r = run_tool(cmd);
   if (r.status != 0) {
-    error = "cannot compile the grader's entry point for " + function + ":\n" + r.output;
+    error = "cannot compile " + what + ":\n" + r.output;
     return "";
   }
   fs::rename(tmp, obj, ec);
+  if (ec) fs::remove(tmp, ec);
   return obj.string();
 }
 
-// The harness built against LibTorch, once per toolchain (it takes a while).
-std::string libtorch_harness(const fs::path& cache, std::string& error) {
-  const fs::path obj = cache / "entry" / ("harness-libtorch-" + toolchain_key("libtorch").substr(0, 16) + ".o");
+// The two-line main for an exercise function, compiled once per function.
+std::string entry_object(const fs::path& cache, const std::string& function, const std::string& engine,
+                         const std::string& tool_key, std::string& error) {
+  const fs::path obj = cache / "entry" / (function + "-" + tool_key.substr(0, 16) + ".o");
   std::error_code ec;
   if (fs::exists(obj, ec)) return obj.string();
   fs::create_directories(obj.parent_path(), ec);
-  const fs::path tmp = obj.string() + "." + std::to_string(getpid()) + ".tmp.o";
-  std::vector<std::string> cmd = {GRADLAB_CXX};
-  for (auto& f : compile_flags("libtorch")) cmd.push_back(f);
-  cmd.insert(cmd.end(), {"-c", GRADLAB_HARNESS_SOURCE, "-o", tmp.string()});
-  ToolResult r = run_tool(cmd);
-  if (r.status != 0) {
-    error = "cannot compile the harness against LibTorch:\n" + r.output;
+  const std::string src = obj.string() + ".cpp";
+  const std::string werr = write_file_atomic(
+      src, "namespace lab { class Lab; int harness_main(int, char**, void (*)(Lab&)); }\n"
+           "void " + function + "(lab::Lab&);\n"
+           "int main(int argc, char** argv) { return lab::harness_main(argc, argv, &" + function + "); }\n");
+  if (!werr.empty()) {
+    error = werr;
     return "";
   }
-  fs::rename(tmp, obj, ec);
-  return obj.string();
+  return cached_object(obj, src, engine, "the grader's entry point for " + function, error);
 }
 
 }  // namespace
@@ -235,15 +219,15 @@ BuildOutcome build_program(const BuildRequest& req) {
     return b;
   };
   std::error_code ec;
-  const std::string source = read_file(req.source);
-  const std::string key =
-      sha256_hex(toolchain_key(req.engine) + "\n" + req.function + "\n" + req.source + "\n" + source);
+  const std::string source = read_file(req.source).value_or("");
+  const std::string tool_key = toolchain_key(req.engine);
+  const std::string key = sha256_hex(tool_key + "\n" + req.function + "\n" + req.source + "\n" + source);
   const fs::path cache = req.cache_dir;
   const fs::path dir = cache / "build" / key.substr(0, 2) / key.substr(2);
   if (fs::exists(dir / "status", ec)) {
     b.cached = true;
     b.ok = read_file(dir / "status") == "ok";
-    b.diagnostics = read_file(dir / "diagnostics.txt");
+    b.diagnostics = read_file(dir / "diagnostics.txt").value_or("");
     b.program = (dir / "program").string();
     if (!b.ok || fs::exists(b.program, ec)) return finish();
     b.cached = false;  // a damaged entry: build it again
@@ -255,8 +239,13 @@ BuildOutcome build_program(const BuildRequest& req) {
     return finish();
   }
   std::string entry_error;
-  const std::string entry = entry_object(cache, req.function, req.engine, entry_error);
-  const std::string harness = is_libtorch(req.engine) ? libtorch_harness(cache, entry_error) : GRADLAB_HARNESS_LIB;
+  const std::string entry = entry_object(cache, req.function, req.engine, tool_key, entry_error);
+  // Against LibTorch the harness is compiled too, once per toolchain (it takes a while).
+  const std::string harness =
+      is_libtorch(req.engine)
+          ? cached_object(cache / "entry" / ("harness-libtorch-" + tool_key.substr(0, 16) + ".o"),
+                          GRADLAB_HARNESS_SOURCE, req.engine, "the harness against LibTorch", entry_error)
+          : GRADLAB_HARNESS_LIB;
   if (entry.empty() || harness.empty()) {
     b.failure = entry_error;
     return finish();
@@ -296,8 +285,9 @@ BuildOutcome build_program(const BuildRequest& req) {
     fs::remove_all(tmp, ec);
     return finish();
   }
-  write_file(tmp / "diagnostics.txt", b.diagnostics);
-  write_file(tmp / "status", b.ok ? "ok" : "failed");
+  // Inside the private folder, so plain writes; the folder's rename publishes them.
+  std::ofstream(tmp / "diagnostics.txt", std::ios::binary) << b.diagnostics;
+  std::ofstream(tmp / "status", std::ios::binary) << (b.ok ? "ok" : "failed");
   fs::create_directories(dir.parent_path(), ec);
   fs::rename(tmp, dir, ec);
   if (ec) fs::remove_all(tmp, ec);  // another grader finished first; its copy is as good

@@ -1,15 +1,12 @@
 #include "course.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "config.h"
+#include "files.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -33,10 +30,9 @@ bool numeric_less(const std::string& a, const std::string& b) {
 }
 
 json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
+  auto text = read_file(p.string());
+  if (!text) throw std::runtime_error("cannot read " + p.string());
+  return json::parse(*text);
 }
 
 }  // namespace
@@ -81,14 +77,7 @@ std::string write_report(const std::string& dir, const Result& r) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
-  const fs::path tmp = fs::path(dir) / (".report.json.tmp" + std::to_string(getpid()));
-  {
-    std::ofstream out(tmp);
-    out << to_json(r).dump(2) << "\n";
-    if (!out) return "cannot write " + tmp.string();
-  }
-  fs::rename(tmp, fs::path(dir) / "report.json", ec);
-  return ec ? "cannot write " + dir + "/report.json: " + ec.message() : "";
+  return write_file_atomic((fs::path(dir) / "report.json").string(), to_json(r).dump(2) + "\n");
 }
 
 int list_exercises(std::ostream& os, const Course& course, const Style& st) {

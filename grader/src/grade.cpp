@@ -6,27 +6,19 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <future>
 #include <random>
-#include <sstream>
 
 #include "build.h"
 #include "checks.h"
 #include "config.h"
+#include "files.h"
 #include "sandbox.h"
 #include "sha256.h"
 
 namespace grader {
 namespace fs = std::filesystem;
 namespace {
-
-std::string read_file(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string nonce() {
   std::random_device rd;
@@ -37,6 +29,13 @@ std::string nonce() {
     s += buf;
   }
   return s;
+}
+
+// "2 s", "0.5 s": a limit as the rubric wrote it.
+std::string seconds(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", v);
+  return buf;
 }
 
 std::string signal_text(int sig) {
@@ -73,14 +72,14 @@ struct Run {
   json snapshot;  // when info.status == "ok"
 };
 
-Run run_program(const std::string& program, const Rubric& rubric, bool isolate) {
+Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate) {
   Run run;
   const std::string token = nonce();
   json request = {{"probes", rubric.probes}};
   SandboxSpec spec;
   spec.program = program;
   spec.args = {token, request.dump()};
-  spec.limits = rubric.limits;
+  spec.limits = limits;
   spec.isolate = isolate;
   SandboxOutcome o = run_sandboxed(spec);
   RunInfo& r = run.info;
@@ -94,8 +93,7 @@ Run run_program(const std::string& program, const Rubric& rubric, bool isolate) 
   r.stdout_truncated = o.out_truncated;
   r.stderr_truncated = o.err_truncated;
   r.isolation = o.isolation;
-  const Limits& L = rubric.limits;
-  char buf[160];
+  const Limits& L = limits;
 
   if (!o.failure.empty()) {
     r.status = "sandbox_error";
@@ -120,9 +118,8 @@ Run run_program(const std::string& program, const Rubric& rubric, bool isolate) 
   const bool near_memory_limit = o.peak_memory_kb > (L.memory_mb << 10) * 9 / 10;
   if (o.timed_out) {
     r.status = "timeout";
-    std::snprintf(buf, sizeof buf, "stopped after %.3g s of wall-clock time (the limit): an endless loop, or waiting for input?",
-                  L.wall_seconds);
-    r.message = buf;
+    r.message = "stopped after " + seconds(L.wall_seconds) +
+                " of wall-clock time (the limit): an endless loop, or waiting for input?";
   } else if (o.output_limit) {
     r.status = "output_limit";
     r.message = "stopped after printing more than " + std::to_string(L.output_kb) +
@@ -134,9 +131,8 @@ Run run_program(const std::string& program, const Rubric& rubric, bool isolate) 
                 " MiB; is something growing without end?";
   } else if (o.signal == SIGXCPU || (o.signal == SIGKILL && o.cpu_seconds >= L.cpu_seconds)) {
     r.status = "cpu_limit";
-    std::snprintf(buf, sizeof buf, "stopped after %.3g s of CPU time (the limit): an endless loop, or far too much work?",
-                  L.cpu_seconds);
-    r.message = buf;
+    r.message = "stopped after " + seconds(L.cpu_seconds) +
+                " of CPU time (the limit): an endless loop, or far too much work?";
   } else if (o.signal) {
     r.status = "crashed";
     r.message = "crashed with " + signal_text(o.signal);
@@ -166,24 +162,18 @@ Run run_program(const std::string& program, const Rubric& rubric, bool isolate) 
 json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate) {
   const std::string key = sha256_hex(json(rubric.probes).dump()).substr(0, 16);
   const fs::path cached = fs::path(b.program).parent_path() / ("snapshot-" + key + ".json");
-  std::error_code ec;
-  if (fs::exists(cached, ec)) {
+  if (auto text = read_file(cached.string())) {
     try {
-      return json::parse(read_file(cached.string()));
+      return json::parse(*text);
     } catch (const std::exception&) {
       // a damaged cache entry: run again
     }
   }
-  Run ref = run_program(b.program, rubric, isolate);
+  Run ref = run_program(b.program, rubric, rubric.limits, isolate);
   if (ref.info.status != "ok")
     throw InternalError("the reference solution did not run cleanly (" + ref.info.status + "): " + ref.info.message +
                         (ref.info.stderr_text.empty() ? "" : "\n" + ref.info.stderr_text));
-  const fs::path tmp = cached.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << ref.snapshot.dump();
-  }
-  fs::rename(tmp, cached, ec);
+  write_file_atomic(cached.string(), ref.snapshot.dump());  // a cache: failing to keep it costs only time
   return ref.snapshot;
 }
 
@@ -195,7 +185,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   res.exercise = rubric.exercise;
   res.title = rubric.title;
   res.submission = req.submission;
-  res.submission_sha256 = sha256_hex(read_file(req.submission));
+  res.submission_sha256 = sha256_hex(read_file(req.submission).value_or(""));
   res.max_score = rubric.max_points();
   res.engine = req.engine == "libtorch" ? "LibTorch (Debian libtorch-dev)" : std::string("gradlab ") + GRADLAB_VERSION;
   res.compiler = compiler_id();
@@ -227,11 +217,11 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
 
   // The reference runs first only when its snapshot is not cached yet.
   json reference = reference_snapshot(rb, rubric, req.isolate);
-  Rubric student_rubric = rubric;
+  Limits limits = rubric.limits;
   // LibTorch maps several hundred MiB of libraries and thread pools before
   // main(): its address-space limit has to be larger.
-  if (req.engine == "libtorch") student_rubric.limits.memory_mb = std::max(rubric.limits.memory_mb, 8192L);
-  Run student = run_program(sb.program, student_rubric, req.isolate);
+  if (req.engine == "libtorch") limits.memory_mb = std::max(limits.memory_mb, 8192L);
+  Run student = run_program(sb.program, rubric, limits, req.isolate);
   res.run = student.info;
   if (student.info.status != "ok") {
     res.verdict = "runtime_error";

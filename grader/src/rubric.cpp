@@ -1,10 +1,10 @@
 #include "rubric.h"
 
-#include <fstream>
+#include "files.h"
+
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 
 namespace grader {
 namespace {
@@ -236,13 +236,11 @@ Rubric parse_rubric(const json& j, const std::string& path) {
 }
 
 Rubric load_rubric(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw RubricError(path + ": cannot read the rubric (does the file exist?)");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = read_file(path);
+  if (!text) throw RubricError(path + ": cannot read the rubric (does the file exist?)");
   json j;
   try {
-    j = json::parse(ss.str());
+    j = json::parse(*text);
   } catch (const json::parse_error& e) {
     throw RubricError(path + ": not valid JSON: " + e.what());
   }

@@ -43,11 +43,19 @@ void system_binds(std::vector<std::string>& a) {
                      "/etc/alternatives"});
 }
 
-std::vector<std::string> bwrap_prefix(const std::string& workdir, const std::string& program) {
-  std::vector<std::string> a = {kBwrap, "--unshare-all", "--die-with-parent", "--new-session"};
+// What every bubblewrap call here shares: all namespaces, gone with its
+// parent, the system read-only, a private /proc and /dev.
+std::vector<std::string> bwrap_base() {
+  std::vector<std::string> a = {kBwrap, "--unshare-all", "--die-with-parent"};
   system_binds(a);
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", workdir, "/box", "--ro-bind",
-                     program, "/opt/gradlab/program", "--chdir", "/box", "--", "/opt/gradlab/program"});
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
+  return a;
+}
+
+std::vector<std::string> bwrap_prefix(const std::string& workdir, const std::string& program) {
+  std::vector<std::string> a = bwrap_base();
+  a.insert(a.end(), {"--new-session", "--tmpfs", "/tmp", "--bind", workdir, "/box", "--ro-bind", program,
+                     "/opt/gradlab/program", "--chdir", "/box", "--", "/opt/gradlab/program"});
   return a;
 }
 
@@ -63,7 +71,7 @@ void set_limit(int resource, rlim_t v) {
   setrlimit(resource, &rl);
 }
 
-// Drains readable fds into their buffers; returns false once all are closed.
+// One of the child's pipes and where its bytes go, up to `cap`.
 struct Stream {
   int fd;
   std::string* buf;
@@ -77,9 +85,8 @@ struct Stream {
 bool bubblewrap_usable() {
   static const bool ok = [] {
     if (access(kBwrap, X_OK) != 0) return false;
-    std::vector<std::string> a = {kBwrap, "--unshare-all", "--die-with-parent"};
-    system_binds(a);
-    a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--", "/bin/true"});
+    std::vector<std::string> a = bwrap_base();
+    a.insert(a.end(), {"--", "/bin/true"});
     auto argv = c_strings(a);
     pid_t pid = fork();
     if (pid == 0) {

@@ -1,0 +1,41 @@
+#include "files.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace grader {
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string unique_temp_suffix() {
+  static std::atomic<unsigned> serial{0};
+  return ".tmp" + std::to_string(getpid()) + "." + std::to_string(serial++);
+}
+
+std::string write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + unique_temp_suffix();
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << content;
+    if (!out) return "cannot write " + tmp;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return "cannot write " + path;
+  }
+  return "";
+}
+
+}  // namespace grader

@@ -1,0 +1,20 @@
+// Small file helpers the grader shares: whole-file reads, and writes that
+// land atomically (a temporary beside the target, then a rename), so that a
+// reader never sees half a cache entry or half a report.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace grader {
+
+// The file's bytes, or nullopt when it cannot be read.
+std::optional<std::string> read_file(const std::string& path);
+
+// ".tmp<pid>.<n>": a name for a temporary that no other grader process, and
+// no other thread of this one, uses at the same time.
+std::string unique_temp_suffix();
+
+// Writes `content` to `path` atomically; returns "" or what went wrong.
+std::string write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace grader
