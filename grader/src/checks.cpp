@@ -78,7 +78,19 @@ const json* record(const json& snap, const std::string& label) {
   return nullptr;
 }
 
-std::string record_text(const json* r) {
+// One field of a recorded tensor as a student reads it: grad_fn=None,
+// is_leaf=true, shape=[3,1].
+std::string field_text(const json& t, const std::string& f) {
+  if (f == "values") return format_values(t["values"], t["shape"]);
+  const json& v = t.contains(f) ? t[f] : json(nullptr);
+  if (v.is_null()) return f + "=None";
+  if (v.is_string()) return f + "=" + v.get<std::string>();
+  return f + "=" + yes_no(v);
+}
+
+// A record as text; for a snapshot, the fields a check compares (its values
+// unless the check says otherwise).
+std::string record_text(const json* r, const std::vector<std::string>& fields = {"values"}) {
   if (!r) return "nothing recorded";
   const std::string kind = r->value("kind", "");
   if (kind == "error") return "error: " + r->value("message", "");
@@ -86,7 +98,9 @@ std::string record_text(const json* r) {
   if (kind == "value") return format_number((*r)["value"]);
   const json& t = (*r)["tensor"];
   if (!t.value("defined", false)) return "undefined";
-  return format_values(t["values"], t["shape"]);
+  std::string out;
+  for (const auto& f : fields) out += (out.empty() ? "" : ", ") + field_text(t, f);
+  return out;
 }
 
 // The first line of an error message: what a student recognises, without
@@ -222,6 +236,8 @@ Outcome check_graph(const Check& c, const Rubric& rubric, const std::string& nam
 Outcome check_snapshots(const Check& c, const json& student, const json& reference) {
   std::set<std::string> labels;
   for (const auto& l : c.spec["labels"]) labels.insert(l.get<std::string>());
+  std::vector<std::string> fields = {"values"};
+  if (c.spec.contains("fields")) fields = c.spec["fields"].get<std::vector<std::string>>();
   auto pick = [&](const json& snap) {
     std::vector<const json*> out;
     if (snap.contains("records"))
@@ -234,8 +250,8 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
   Outcome o;
   o.expected = json::array();
   o.found = json::array();
-  for (const json* x : r) o.expected.push_back(x->value("label", "") + ": " + record_text(x));
-  for (const json* x : s) o.found.push_back(x->value("label", "") + ": " + record_text(x));
+  for (const json* x : r) o.expected.push_back(x->value("label", "") + ": " + record_text(x, fields));
+  for (const json* x : s) o.found.push_back(x->value("label", "") + ": " + record_text(x, fields));
   if (s.size() != r.size()) {
     o.message = std::to_string(s.size()) + " of these snapshots were recorded, expected " + std::to_string(r.size());
     return o;
@@ -262,7 +278,16 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
                     (ta.value("defined", false) ? "a tensor where the reference's is undefined"
                                                 : "an undefined tensor (no gradient yet when it was taken?)");
       } else if (ta.value("defined", false)) {
-        o.pass = ta["shape"] == tb["shape"] && close(ta["values"], tb["values"], c.tol);
+        for (const auto& f : fields) {
+          const bool same = f == "values" ? ta["shape"] == tb["shape"] && close(ta["values"], tb["values"], c.tol)
+                                          : ta.value(f, json()) == tb.value(f, json());
+          if (same) continue;
+          o.pass = false;
+          o.message = "\"" + a.value("label", "") + "\" " +
+                      (f == "values" ? std::string("has other values than the reference's")
+                                     : "has " + field_text(ta, f) + ", expected " + field_text(tb, f));
+          break;
+        }
       }
     }
     if (!o.pass && o.message.empty()) o.message = "\"" + a.value("label", "") + "\" differs";

@@ -131,6 +131,18 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
       report(false, e + ": the solution", ex.what());
       continue;
     }
+    // The starter must be gradable as handed out (it may fail to compile or
+    // fail its checks), and must not already pass: then its blanks would ask
+    // for nothing the rubric checks.
+    req.submission = course.root + "/exercises/" + e + ".cpp";
+    try {
+      Result r = grade(rubric, req);
+      const bool full = r.verdict == "passed" && r.score == r.max_score;
+      report(!full, e + ": the starter → " + r.verdict + " " + points(r.score) + "/" + points(r.max_score),
+             "the starter already scores full marks: its blanks ask for nothing the rubric checks");
+    } catch (const std::exception& ex) {
+      report(false, e + ": the starter", ex.what());
+    }
     std::error_code ec;
     std::vector<fs::path> fixtures;
     for (const auto& f : fs::directory_iterator(course.root + "/tests/fixtures/" + e, ec))

@@ -28,7 +28,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"dtype", {{"tensor"}, {"expected"}}},
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
       {"graph", {{"tensor"}, {}}},
-      {"snapshots", {{"labels"}, {}}},
+      {"snapshots", {{"labels"}, {"fields"}}},
       {"error", {{"label"}, {"contains"}}},
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
@@ -215,6 +215,16 @@ Rubric parse_rubric(const json& j, const std::string& path) {
       const json& ls = field(c, "labels", path, at, json::value_t::array);
       for (const auto& l : ls)
         if (!l.is_string()) fail(path, at + ".labels", "must hold strings, found " + type_name(l));
+    }
+    if (c.contains("fields")) {
+      static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
+                                                  "grad_fn", "version", "shape", "dtype"};
+      const json& fs = field(c, "fields", path, at, json::value_t::array);
+      if (fs.empty()) fail(path, at + ".fields", "must name at least one field");
+      for (const auto& f : fs)
+        if (!f.is_string() || !known.count(f.get<std::string>()))
+          fail(path, at + ".fields", "unknown field " + f.dump() +
+                                         " (known: values, requires_grad, is_leaf, retains_grad, grad_fn, version, shape, dtype)");
     }
     if (c.contains("accept")) {
       const json& a = field(c, "accept", path, at, json::value_t::array);

@@ -102,6 +102,42 @@ TEST_CASE("graphs match modulo accepted alternatives, and name their differences
   CHECK(d.reference_nodes == std::vector<std::string>{"n2"});
 }
 
+TEST_CASE("the operands of a product or a sum may come in either order", "[checks][graph]") {
+  auto r = rubric(R"([{"id": "g", "kind": "graph", "tensor": "f", "name": "n"}])");
+  json swapped = snapshot(-12);
+  swapped["graphs"]["f"][0]["next"] = json::parse(R"([["n2", 0], ["n1", 0]])");  // z * p instead of p * z
+  CHECK(grader::evaluate(r, swapped, snapshot(-12))[0].status == "passed");
+  // Order is free only where the operation commutes: p - z is not z - p.
+  json sub = snapshot(-12), sub_swapped = swapped;
+  sub["graphs"]["f"][0]["name"] = sub_swapped["graphs"]["f"][0]["name"] = "SubBackward0";
+  auto res = grader::evaluate(r, sub_swapped, sub);
+  CHECK(res[0].status == "failed");
+  CHECK_THAT(res[0].message, Catch::Contains("expected PowBackward0, found z"));
+  // A swap does not hide a real difference below it.
+  json wrong = swapped;
+  wrong["graphs"]["f"][1]["name"] = "ExpBackward0";
+  res = grader::evaluate(r, wrong, snapshot(-12));
+  CHECK(res[0].status == "failed");
+  CHECK_THAT(res[0].message, Catch::Contains("expected PowBackward0, found ExpBackward0"));
+}
+
+TEST_CASE("a snapshot check may compare flags instead of values", "[checks]") {
+  auto r = rubric(R"([{"id": "s", "kind": "snapshots", "labels": ["before"], "name": "n", "fields": ["is_leaf", "grad_fn"]}])");
+  auto with = [](bool leaf, const char* fn, double v) {
+    json s = snapshot(0);
+    s["records"].push_back({{"kind", "snapshot"}, {"label", "before"}, {"tensor", scalar(v, leaf, fn, json())}});
+    return s;
+  };
+  // Values are not compared when the fields leave them out.
+  CHECK(grader::evaluate(r, with(false, "MulBackward0", 1), with(false, "MulBackward0", 2))[0].status == "passed");
+  auto res = grader::evaluate(r, with(true, nullptr, 1), with(false, "MulBackward0", 1));
+  CHECK(res[0].status == "failed");
+  CHECK(res[0].message == "\"before\" has is_leaf=true, expected is_leaf=false");
+  CHECK(res[0].found == json::array({"before: is_leaf=true, grad_fn=None"}));
+  CHECK_THROWS_WITH(rubric(R"([{"id": "s", "kind": "snapshots", "labels": ["b"], "name": "n", "fields": ["leaf"]}])"),
+                    Catch::Contains("checks[0] (\"s\").fields: unknown field \"leaf\""));
+}
+
 TEST_CASE("a snapshot sequence must match in count, order and values", "[checks]") {
   auto r = rubric(R"([{"id": "s", "kind": "snapshots", "labels": ["it1", "it2"], "name": "n"}])");
   auto with = [](std::vector<double> vals) {
