@@ -1,0 +1,23 @@
+// Reference solution for exercise 5: reassignment makes a new node.
+#include <gradlab/lab.h>
+
+void exercise5(lab::Lab& lab) {
+  torch::Tensor w1 = torch::tensor(2.0, torch::requires_grad());
+  torch::Tensor w2 = torch::tensor(2.0, torch::requires_grad());
+  torch::Tensor x = torch::tensor(4.0, torch::requires_grad());
+  torch::Tensor y, y_first, out;
+
+  y = w1 * x;
+  y_first = y;
+  y = w2 * y;
+  y.retain_grad();
+  out = y.pow(2);
+  out.backward();
+
+  lab.name("w1", w1);
+  lab.name("w2", w2);
+  lab.name("x", x);
+  lab.name("y_first", y_first);
+  lab.name("y", y);
+  lab.name("out", out);
+}

@@ -1,0 +1,27 @@
+// Reference solution for exercise 7: detach, and detach().clone().
+#include <gradlab/lab.h>
+
+void exercise7(lab::Lab& lab) {
+  torch::Tensor x = torch::tensor({1.0, 2.0, 3.0}, torch::requires_grad());
+  torch::Tensor y, z, out, alias, copy;
+
+  y = x.detach().pow(2);
+  z = x.pow(3);
+  out = (y + z).sum();
+  out.backward();
+  lab.snapshot("x.grad", x.grad());
+  lab.snapshot("x before the changes", x);
+
+  alias = x.detach();
+  copy = x.detach().clone();
+  alias.add_(10);
+  copy.add_(100);
+  lab.snapshot("x after the changes", x);
+
+  lab.name("x", x);
+  lab.name("y", y);
+  lab.name("z", z);
+  lab.name("out", out);
+  lab.name("alias", alias);
+  lab.name("copy", copy);
+}
