@@ -260,37 +260,43 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
   for (size_t i = 0; i < s.size() && o.pass; ++i) {
     const json& a = *s[i];
     const json& b = *r[i];
+    // A label recorded once per iteration ("loss") is told apart by its count.
+    size_t same = 0, nth = 0;
+    for (size_t k = 0; k < r.size(); ++k)
+      if (r[k]->value("label", "") == b.value("label", "")) same++, nth += k <= i;
+    const std::string who = "\"" + a.value("label", "") + "\"" + (same > 1 ? " #" + std::to_string(nth) : "");
     if (a.value("label", "") != b.value("label", "")) {
       o.pass = false;
       o.message = "snapshot " + std::to_string(i + 1) + " is \"" + a.value("label", "") + "\", expected \"" +
                   b.value("label", "") + "\"";
     } else if (a.value("kind", "") != b.value("kind", "")) {
       o.pass = false;
-      o.message = "\"" + a.value("label", "") + "\" recorded a " + a.value("kind", "") + ", expected a " + b.value("kind", "");
+      o.message = who + " recorded a " + a.value("kind", "") + ", expected a " + b.value("kind", "");
     } else if (a["kind"] == "value") {
       o.pass = close(json::array({a["value"]}), json::array({b["value"]}), c.tol);
+      if (!o.pass) o.message = who + " is " + format_number(a["value"]) + ", expected " + format_number(b["value"]);
     } else if (a["kind"] == "snapshot") {
       const json& ta = a["tensor"];
       const json& tb = b["tensor"];
       if (ta.value("defined", false) != tb.value("defined", false)) {
         o.pass = false;
-        o.message = "\"" + a.value("label", "") + "\" recorded " +
+        o.message = who + " recorded " +
                     (ta.value("defined", false) ? "a tensor where the reference's is undefined"
-                                                : "an undefined tensor (no gradient yet when it was taken?)");
+                                                : "an undefined tensor (no value assigned yet, or no gradient yet, when it was taken)");
       } else if (ta.value("defined", false)) {
         for (const auto& f : fields) {
-          const bool same = f == "values" ? ta["shape"] == tb["shape"] && close(ta["values"], tb["values"], c.tol)
-                                          : ta.value(f, json()) == tb.value(f, json());
-          if (same) continue;
+          const bool equal = f == "values" ? ta["shape"] == tb["shape"] && close(ta["values"], tb["values"], c.tol)
+                                           : ta.value(f, json()) == tb.value(f, json());
+          if (equal) continue;
           o.pass = false;
-          o.message = "\"" + a.value("label", "") + "\" " +
+          o.message = who + " " +
                       (f == "values" ? std::string("has other values than the reference's")
                                      : "has " + field_text(ta, f) + ", expected " + field_text(tb, f));
           break;
         }
       }
     }
-    if (!o.pass && o.message.empty()) o.message = "\"" + a.value("label", "") + "\" differs";
+    if (!o.pass && o.message.empty()) o.message = who + " differs";
   }
   return o;
 }
