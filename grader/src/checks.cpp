@@ -107,6 +107,21 @@ std::string record_text(const json* r, const std::vector<std::string>& fields = 
 // the hint paragraphs PyTorch appends.
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// Where two outputs part: the first line that differs, quoted, so that a
+// missing space or a wrong depth is visible without diffing by eye.
+std::string first_difference(const std::string& found, const std::string& expected) {
+  std::istringstream fs(found), es(expected);
+  std::string f, e;
+  for (int line = 1;; ++line) {
+    const bool hf = static_cast<bool>(std::getline(fs, f)), he = static_cast<bool>(std::getline(es, e));
+    if (!hf && !he) return "the outputs differ";
+    const std::string n = "line " + std::to_string(line);
+    if (!hf) return n + " is missing; expected \"" + e + "\"";
+    if (!he) return n + " is \"" + f + "\", but the reference's output ends before it";
+    if (f != e) return n + " is \"" + f + "\", expected \"" + e + "\"";
+  }
+}
+
 struct Outcome {
   bool pass = false;
   json expected, found;
@@ -466,7 +481,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o = check_gradcheck(c, student);
     } else if (c.kind == "stdout") {
       const std::string a = normalise_output(student.value("stdout", "")), b = normalise_output(reference.value("stdout", ""));
-      o = {a == b, b, a, a == b ? "" : "the program printed something other than the reference"};
+      o = {a == b, b, a, a == b ? "" : first_difference(a, b)};
     } else {
       o = check_field(c, name, *t, ref);
     }

@@ -138,6 +138,20 @@ TEST_CASE("a snapshot check may compare flags instead of values", "[checks]") {
                     Catch::Contains("checks[0] (\"s\").fields: unknown field \"leaf\""));
 }
 
+TEST_CASE("a stdout check names the first line that differs", "[checks]") {
+  auto r = rubric(R"([{"id": "o", "kind": "stdout", "name": "n"}])");
+  auto out = [](const char* text) {
+    json s = snapshot(0);
+    s["stdout"] = text;
+    return s;
+  };
+  CHECK(grader::evaluate(r, out("0  A\n1   B  \n"), out("0  A\n1   B\n"))[0].status == "passed");  // trailing spaces
+  CHECK(grader::evaluate(r, out("0  A\n1  B\n"), out("0  A\n1   B\n"))[0].message == "line 2 is \"1  B\", expected \"1   B\"");
+  CHECK(grader::evaluate(r, out("0  A\n"), out("0  A\n1   B\n"))[0].message == "line 2 is missing; expected \"1   B\"");
+  CHECK(grader::evaluate(r, out("0  A\nextra\n"), out("0  A\n"))[0].message ==
+        "line 2 is \"extra\", but the reference's output ends before it");
+}
+
 TEST_CASE("a snapshot sequence must match in count, order and values", "[checks]") {
   auto r = rubric(R"([{"id": "s", "kind": "snapshots", "labels": ["it1", "it2"], "name": "n"}])");
   auto with = [](std::vector<double> vals) {

@@ -1,0 +1,28 @@
+// Reference solution for exercise 11: printing the backward graph by
+// recursing over next_edges(), in the lessons' walk_graph format.
+#include <gradlab/lab.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+void walk_graph(const std::shared_ptr<torch::autograd::Node>& node, int depth) {
+  if (!node) return;
+  std::cout << depth << " " << std::string(depth, ' ') << " " << node->name() << "\n";
+  for (const auto& edge : node->next_edges()) walk_graph(edge.function, depth + 1);
+}
+
+void exercise11(lab::Lab& lab) {
+  torch::Tensor a = torch::tensor(1.0, torch::requires_grad());
+  torch::Tensor b = torch::tensor(2.0, torch::requires_grad());
+  torch::Tensor c = a + b;
+  torch::Tensor d = c * a;
+
+  walk_graph(d.grad_fn(), 0);
+  d.backward();
+
+  lab.name("a", a);
+  lab.name("b", b);
+  lab.name("c", c);
+  lab.name("d", d);
+}
