@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "result.h"
+#include "reports/result.h"
 #include "rubric.h"
 
 namespace grader {

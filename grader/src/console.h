@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "result.h"
+#include "reports/result.h"
 
 namespace grader {
 

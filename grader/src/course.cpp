@@ -73,11 +73,16 @@ std::string default_report_dir(const std::string& submission, const std::string&
   return shown(base / "gradlab-reports" / exercise);
 }
 
-std::string write_report(const std::string& dir, const Result& r) {
+std::string write_reports(const std::string& dir, const Result& r,
+                          const std::vector<std::unique_ptr<reports::Writer>>& writers) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
-  return write_file_atomic((fs::path(dir) / "report.json").string(), to_json(r).dump(2) + "\n");
+  for (const auto& w : writers) {
+    const std::string err = write_file_atomic((fs::path(dir) / w->file_name()).string(), w->render(r));
+    if (!err.empty()) return err;
+  }
+  return "";
 }
 
 int list_exercises(std::ostream& os, const Course& course, const Style& st) {

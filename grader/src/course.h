@@ -1,6 +1,7 @@
 // The course on disk: where rubrics, solutions, starter files, fixtures and
 // reports live, and the commands that walk all of them (list, check).
 #pragma once
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "console.h"
 #include "grade.h"
+#include "reports/writer.h"
 
 namespace grader {
 
@@ -34,7 +36,11 @@ std::string find_submission(const Course& course, const std::string& exercise);
 std::string default_report_dir(const std::string& submission, const std::string& exercise);
 
 // Writes report.json into dir atomically; returns an error text or "".
-std::string write_report(const std::string& dir, const Result& r);
+// Writes each writer's file into `dir` (created if missing), atomically, so
+// that an interrupted run never leaves half a report. Returns what went
+// wrong, or "" when every file was written.
+std::string write_reports(const std::string& dir, const Result& r,
+                          const std::vector<std::unique_ptr<reports::Writer>>& writers);
 
 // `grade list`: exercises, titles and the student's last result.
 int list_exercises(std::ostream& os, const Course& course, const Style& st);

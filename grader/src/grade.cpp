@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -177,11 +178,22 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
   return ref.snapshot;
 }
 
+// Now, as report.json's "created" has it: 2026-11-22T09:41:07Z.
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 }  // namespace
 
 Result grade(const Rubric& rubric, const GradeRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   Result res;
+  res.created = utc_now();
   res.exercise = rubric.exercise;
   res.title = rubric.title;
   res.submission = req.submission;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "result.h"
+#include "reports/result.h"
 #include "rubric.h"
 
 namespace grader {

@@ -14,7 +14,8 @@
 #include "console.h"
 #include "course.h"
 #include "grade.h"
-#include "result.h"
+#include "reports/result.h"
+#include "reports/writer.h"
 
 namespace torch::cuda {
 bool is_available();
@@ -50,12 +51,14 @@ int main(int argc, char** argv) {
   std::string exercise, file, out_dir, cache_dir = default_cache_dir(), device = "cpu", engine = "gradlab";
   std::string course_dir = installed_course().root;
   if (const char* c = std::getenv("GRADLAB_COURSE"); c && *c) course_dir = c;
-  bool solution = false, as_json = false, no_colour = false, no_isolation = false;
+  bool solution = false, as_json = false, no_colour = false, no_isolation = false, junit = false, gradescope = false;
   app.add_option("exercise", exercise, "the exercise to grade, e.g. exercise3");
   app.add_option("file", file, "the file to grade (default: exercises/EXERCISE.cpp, found from the current folder up)");
   app.add_flag("--solution", solution, "grade the reference solution instead (for instructors)");
   app.add_flag("--json", as_json, "print the result as JSON on stdout instead of the summary");
   app.add_option("--out", out_dir, "folder for the reports (default: gradlab-reports/EXERCISE beside exercises/)");
+  app.add_flag("--junit", junit, "also write junit.xml (one testcase per check) into the report folder");
+  app.add_flag("--gradescope", gradescope, "also write Gradescope's results.json into the report folder");
   app.add_option("--cache", cache_dir, "the compile cache (default: $GRADLAB_CACHE or ~/.cache/gradlab)");
   app.add_option("--device", device, "cpu, or cuda to make CUDA the default device")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--engine", engine, "gradlab, or libtorch to build against Debian's LibTorch")
@@ -115,9 +118,13 @@ int main(int argc, char** argv) {
     Result r = grade(rubric, req);
     r.device = device;
     const std::string dir = out_dir.empty() ? default_report_dir(req.submission, exercise) : out_dir;
-    const std::string werr = write_report(dir, r);
+    std::vector<std::unique_ptr<reports::Writer>> writers;
+    writers.push_back(reports::json_writer());
+    if (junit) writers.push_back(reports::junit_writer());
+    if (gradescope) writers.push_back(reports::gradescope_writer());
+    const std::string werr = write_reports(dir, r, writers);
     if (as_json) {
-      std::cout << to_json(r).dump(2) << "\n";
+      std::cout << reports::json_writer()->render(r);
     } else {
       print_result(std::cout, r, st, werr.empty() ? dir : "");
     }

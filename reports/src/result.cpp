@@ -1,4 +1,4 @@
-#include "result.h"
+#include "reports/result.h"
 
 namespace grader {
 
@@ -9,9 +9,18 @@ int exit_code_for(const Result& r) {
   return kExitFailed;
 }
 
+std::string limit_hit(const std::string& status) {
+  if (status == "timeout") return "wall_time";
+  if (status == "cpu_limit") return "cpu_time";
+  if (status == "memory_limit") return "memory";
+  if (status == "output_limit") return "output";
+  return "";
+}
+
 // Field order is fixed here, so the same result always prints the same bytes.
 json to_json(const Result& r) {
   json j;
+  j["report_version"] = 1;
   j["exercise"] = r.exercise;
   j["title"] = r.title;
   j["submission"] = {{"file", r.submission}, {"sha256", r.submission_sha256}};
@@ -42,6 +51,8 @@ json to_json(const Result& r) {
               {"message", r.run.message},
               {"exit_code", r.run.exit_code},
               {"signal", r.run.signal},
+              {"timed_out", r.run.status == "timeout" || r.run.status == "cpu_limit"},
+              {"limit_hit", limit_hit(r.run.status).empty() ? json(nullptr) : json(limit_hit(r.run.status))},
               {"wall_seconds", r.run.wall_seconds},
               {"cpu_seconds", r.run.cpu_seconds},
               {"peak_memory_kb", r.run.peak_memory_kb},
@@ -55,6 +66,7 @@ json to_json(const Result& r) {
   j["compiler"] = r.compiler;
   j["device"] = r.device;
   j["seconds"] = r.total_seconds;
+  j["created"] = r.created;
   return j;
 }
 

@@ -51,6 +51,7 @@ struct Result {
   json warnings = json::array();
   std::string engine, compiler, device = "cpu";
   double total_seconds = 0;
+  std::string created;  // when it was graded, ISO 8601 UTC (volatile)
 };
 
 // The documented exit codes.
@@ -65,6 +66,10 @@ enum ExitCode : int {
 };
 
 int exit_code_for(const Result& r);
+// The result as report.json's schema has it (reports/report.schema.json).
 json to_json(const Result& r);
+// The run limit a run status stands for ("wall_time", "cpu_time", "memory",
+// "output"), or "" when the run ended for another reason.
+std::string limit_hit(const std::string& run_status);
 
 }  // namespace grader

@@ -1,0 +1,34 @@
+// The report writers: one per format, each a pure function from a grading
+// result to the bytes of one file, so that the same result always gives the
+// same file (apart from the fields a format documents as volatile) and each
+// format can be tested on its own against a golden file.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "reports/result.h"
+
+namespace reports {
+
+class Writer {
+ public:
+  virtual ~Writer() = default;
+  // The format's name on the command line and in messages ("json", "junit").
+  virtual std::string format() const = 0;
+  // The file it writes into the report folder.
+  virtual std::string file_name() const = 0;
+  virtual std::string render(const grader::Result& r) const = 0;
+};
+
+// report.json: the documented, versioned schema (reports/report.schema.json).
+std::unique_ptr<Writer> json_writer();
+// junit.xml: one testsuite per exercise, one testcase per check.
+std::unique_ptr<Writer> junit_writer();
+// results.json in Gradescope's autograder format.
+std::unique_ptr<Writer> gradescope_writer();
+
+// The schema version report.json declares; bumped on any incompatible change.
+inline constexpr int kReportVersion = 1;
+
+}  // namespace reports

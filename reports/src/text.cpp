@@ -1,0 +1,66 @@
+#include "text.h"
+
+#include <cstdio>
+
+namespace reports {
+namespace {
+
+// Reports are read in CI logs and LMS pages: a few kilobytes of output say
+// what happened; the whole stream is in report.json.
+constexpr size_t kMaxShown = 4000;
+
+std::string capped(const std::string& s) {
+  if (s.size() <= kMaxShown) return s;
+  return s.substr(0, kMaxShown) + "\n[… " + std::to_string(s.size() - kMaxShown) + " more bytes cut; see report.json]";
+}
+
+std::string shown(const grader::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "\n           ") + (x.is_string() ? x.get<std::string>() : x.dump());
+    return s;
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+std::string check_text(const grader::CheckResult& c) {
+  if (c.status == "passed") return "";
+  if (c.hidden) return "hidden check: " + c.status;
+  std::string s;
+  auto line = [&](const char* label, const std::string& v) {
+    if (!v.empty()) s += std::string(label) + v + "\n";
+  };
+  line("expected   ", shown(c.expected));
+  line("found      ", shown(c.found));
+  line("why        ", c.message);
+  line("hint       ", c.hint);
+  return s;
+}
+
+std::string run_text(const grader::Result& r) {
+  if (r.verdict == "compile_error") return "The file does not compile.\n" + capped(r.compile.diagnostics);
+  if (r.verdict == "runtime_error") {
+    std::string s = "The program did not finish (" + r.run.status + "): " + r.run.message + "\n";
+    if (!r.run.stderr_text.empty()) s += "stderr:\n" + capped(r.run.stderr_text);
+    return s;
+  }
+  return "";
+}
+
+std::string seconds3(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s < 0 ? 0.0 : s);
+  return buf;
+}
+
+std::string score_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace reports
