@@ -93,7 +93,7 @@ has "exits early" "before the grader could read its results"
 
 # Usage errors.
 run "unknown exercise" 64 exercise99
-has "unknown exercise" "no exercise \"exercise99\" (known: exercise2 exercise3)"
+has "unknown exercise" "no exercise \"exercise99\" (known: exercise1 exercise2 exercise3 exercise4 exercise5 exercise6 exercise7 exercise8 exercise9 exercise10 exercise11 exercise12 exercise13)"
 run "missing file" 64 exercise3 "$scratch/nothere.cpp"
 has "missing file" "no such file"
 run "bad flag" 64 exercise3 --frobnicate
