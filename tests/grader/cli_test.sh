@@ -106,11 +106,11 @@ run "no GPU" 69 exercise3 --device cuda
 has "no GPU" "no CUDA device is available"
 
 # --json prints the result model; the report's bytes do not depend on the run
-# apart from the documented volatile fields (timings, peak memory).
+# apart from the documented volatile fields (timings, peak memory, the cache flag, the creation time).
 run "json" 1 exercise3 "$fixtures/forgot-retain-grad.cpp" --json --out "$scratch/r17"
 has "json" "\"verdict\": \"failed\""
 has "json" "\"cached\": true"
-strip() { grep -vE '"(seconds|wall_seconds|cpu_seconds|peak_memory_kb|cached)"' "$1"; }
+strip() { grep -vE '"(seconds|wall_seconds|cpu_seconds|peak_memory_kb|cached|created)"' "$1"; }
 "$grade" exercise3 "$fixtures/forgot-retain-grad.cpp" --out "$scratch/r18" >/dev/null 2>&1
 if ! diff <(strip "$scratch/r17/report.json") <(strip "$scratch/r18/report.json") >/dev/null; then
   echo "FAIL report.json differs between two runs of the same file"
