@@ -12,7 +12,9 @@ failures=0
 summary() { grep -E '^  "(verdict|score)"|^      "(id|status)"' | tr -d ' \n'; }
 for case in "exercise3 $src/solutions/exercise3.cpp" "exercise2 $src/solutions/exercise2.cpp" \
             "exercise3 $src/tests/fixtures/exercise3/forgot-retain-grad.cpp" \
-            "exercise2 $src/tests/fixtures/exercise2/retain-graph-on-out.cpp"; do
+            "exercise2 $src/tests/fixtures/exercise2/retain-graph-on-out.cpp" \
+            "exercise13 $src/solutions/exercise13.cpp" \
+            "exercise6 $src/tests/fixtures/exercise6/step-without-no-grad.cpp"; do
   set -- $case
   a=$("$grade" "$1" "$2" --json --out "$scratch/gradlab" | summary)
   b=$("$grade" "$1" "$2" --json --out "$scratch/libtorch" --engine libtorch | summary)
