@@ -9,16 +9,6 @@
 namespace grader {
 namespace {
 
-std::string text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_array()) {
-    std::string s;
-    for (const auto& e : v) s += (s.empty() ? "" : "\n                ") + text(e);
-    return s;
-  }
-  return v.is_null() ? "" : v.dump();
-}
-
 // The last lines of a long text, with an explicit marker for what was cut.
 std::string tail(const std::string& s, size_t lines) {
   std::vector<std::string> all;
@@ -45,12 +35,6 @@ Style terminal_style() {
   return s;
 }
 
-std::string points(double p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", p);
-  return buf;
-}
-
 void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir) {
   os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << r.submission << st.reset()
      << "\n\n";
@@ -70,8 +54,8 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
       const size_t w = display_width(name);
       os << "  " << mark << " " << name << std::string(w < 56 ? 56 - w : 1, ' ') << pts << "\n";
       if (ok || c.hidden) continue;
-      if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << text(c.expected) << "\n";
-      if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << text(c.found) << "\n";
+      if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << display_text(c.expected, 16) << "\n";
+      if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << display_text(c.found, 16) << "\n";
       if (!c.message.empty()) os << st.dim() << "      why       " << st.reset() << c.message << "\n";
       if (!c.hint.empty()) os << st.yellow() << "      hint      " << st.reset() << c.hint << "\n";
     }

@@ -24,7 +24,4 @@ Style terminal_style();
 
 void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir);
 
-// "3", "2.5": points without trailing zeros.
-std::string points(double p);
-
 }  // namespace grader

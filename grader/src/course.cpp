@@ -127,26 +127,29 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
     }
     GradeRequest req = base;
     req.solution = course.solution_path(e);
-    req.submission = req.solution;
-    try {
-      Result r = grade(rubric, req);
-      report(r.verdict == "passed" && r.score == r.max_score, e + ": the solution scores " + points(r.score) + "/" + points(r.max_score),
-             r.verdict == "passed" ? "" : r.verdict + ": " + r.run.message + r.compile.diagnostics);
-    } catch (const std::exception& ex) {
-      report(false, e + ": the solution", ex.what());
-      continue;
-    }
+    // Grades one file; a grader failure on it is reported as a problem
+    // under `what` and yields nothing.
+    auto graded = [&](const std::string& file, const std::string& what) -> std::optional<Result> {
+      req.submission = file;
+      try {
+        return grade(rubric, req);
+      } catch (const std::exception& ex) {
+        report(false, what, ex.what());
+        return std::nullopt;
+      }
+    };
+    auto sol = graded(req.solution, e + ": the solution");
+    if (!sol) continue;
+    report(sol->verdict == "passed" && sol->score == sol->max_score,
+           e + ": the solution scores " + points(sol->score) + "/" + points(sol->max_score),
+           sol->verdict == "passed" ? "" : sol->verdict + ": " + sol->run.message + sol->compile.diagnostics);
     // The starter must be gradable as handed out (it may fail to compile or
     // fail its checks), and must not already pass: then its blanks would ask
     // for nothing the rubric checks.
-    req.submission = course.root + "/exercises/" + e + ".cpp";
-    try {
-      Result r = grade(rubric, req);
-      const bool full = r.verdict == "passed" && r.score == r.max_score;
-      report(!full, e + ": the starter → " + r.verdict + " " + points(r.score) + "/" + points(r.max_score),
+    if (auto r = graded(course.root + "/exercises/" + e + ".cpp", e + ": the starter")) {
+      const bool full = r->verdict == "passed" && r->score == r->max_score;
+      report(!full, e + ": the starter → " + r->verdict + " " + points(r->score) + "/" + points(r->max_score),
              "the starter already scores full marks: its blanks ask for nothing the rubric checks");
-    } catch (const std::exception& ex) {
-      report(false, e + ": the starter", ex.what());
     }
     std::error_code ec;
     std::vector<fs::path> fixtures;
@@ -164,27 +167,24 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
         report(false, what, "cannot read " + expect_path.string() + ": " + ex.what());
         continue;
       }
-      req.submission = f.string();
-      try {
-        Result r = grade(rubric, req);
-        std::set<std::string> failed, want;
-        for (const auto& c : r.checks)
-          if (c.status == "failed") failed.insert(c.id);
-        for (const auto& id : expect.value("failed", json::array())) want.insert(id.get<std::string>());
-        std::string detail;
-        if (r.verdict != expect.value("verdict", "")) detail += "verdict " + r.verdict + ", expected " + expect.value("verdict", "") + ". ";
-        if (expect.contains("run_status") && r.run.status != expect["run_status"])
-          detail += "run status " + r.run.status + ", expected " + expect["run_status"].get<std::string>() + ". ";
-        if (r.verdict == "failed" && failed != want) {
-          std::string a, b;
-          for (const auto& x : failed) a += " " + x;
-          for (const auto& x : want) b += " " + x;
-          detail += "failed checks:" + a + "; expected:" + b + ".";
-        }
-        report(detail.empty(), what + " → " + r.verdict + (r.verdict == "runtime_error" ? " (" + r.run.status + ")" : ""), detail);
-      } catch (const std::exception& ex) {
-        report(false, what, ex.what());
+      const auto graded_fixture = graded(f.string(), what);
+      if (!graded_fixture) continue;
+      const Result& r = *graded_fixture;
+      std::set<std::string> failed, want;
+      for (const auto& c : r.checks)
+        if (c.status == "failed") failed.insert(c.id);
+      for (const auto& id : expect.value("failed", json::array())) want.insert(id.get<std::string>());
+      std::string detail;
+      if (r.verdict != expect.value("verdict", "")) detail += "verdict " + r.verdict + ", expected " + expect.value("verdict", "") + ". ";
+      if (expect.contains("run_status") && r.run.status != expect["run_status"])
+        detail += "run status " + r.run.status + ", expected " + expect["run_status"].get<std::string>() + ". ";
+      if (r.verdict == "failed" && failed != want) {
+        std::string a, b;
+        for (const auto& x : failed) a += " " + x;
+        for (const auto& x : want) b += " " + x;
+        detail += "failed checks:" + a + "; expected:" + b + ".";
       }
+      report(detail.empty(), what + " → " + r.verdict + (r.verdict == "runtime_error" ? " (" + r.run.status + ")" : ""), detail);
     }
   }
   os << (problems ? st.red() : st.green()) << (problems ? std::to_string(problems) + " problem(s)" : "the course checks out")

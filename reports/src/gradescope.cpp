@@ -21,7 +21,7 @@ class GradescopeWriter : public Writer {
     j["score"] = r.score;
     j["max_score"] = r.max_score;
     j["execution_time"] = std::lround(r.total_seconds);
-    std::string summary = r.exercise + " · " + r.title + "\nscore " + score_text(r.score) + "/" + score_text(r.max_score) +
+    std::string summary = r.exercise + " · " + r.title + "\nscore " + grader::points(r.score) + "/" + grader::points(r.max_score) +
                           " — " + r.verdict + "\n";
     const std::string why = run_text(r);
     if (!why.empty()) summary += "\n" + why;

@@ -38,8 +38,8 @@ class JunitWriter : public Writer {
                                {"submission", r.submission},
                                {"sha256", r.submission_sha256},
                                {"verdict", r.verdict},
-                               {"score", score_text(r.score)},
-                               {"max_score", score_text(r.max_score)},
+                               {"score", grader::points(r.score)},
+                               {"max_score", grader::points(r.max_score)},
                                {"engine", r.engine},
                                {"device", r.device}})
       x += "      <property" + attr("name", k) + attr("value", v) + "/>\n";

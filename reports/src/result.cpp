@@ -1,5 +1,7 @@
 #include "reports/result.h"
 
+#include <cstdio>
+
 namespace grader {
 
 int exit_code_for(const Result& r) {
@@ -7,6 +9,22 @@ int exit_code_for(const Result& r) {
   if (r.verdict == "compile_error") return kExitCompileError;
   if (r.verdict == "runtime_error") return kExitRuntimeError;
   return kExitFailed;
+}
+
+std::string points(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", p);
+  return buf;
+}
+
+std::string display_text(const json& v, size_t indent) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string s;
+    for (const auto& e : v) s += (s.empty() ? "" : "\n" + std::string(indent, ' ')) + display_text(e, indent);
+    return s;
+  }
+  return v.is_null() ? "" : v.dump();
 }
 
 std::string limit_hit(const std::string& status) {

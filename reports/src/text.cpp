@@ -14,17 +14,6 @@ std::string capped(const std::string& s) {
   return s.substr(0, kMaxShown) + "\n[… " + std::to_string(s.size() - kMaxShown) + " more bytes cut; see report.json]";
 }
 
-std::string shown(const grader::json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_array()) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : "\n           ") + (x.is_string() ? x.get<std::string>() : x.dump());
-    return s;
-  }
-  return v.dump();
-}
-
 }  // namespace
 
 std::string check_text(const grader::CheckResult& c) {
@@ -34,8 +23,8 @@ std::string check_text(const grader::CheckResult& c) {
   auto line = [&](const char* label, const std::string& v) {
     if (!v.empty()) s += std::string(label) + v + "\n";
   };
-  line("expected   ", shown(c.expected));
-  line("found      ", shown(c.found));
+  line("expected   ", grader::display_text(c.expected, 11));
+  line("found      ", grader::display_text(c.found, 11));
   line("why        ", c.message);
   line("hint       ", c.hint);
   return s;
@@ -54,12 +43,6 @@ std::string run_text(const grader::Result& r) {
 std::string seconds3(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", s < 0 ? 0.0 : s);
-  return buf;
-}
-
-std::string score_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 

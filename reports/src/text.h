@@ -18,7 +18,4 @@ std::string run_text(const grader::Result& r);
 // Seconds with three decimals, as JUnit readers expect: "0.412".
 std::string seconds3(double s);
 
-// A score as the console prints it: 14, 2.5.
-std::string score_text(double v);
-
 }  // namespace reports

@@ -68,6 +68,14 @@ enum ExitCode : int {
 int exit_code_for(const Result& r);
 // The result as report.json's schema has it (reports/report.schema.json).
 json to_json(const Result& r);
+// "3", "2.5": points without trailing zeros (console, reports, grade check).
+std::string points(double p);
+
+// A check's expected or found value as display text: a string as it is, an
+// array (a sequence of snapshots) one element per line, each continuation
+// line indented by `indent` spaces so it lines up under the first.
+std::string display_text(const json& v, size_t indent);
+
 // The run limit a run status stands for ("wall_time", "cpu_time", "memory",
 // "output"), or "" when the run ended for another reason.
 std::string limit_hit(const std::string& run_status);
