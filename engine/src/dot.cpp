@@ -6,32 +6,11 @@
 
 #include "gradlab/autograd.h"
 #include "gradlab/dot.h"
+#include "gradlab/dot_style.h"
 
 namespace gradlab {
 
-namespace {
-std::string size_str(IntArrayRef s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + ")";
-}
-std::string short_name(const std::string& n) {
-  const auto p = n.rfind("::");
-  return p == std::string::npos || n.find('<') != std::string::npos ? n : n.substr(p + 2);
-}
-std::string escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '\n') {
-      r += "\\n";
-      continue;
-    }
-    if (c == '"' || c == '\\') r += '\\';
-    r += c;
-  }
-  return r;
-}
-}  // namespace
+using namespace dot_style;
 
 std::string to_dot(const Tensor& root, const std::map<std::string, Tensor>& names) {
   std::unordered_map<const TensorImpl*, std::string> name_of;
@@ -39,25 +18,24 @@ std::string to_dot(const Tensor& root, const std::map<std::string, Tensor>& name
     if (v.defined()) name_of[v.unsafeGetTensorImpl()] = k;
   auto var_label = [&](const Tensor& t) {
     auto it = name_of.find(t.unsafeGetTensorImpl());
-    return (it == name_of.end() ? std::string() : it->second) + "\n " + size_str(t.sizes());
+    return (it == name_of.end() ? std::string() : it->second) + "\n " + shape_text(t.sizes());
   };
 
   std::ostringstream os;
   os << "digraph {\n"
-     << "\tgraph [size=\"12,12\"]\n"
-     << "\tnode [align=left fontname=monospace fontsize=10 height=0.2 ranksep=0.1 shape=box style=filled]\n";
+     << kGraphAttributes << kNodeAttributes;
   std::unordered_map<const autograd::Node*, int> id;
   int next = 0;
-  os << "\tn" << next++ << " [label=\"" << escape(var_label(root)) << "\" fillcolor=darkolivegreen1]\n";
+  os << "\tn" << next++ << " [label=\"" << quoted(var_label(root)) << "\" fillcolor=" << kRootFill << "]\n";
   std::vector<std::string> edges;
   if (root.defined() && root.grad_fn()) {
     std::vector<const autograd::Node*> stack{root.grad_fn().get()};
     id[root.grad_fn().get()] = next++;
     auto declare = [&](const autograd::Node* n) {
       if (auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(n)) {
-        os << "\tn" << id[n] << " [label=\"" << escape(var_label(acc->variable)) << "\" fillcolor=lightblue]\n";
+        os << "\tn" << id[n] << " [label=\"" << quoted(var_label(acc->variable)) << "\" fillcolor=" << kLeafFill << "]\n";
       } else {
-        os << "\tn" << id[n] << " [label=\"" << escape(short_name(n->name())) << "\"]\n";
+        os << "\tn" << id[n] << " [label=\"" << quoted(short_name(n->name())) << "\"]\n";
       }
     };
     declare(root.grad_fn().get());

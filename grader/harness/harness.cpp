@@ -113,6 +113,8 @@ json graph_of(const torch::Tensor& root, const std::vector<std::pair<std::string
     if (auto* acc = dynamic_cast<torch::autograd::AccumulateGrad*>(n.get())) {
       for (const auto& [name, t] : named)
         if (t.defined() && acc->variable.is_same(t)) tensors.push_back(name);
+      // A leaf's picture shows its shape (torchviz's convention), named or not.
+      if (acc->variable.defined()) node["shape"] = acc->variable.sizes().vec();
     } else {
       for (const auto& [name, t] : named)
         if (t.defined() && t.grad_fn().get() == n.get()) tensors.push_back(name);

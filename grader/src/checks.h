@@ -30,4 +30,10 @@ struct GraphDiff {
 };
 GraphDiff compare_graphs(const json& student, const json& reference, const Rubric& rubric);
 
+// The graphs a report draws: those the rubric checks (with the reference's
+// beside each failed one), then every named graph that no other contains.
+inline constexpr size_t kMaxGraphViews = 8;
+std::vector<GraphView> graph_views(const Rubric& rubric, const std::vector<CheckResult>& results, const json& student,
+                                   const json& reference);
+
 }  // namespace grader

@@ -246,6 +246,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   } catch (const std::logic_error& e) {
     throw InternalError(rubric.path + ": " + e.what());
   }
+  res.graphs = graph_views(rubric, res.checks, student.snapshot, reference);
   bool all = true;
   for (const auto& c : res.checks) {
     res.score += c.points;

@@ -171,4 +171,91 @@ GraphDiff compare_graphs(const json& student, const json& reference, const Rubri
   return d;
 }
 
+namespace {
+
+// The named tensors that appear on a graph, as the snapshot described them:
+// only what the pictures and their alt text use.
+json tensors_on(const json& nodes, const json& snapshot) {
+  json out = json::object();
+  if (!snapshot.contains("tensors") || !snapshot["tensors"].is_object()) return out;
+  const json& all = snapshot["tensors"];
+  for (const auto& n : nodes)
+    if (n.is_object() && n.contains("tensors") && n["tensors"].is_array())
+      for (const auto& t : n["tensors"]) {
+        if (!t.is_string() || !all.contains(t.get<std::string>())) continue;
+        const json& d = all[t.get<std::string>()];
+        json brief = json::object();
+        for (const char* k : {"shape", "requires_grad", "is_leaf", "retains_grad"})
+          if (d.is_object() && d.contains(k)) brief[k] = d[k];
+        out[t.get<std::string>()] = brief;
+      }
+  return out;
+}
+
+const json& graph_named(const json& snapshot, const std::string& name) {
+  static const json none = nullptr;
+  if (!snapshot.contains("graphs") || !snapshot["graphs"].is_object() || !snapshot["graphs"].contains(name))
+    return none;
+  const json& g = snapshot["graphs"][name];
+  return g.is_array() && !g.empty() ? g : none;
+}
+
+}  // namespace
+
+std::vector<GraphView> graph_views(const Rubric& rubric, const std::vector<CheckResult>& results, const json& student,
+                                   const json& reference) {
+  std::vector<GraphView> out;
+  std::set<std::string> shown;
+  auto add = [&](const std::string& name, GraphView v) {
+    if (out.size() >= kMaxGraphViews || !shown.insert(name).second) return;
+    v.tensor = name;
+    v.student = graph_named(student, name);
+    if (v.student.is_null()) return;
+    v.student_tensors = tensors_on(v.student, student);
+    out.push_back(std::move(v));
+  };
+  // First the graphs the rubric checks, in its order; beside a failed one
+  // the reference's, unless the check is hidden (that would give it away).
+  for (size_t i = 0; i < rubric.checks.size() && i < results.size(); ++i) {
+    const Check& c = rubric.checks[i];
+    if (c.kind != "graph") continue;
+    const std::string name = c.spec.value("tensor", "");
+    GraphView v;
+    v.check_id = c.id;
+    const json& sg = graph_named(student, name);
+    const json& rg = graph_named(reference, name);
+    if (results[i].status == "failed" && !c.hidden && !sg.is_null() && !rg.is_null()) {
+      GraphDiff d = compare_graphs(sg, rg, rubric);
+      v.reference = rg;
+      v.reference_tensors = tensors_on(rg, reference);
+      v.student_marked = std::move(d.student_nodes);
+      v.reference_marked = std::move(d.reference_nodes);
+      v.differences = std::move(d.differences);
+    }
+    add(name, std::move(v));
+  }
+  // Then each graph no other named graph contains (y inside loss is drawn
+  // as part of loss), by name.
+  if (!student.contains("graphs") || !student["graphs"].is_object()) return out;
+  const json& graphs = student["graphs"];
+  for (const auto& [name, g] : graphs.items()) {
+    bool inside = false;
+    for (const auto& [other, og] : graphs.items()) {
+      if (other == name || !og.is_array()) continue;
+      for (size_t k = 0; k < og.size() && !inside; ++k) {
+        const json& n = og[k];
+        if (!n.is_object() || !n.contains("tensors") || !n["tensors"].is_array()) continue;
+        for (const auto& t : n["tensors"]) {
+          if (t != name) continue;
+          // Two names on one root (an alias): the first name draws it.
+          inside = k > 0 || other < name;
+        }
+      }
+      if (inside) break;
+    }
+    if (!inside) add(name, GraphView{});
+  }
+  return out;
+}
+
 }  // namespace grader

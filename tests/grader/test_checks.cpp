@@ -188,3 +188,40 @@ TEST_CASE("sha256 matches the FIPS 180-4 examples", "[sha256]") {
   CHECK(grader::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
+
+TEST_CASE("a report draws the checked graphs first, the reference beside a failed one, then each outermost graph",
+          "[checks][graph]") {
+  auto r = rubric(R"([{"id": "g", "kind": "graph", "tensor": "f", "name": "n"}])");
+  json wrong = snapshot(-12);
+  wrong["graphs"]["f"][1]["name"] = "AddBackward0";
+  // p's own graph lies inside f's (p names a node of f's graph): not drawn twice.
+  wrong["graphs"]["p"] = json::array({wrong["graphs"]["f"][1], wrong["graphs"]["f"][3]});
+  wrong["graphs"]["p"][0]["id"] = "n0";
+  wrong["graphs"]["p"][0]["next"] = json::parse(R"([["n1", 0]])");
+  wrong["graphs"]["p"][1]["id"] = "n1";
+  // q was computed apart from f: drawn on its own.
+  wrong["graphs"]["q"] = json::array({{{"id", "n0"}, {"name", "ExpBackward0"}, {"tensors", {"q"}}, {"next", json::array()}}});
+  auto results = grader::evaluate(r, wrong, snapshot(-12));
+  auto views = grader::graph_views(r, results, wrong, snapshot(-12));
+  REQUIRE(views.size() == 2);
+  CHECK(views[0].tensor == "f");
+  CHECK(views[0].check_id == "g");
+  CHECK(views[0].reference == lab_graph(false));
+  CHECK(views[0].student_marked == std::vector<std::string>{"n1"});
+  CHECK(views[0].reference_marked == std::vector<std::string>{"n1"});
+  CHECK(views[0].student_tensors.contains("x"));
+  CHECK(views[0].student_tensors["x"]["is_leaf"] == true);
+  CHECK(views[1].tensor == "q");
+  CHECK(views[1].reference.is_null());
+
+  // A hidden check's reference would give the answer away: not shown.
+  auto hidden = rubric(R"([{"id": "g", "kind": "graph", "tensor": "f", "name": "n", "visibility": "hidden"}])");
+  views = grader::graph_views(hidden, grader::evaluate(hidden, wrong, snapshot(-12)), wrong, snapshot(-12));
+  REQUIRE_FALSE(views.empty());
+  CHECK(views[0].reference.is_null());
+  CHECK(views[0].differences.empty());
+  // A passed check: the student's graph alone.
+  views = grader::graph_views(r, grader::evaluate(r, snapshot(-12), snapshot(-12)), snapshot(-12), snapshot(-12));
+  REQUIRE(views.size() == 1);
+  CHECK(views[0].reference.is_null());
+}

@@ -40,6 +40,21 @@ struct RunInfo {
   std::string isolation;  // "bubblewrap" or "rlimits"
 };
 
+// A backward graph the reports draw. `student` (and `reference`) are node
+// lists as the harness writes them: breadth first from the root, each node
+// {id, name, tensors, next[, shape]}. The reference is there only beside a
+// failed graph check that is not hidden, with the nodes that differ marked.
+struct GraphView {
+  std::string tensor;    // the named tensor at its root
+  std::string check_id;  // the graph check about it, or ""
+  json student = nullptr, reference = nullptr;
+  std::vector<std::string> student_marked, reference_marked;  // node ids
+  std::vector<std::string> differences;
+  // The named tensors on each graph as the harness described them (shape,
+  // is_leaf, retains_grad, ...), for labels and alt text.
+  json student_tensors = json::object(), reference_tensors = json::object();
+};
+
 struct Result {
   std::string exercise, title, submission, submission_sha256;
   // "passed" (every check), "failed" (some checks), "compile_error", "runtime_error".
@@ -49,6 +64,7 @@ struct Result {
   CompileInfo compile;
   RunInfo run;
   json warnings = json::array();
+  std::vector<GraphView> graphs;  // drawn in report.html and as PNGs
   std::string engine, compiler, device = "cpu";
   double total_seconds = 0;
   std::string created;  // when it was graded, ISO 8601 UTC (volatile)
