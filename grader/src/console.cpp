@@ -76,7 +76,9 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f", r.total_seconds);
   os << st.dim() << " · " << secs << " s" << st.reset() << "\n";
-  if (!report_dir.empty()) os << st.dim() << "report: " << report_dir << "/report.json" << st.reset() << "\n";
+  if (!report_dir.empty())
+    os << st.dim() << "report: " << report_dir << "/report.html" << st.reset() << " (open it in a browser; report.json"
+       << " and the graph pictures are beside it)\n";
 }
 
 }  // namespace grader

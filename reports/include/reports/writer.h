@@ -11,6 +11,11 @@
 
 namespace reports {
 
+// A file a writer produces, named relative to the report folder.
+struct OutputFile {
+  std::string name, bytes;
+};
+
 class Writer {
  public:
   virtual ~Writer() = default;
@@ -19,6 +24,9 @@ class Writer {
   // The file it writes into the report folder.
   virtual std::string file_name() const = 0;
   virtual std::string render(const grader::Result& r) const = 0;
+  // Every file of the format: the main one, and any it refers to (the HTML
+  // page's graph pictures). The grader writes exactly these.
+  virtual std::vector<OutputFile> files(const grader::Result& r) const { return {{file_name(), render(r)}}; }
 };
 
 // report.json: the documented, versioned schema (reports/report.schema.json).
@@ -27,6 +35,9 @@ std::unique_ptr<Writer> json_writer();
 std::unique_ptr<Writer> junit_writer();
 // results.json in Gradescope's autograder format.
 std::unique_ptr<Writer> gradescope_writer();
+// report.html: one self-contained page (inline CSS, pictures embedded), and
+// the graph pictures beside it as PNG files.
+std::unique_ptr<Writer> html_writer();
 
 // The schema version report.json declares; bumped on any incompatible change.
 inline constexpr int kReportVersion = 1;
