@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Approval tests for the report writers: the real CLI grades a passing, a
-# failing and a not-compiling submission with every report format; the
-# volatile fields (times, the cache flag, peak memory, the creation time, the
-# isolation and compiler, which depend on the machine) are normalised, and
-# each file must equal its approved copy in tests/golden/reports/.
+# failing (its graph differs, so it gets a side-by-side picture) and a
+# not-compiling submission with every report format; the volatile fields
+# (times, the cache flag, peak memory, the creation time, the isolation and
+# compiler, which depend on the machine; in report.html the data-volatile
+# spans and the embedded pictures' bytes and sizes) are normalised, and each
+# file must equal its approved copy in tests/golden/reports/. The list of
+# graph pictures written (pictures.txt) is approved too; each must be a PNG.
 #   approval_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
 # GRADLAB_APPROVE=1 writes the new output as the approved copy instead
 # (review the diff before committing it).
@@ -17,15 +20,24 @@ normalise() {
   sed -E -e 's/("(seconds|wall_seconds|cpu_seconds|peak_memory_kb|execution_time)": )[0-9.e+-]+/\10/' \
          -e 's/("cached": )(true|false)/\1false/' \
          -e 's/("(created|isolation|compiler)": )"[^"]*"/\1""/' \
-         -e 's/ time="[0-9.]+"/ time="0"/g' "$1"
+         -e 's/ time="[0-9.]+"/ time="0"/g' \
+         -e 's/<span data-volatile>[^<]*<\/span>/<span data-volatile><\/span>/g' \
+         -e 's/(data:image\/png;base64,)[A-Za-z0-9+\/=]+" width="[0-9]+" height="[0-9]+"/\1" width="" height=""/g' "$1"
 }
 failures=0
-for case in "passing solutions/exercise3.cpp" "failing tests/fixtures/exercise3/forgot-retain-grad.cpp" \
+for case in "passing solutions/exercise3.cpp" "failing tests/fixtures/exercise3/one-expression.cpp" \
             "compile-error tests/fixtures/exercise3/compile-error.cpp"; do
   set -- $case
   out=$scratch/out/$1
   "$grade" exercise3 "$2" --junit --gradescope --out "$out" >/dev/null
-  for f in report.json junit.xml results.json; do
+  (cd "$out" && ls graph-*.png 2>/dev/null) >"$out/pictures.txt"
+  for png in "$out"/graph-*.png; do
+    [ -e "$png" ] || continue
+    if [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ]; then
+      echo "FAIL $1: $(basename "$png") is not a PNG"; failures=$((failures + 1))
+    fi
+  done
+  for f in report.json report.html junit.xml results.json pictures.txt; do
     if [ ! -f "$out/$f" ]; then
       echo "FAIL $1: $f was not written"; failures=$((failures + 1)); continue
     fi
@@ -42,10 +54,14 @@ for case in "passing solutions/exercise3.cpp" "failing tests/fixtures/exercise3/
   done
 done
 # Same input, same bytes: a second run of the failing case gives the same normalised files.
-"$grade" exercise3 tests/fixtures/exercise3/forgot-retain-grad.cpp --junit --gradescope --out "$scratch/out/again" >/dev/null
-for f in report.json junit.xml results.json; do
+"$grade" exercise3 tests/fixtures/exercise3/one-expression.cpp --junit --gradescope --out "$scratch/out/again" >/dev/null
+for f in report.json report.html junit.xml results.json; do
   if ! cmp -s <(normalise "$scratch/out/again/$f") "$scratch/out/failing/$f.normalised"; then
     echo "FAIL $f: a second run of the same file gave other bytes"; failures=$((failures + 1))
   fi
 done
+# The pictures are drawn the same way each time, byte for byte.
+if ! cmp -s "$scratch/out/again/graph-f-vs-reference.png" "$scratch/out/failing/graph-f-vs-reference.png"; then
+  echo "FAIL graph-f-vs-reference.png: a second run drew other bytes"; failures=$((failures + 1))
+fi
 [ "$failures" = 0 ]
