@@ -4,7 +4,8 @@
 # not-compiling submission with every report format; the volatile fields
 # (times, the cache flag, peak memory, the creation time, the isolation and
 # compiler, which depend on the machine; in report.html the data-volatile
-# spans and the embedded pictures' bytes and sizes) are normalised, and each
+# spans, the embedded pictures' bytes and sizes, and the stylesheet, which
+# the browser test and the palette test judge) are normalised, and each
 # file must equal its approved copy in tests/golden/reports/. The list of
 # graph pictures written (pictures.txt) is approved too; each must be a PNG.
 #   approval_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
@@ -22,7 +23,8 @@ normalise() {
          -e 's/("(created|isolation|compiler)": )"[^"]*"/\1""/' \
          -e 's/ time="[0-9.]+"/ time="0"/g' \
          -e 's/<span data-volatile>[^<]*<\/span>/<span data-volatile><\/span>/g' \
-         -e 's/(data:image\/png;base64,)[A-Za-z0-9+\/=]+" width="[0-9]+" height="[0-9]+"/\1" width="" height=""/g' "$1"
+         -e 's/(data:image\/png;base64,)[A-Za-z0-9+\/=]+" width="[0-9]+" height="[0-9]+"/\1" width="" height=""/g' \
+         -e '/^<style>$/,/^<\/style>$/{/^<\/?style>$/!d}' "$1"
 }
 failures=0
 for case in "passing solutions/exercise3.cpp" "failing tests/fixtures/exercise3/one-expression.cpp" \

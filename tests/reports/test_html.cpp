@@ -7,12 +7,14 @@
 #include "html_style.h"
 #include "reports/graphs.h"
 #include "reports/writer.h"
+#include "samples.h"
 
 using grader::json;
 
 namespace {
 
-const std::string kHostile = std::string("</pre><script>alert('x')</script> & \"q\" \x01\x1b[31m bad:\xff\xfe end");
+using samples::check;
+using samples::kHostile;
 
 json node(const std::string& id, const std::string& name, json tensors, json next) {
   return {{"id", id}, {"name", name}, {"tensors", std::move(tensors)}, {"next", std::move(next)}};
@@ -35,20 +37,12 @@ json small_tensors() {
           {"w", {{"shape", {3, 2}}, {"is_leaf", true}, {"retains_grad", false}}}};
 }
 
-grader::CheckResult check(const std::string& id, const std::string& status, bool hidden = false) {
-  grader::CheckResult c;
-  c.id = id, c.name = "check " + id, c.kind = "value", c.status = status, c.max = 1, c.hidden = hidden;
-  c.points = status == "passed" ? 1 : 0;
-  if (status != "passed") c.message = "why " + id, c.hint = "hint " + id, c.expected = "expected " + id, c.found = "found " + id;
-  return c;
-}
-
 grader::Result result() {
   grader::Result r;
   r.exercise = "exercise3", r.title = "The lab's exercise", r.submission = "exercises/exercise3.cpp";
   r.submission_sha256 = std::string(64, 'a');
   r.verdict = "failed", r.score = 1, r.max_score = 4;
-  r.checks = {check("a", "passed"), check("b", "failed"), check("c", "failed", true), check("g", "failed")};
+  r.checks = {check("a", "passed", 1), check("b", "failed", 1), check("c", "failed", 1, true), check("g", "failed", 1)};
   r.checks[1].message = kHostile;
   r.checks[3].kind = "graph";
   r.compile.ok = true;

@@ -9,6 +9,7 @@
 
 #include "reports/escape.h"
 #include "reports/writer.h"
+#include "samples.h"
 
 using grader::json;
 
@@ -167,24 +168,15 @@ class XmlReader {
   size_t i_ = 0;
 };
 
-// A submission that prints and throws hostile text: markup, a CDATA end,
-// control characters and bytes that are not UTF-8.
-const std::string kHostile = std::string("</failure>]]><script>alert('x')</script> & \"q\" \x01\x1b[31m bad:\xff\xfe end");
-
-grader::CheckResult check(const std::string& id, const std::string& status, double points, double max, bool hidden = false) {
-  grader::CheckResult c;
-  c.id = id, c.name = "check " + id, c.kind = "value", c.status = status, c.points = points, c.max = max, c.hidden = hidden;
-  if (status != "passed") c.message = "why " + id, c.hint = "hint " + id, c.expected = "1", c.found = "2";
-  return c;
-}
+using samples::check;
+using samples::kHostile;
 
 grader::Result failing() {
   grader::Result r;
   r.exercise = "exercise3", r.title = "The lab's exercise", r.submission = "exercises/exercise3.cpp";
   r.submission_sha256 = std::string(64, 'a');
   r.verdict = "failed", r.score = 3, r.max_score = 6;
-  r.checks = {check("a", "passed", 2, 2), check("b", "failed", 0, 2), check("c", "failed", 0, 1, true),
-              check("d", "passed", 1, 1)};
+  r.checks = {check("a", "passed", 2), check("b", "failed", 2), check("c", "failed", 1, true), check("d", "passed", 1)};
   r.checks[1].message = kHostile;
   r.compile.ok = true;
   r.run.status = "ok", r.run.exit_code = 0, r.run.isolation = "bubblewrap";
@@ -261,7 +253,7 @@ TEST_CASE("junit.xml reads back with the counts, names and texts", "[reports][ju
   // The hostile message survives as text (minus the bytes XML cannot hold).
   const Element& f = cases[1]->children.at(0);
   CHECK(f.name == "failure");
-  CHECK_THAT(f.attrs.at("message"), Catch::StartsWith("</failure>]]><script>alert('x')</script> & \"q\""));
+  CHECK_THAT(f.attrs.at("message"), Catch::StartsWith("</failure>]]></pre><script>alert('x')</script> & \"q\""));
   CHECK_THAT(f.text, Catch::Contains("hint b"));
   // A hidden check says only that it failed.
   CHECK(cases[2]->attrs.at("name") == "hidden check c");
