@@ -56,4 +56,15 @@ std::string json_text(const grader::json& j, int indent) {
   return j.dump(indent, ' ', false, grader::json::error_handler_t::replace);
 }
 
+std::string csv_field(std::string_view s) {
+  std::string v = valid_utf8(s);
+  const bool number = !v.empty() && v.find_first_not_of("0123456789.-+eE") == std::string::npos;
+  if (!v.empty() && std::string_view("=+-@").find(v[0]) != std::string_view::npos && !number) v = "'" + v;
+  const bool quote = v.find_first_of(",\"\r\n") != std::string::npos || (!v.empty() && (v.front() == ' ' || v.back() == ' '));
+  if (!quote) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace reports

@@ -3,6 +3,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <mutex>
 #include <string>
 
 #include "reports/graphs.h"
@@ -10,9 +11,13 @@
 namespace reports {
 namespace {
 
+// Graphviz keeps global state (its error callback, cgraph's dictionaries,
+// the plugin registry) and is not safe to call from two threads at once;
+// `grade batch` writes reports from several. One drawing at a time.
+std::mutex graphviz_lock;
 // Graphviz reports problems through a global callback; each drawing
 // collects them for its own error message.
-thread_local std::string graphviz_errors;
+std::string graphviz_errors;
 
 int collect(char* message) {
   if (graphviz_errors.size() < 2000) graphviz_errors += message;
@@ -29,6 +34,7 @@ int be32(const std::string& s, size_t at) {
 
 Picture render_png(const std::string& dot, int dpi) {
   Picture p;
+  std::lock_guard<std::mutex> lock(graphviz_lock);
   graphviz_errors.clear();
   agseterrf(collect);
   agseterr(AGERR);  // warnings (a font substituted) do not make a picture wrong

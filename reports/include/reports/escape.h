@@ -20,6 +20,12 @@ std::string valid_utf8(std::string_view s);
 // as U+FFFD, so a student's stray \0 cannot make the file unreadable.
 std::string xml_text(std::string_view s);
 
+// One CSV field (RFC 4180): quoted when it holds a comma, quote, newline or
+// surrounding space, quotes doubled. Text that a spreadsheet would run as a
+// formula (starting with = + - @ and not a number) gets a leading
+// apostrophe, so a student folder named "=cmd()" stays text.
+std::string csv_field(std::string_view s);
+
 // A JSON document as text: invalid UTF-8 in strings replaced instead of
 // thrown on, `indent` spaces per level (-1: one line).
 std::string json_text(const grader::json& j, int indent = 2);

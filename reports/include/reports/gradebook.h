@@ -1,0 +1,54 @@
+// A class's results, and the files an instructor takes away from a batch:
+// gradebook.csv (one row per student, for an LMS), checks.csv (one row per
+// student and check), summary.json and summary.html (distributions and the
+// most-failed checks). Every one is a pure function of the results, which
+// are kept sorted, so the files do not depend on the order of grading.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/result.h"
+
+namespace reports {
+
+using grader::json;
+
+struct ClassCheck {
+  std::string id, name, status;
+  double points = 0, max = 0;
+};
+
+// One student's result for one exercise, as its report.json says.
+struct ClassEntry {
+  std::string verdict;  // passed, failed, compile_error, runtime_error, or internal_error
+  double score = 0, max_score = 0;
+  std::vector<ClassCheck> checks;
+  std::string report;  // report.html, relative to the batch folder
+};
+ClassEntry entry_from_report(const json& report, const std::string& report_html);
+
+struct ClassExercise {
+  std::string id, title;
+  double max_score = 0;
+};
+
+struct ClassResults {
+  std::vector<ClassExercise> exercises;  // in the course's order
+  std::vector<std::string> students;     // sorted; a student may have no entry for an exercise
+  std::map<std::pair<std::string, std::string>, ClassEntry> entries;  // (student, exercise)
+
+  const ClassEntry* find(const std::string& student, const std::string& exercise) const;
+  double max_total() const;
+};
+
+std::string gradebook_csv(const ClassResults& c);
+std::string checks_csv(const ClassResults& c);
+json summary_json(const ClassResults& c);
+std::string summary_html(const ClassResults& c);
+
+// How many of the most-failed checks the summaries list.
+inline constexpr size_t kMostFailed = 10;
+
+}  // namespace reports

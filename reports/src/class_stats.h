@@ -1,0 +1,40 @@
+// Statistics over a class's results, shared by summary.json and summary.html
+// so that both always show the same numbers.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "reports/gradebook.h"
+
+namespace reports {
+
+// Ten bins of a score as a share of the maximum: [0, 10%), …, [90%, 100%].
+inline constexpr int kBins = 10;
+int bin_of(double score, double max);
+
+struct ExerciseStats {
+  std::vector<double> scores;  // of the submitted, ascending
+  json verdicts = json::object();  // verdict -> count, in a fixed order
+  double mean = 0, median = 0;
+  std::vector<int> histogram = std::vector<int>(kBins, 0);
+};
+ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e);
+
+struct TotalStats {
+  std::vector<double> totals;  // one per student, missing exercises as 0, ascending
+  double mean = 0, median = 0;
+  std::vector<int> histogram = std::vector<int>(kBins, 0);
+};
+TotalStats total_stats(const ClassResults& c);
+
+struct FailedCheck {
+  std::string exercise, check, name;
+  std::vector<std::string> students;  // sorted
+};
+// The checks failed by the most students, most first (ties: by exercise).
+std::vector<FailedCheck> most_failed(const ClassResults& c);
+
+// Three decimals, so that summary.json shows 12.333, not 12.333333333333334.
+double rounded(double v);
+
+}  // namespace reports

@@ -1,0 +1,153 @@
+// summary.html: the class at a glance for the instructor. Self-contained like
+// report.html (its stylesheet, no script); the distributions are inline SVG
+// bar charts, each with a text alternative and the numbers in a table.
+#include <cstdio>
+
+#include "class_stats.h"
+#include "html_style.h"
+#include "reports/escape.h"
+#include "reports/gradebook.h"
+
+namespace reports {
+namespace {
+
+std::string h(std::string_view s) { return xml_text(s); }
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// A link to a student's report: each path segment percent-encoded.
+std::string href(const std::string& path) {
+  std::string out;
+  for (unsigned char ch : path) {
+    if (std::isalnum(ch) || std::string_view("-_.~/").find(static_cast<char>(ch)) != std::string_view::npos) {
+      out += static_cast<char>(ch);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", ch);
+      out += buf;
+    }
+  }
+  return h(out);
+}
+
+std::string bin_label(int b) {
+  return std::to_string(b * 10) + (b == kBins - 1 ? "–100%" : "–" + std::to_string(b * 10 + 10) + "%");
+}
+
+// Ten bars, the count over each and the range under it.
+std::string histogram_svg(const std::vector<int>& bins, const std::string& what) {
+  int top = 1;
+  for (int v : bins) top = std::max(top, v);
+  const int w = 560, hgt = 200, base = 170, bar = 44, gap = 10;
+  std::string desc = what + ": ";
+  for (int b = 0; b < kBins; ++b)
+    desc += (b ? ", " : "") + std::to_string(bins[static_cast<size_t>(b)]) + " in " + bin_label(b);
+  std::string s = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(w) + " " + std::to_string(hgt) +
+                  "\" role=\"img\" aria-label=\"" + h(desc) + "\"><title>" + h(desc) + "</title>\n";
+  s += "<line x1=\"0\" y1=\"" + std::to_string(base) + "\" x2=\"" + std::to_string(w) + "\" y2=\"" +
+       std::to_string(base) + "\" stroke=\"#59636e\"/>\n";
+  for (int b = 0; b < kBins; ++b) {
+    const int v = bins[static_cast<size_t>(b)];
+    const int x = gap / 2 + b * (bar + gap + 2);
+    const int height = v * 140 / top;
+    s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(base - height) + "\" width=\"" +
+         std::to_string(bar) + "\" height=\"" + std::to_string(height) + "\" fill=\"#1a7f37\"/>";
+    s += "<text x=\"" + std::to_string(x + bar / 2) + "\" y=\"" + std::to_string(base - height - 5) +
+         "\" text-anchor=\"middle\" font-size=\"13\" fill=\"#1f2328\">" + std::to_string(v) + "</text>";
+    s += "<text x=\"" + std::to_string(x + bar / 2) + "\" y=\"" + std::to_string(base + 18) +
+         "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#59636e\">" + std::to_string(b * 10) + "%</text>\n";
+  }
+  return s + "</svg>\n";
+}
+
+std::string verdict_cells(const json& verdicts) {
+  std::string s;
+  for (const char* v : {"passed", "failed", "compile_error", "runtime_error", "internal_error"})
+    s += "<td>" + std::to_string(verdicts.value(v, 0)) + "</td>";
+  return s;
+}
+
+}  // namespace
+
+std::string summary_html(const ClassResults& c) {
+  const TotalStats t = total_stats(c);
+  std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+                  h("Class summary: " + std::to_string(c.students.size()) + " students — gradlab") +
+                  "</title>\n<style>\n" + stylesheet() +
+                  "table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0 1rem}"
+                  "th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d1d9e0;vertical-align:top}"
+                  "th{color:var(--muted-fg);font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+                  ".chart{width:100%;max-width:36rem;height:auto;display:block}"
+                  ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(22rem,1fr));gap:1rem}"
+                  ".students a{margin-right:.5rem}\n</style>\n</head>\n<body>\n<main>\n";
+  s += "<header class=\"card\">\n<p class=\"eyebrow\">gradlab class summary</p>\n<h1>" +
+       std::to_string(c.students.size()) + " students, " + std::to_string(c.exercises.size()) +
+       " exercises</h1>\n<p class=\"lede\" id=\"totals\">Mean total " + h(num(t.mean)) + " of " + h(num(c.max_total())) +
+       " points, median " + h(num(t.median)) + ". The grades are in <code>gradebook.csv</code>, every check of every "
+       "student in <code>checks.csv</code>.</p>\n";
+  s += "<h2>Total scores</h2>\n" + histogram_svg(t.histogram, "Students by total score") + "</header>\n";
+
+  s += "<section class=\"card\" id=\"failed\" aria-labelledby=\"failed-title\">\n<h2 id=\"failed-title\">The most "
+       "failed checks <span class=\"sub\">the class's common mistakes</span></h2>\n";
+  const auto failed = most_failed(c);
+  if (failed.empty()) {
+    s += "<p>No check failed.</p>\n";
+  } else {
+    s += "<table><thead><tr><th>exercise</th><th>check</th><th class=\"n\">students</th><th>who (their reports)</th>"
+         "</tr></thead><tbody>\n";
+    for (const auto& f : failed) {
+      s += "<tr><td>" + h(f.exercise) + "</td><td>" + h(f.name) + " <span class=\"sub\">(" + h(f.check) +
+           ")</span></td><td class=\"n\">" + std::to_string(f.students.size()) + "</td><td class=\"students\">";
+      for (const auto& st : f.students) {
+        const ClassEntry* x = c.find(st, f.exercise);
+        s += "<a href=\"" + href(x ? x->report : "") + "\">" + h(st) + "</a> ";
+      }
+      s += "</td></tr>\n";
+    }
+    s += "</tbody></table>\n";
+  }
+  s += "</section>\n";
+
+  s += "<section class=\"card\" id=\"exercises\" aria-labelledby=\"exercises-title\">\n<h2 id=\"exercises-title\">"
+       "Exercises</h2>\n<table><thead><tr><th>exercise</th><th class=\"n\">submitted</th><th class=\"n\">mean</th>"
+       "<th class=\"n\">median</th><th class=\"n\">max</th><th>passed</th><th>failed</th><th>does not compile</th>"
+       "<th>did not finish</th><th>grader error</th></tr></thead><tbody>\n";
+  std::string charts = "<div class=\"grid\">\n";
+  for (const auto& e : c.exercises) {
+    const ExerciseStats x = exercise_stats(c, e);
+    s += "<tr><td>" + h(e.id) + " <span class=\"sub\">" + h(e.title) + "</span></td><td class=\"n\">" +
+         std::to_string(x.scores.size()) + "</td><td class=\"n\">" + h(num(x.mean)) + "</td><td class=\"n\">" +
+         h(num(x.median)) + "</td><td class=\"n\">" + h(num(e.max_score)) + "</td>" + verdict_cells(x.verdicts) +
+         "</tr>\n";
+    charts += "<figure><h3>" + h(e.id) + "</h3>" + histogram_svg(x.histogram, e.id + ": students by score") +
+              "</figure>\n";
+  }
+  s += "</tbody></table>\n" + charts + "</div>\n</section>\n";
+
+  s += "<section class=\"card\" id=\"students\" aria-labelledby=\"students-title\">\n<h2 id=\"students-title\">"
+       "Students</h2>\n<table><thead><tr><th>student</th>";
+  for (const auto& e : c.exercises) s += "<th class=\"n\">" + h(e.id) + "</th>";
+  s += "<th class=\"n\">total</th></tr></thead><tbody>\n";
+  for (const auto& st : c.students) {
+    s += "<tr><td>" + h(st) + "</td>";
+    double total = 0;
+    for (const auto& e : c.exercises) {
+      const ClassEntry* x = c.find(st, e.id);
+      if (x) total += x->score;
+      s += "<td class=\"n\">" +
+           (x ? "<a href=\"" + href(x->report) + "\">" + h(grader::points(x->score)) + "</a>" : std::string("–")) +
+           "</td>";
+    }
+    s += "<td class=\"n\">" + h(grader::points(total)) + "</td></tr>\n";
+  }
+  s += "</tbody></table>\n</section>\n<footer>gradlab class summary · summary.json has the same numbers</footer>\n"
+       "</main>\n</body>\n</html>\n";
+  return s;
+}
+
+}  // namespace reports

@@ -1,0 +1,126 @@
+// The class files from hand-made results, read back: gradebook.csv and
+// checks.csv through an RFC 4180 reader, summary.json's statistics against
+// the same numbers computed here, and summary.html's escaping and links.
+#include <catch2/catch.hpp>
+
+#include "reports/escape.h"
+#include "reports/gradebook.h"
+
+using grader::json;
+
+namespace {
+
+// RFC 4180: CRLF-separated records, fields quoted when they hold a comma,
+// quote or line break, quotes doubled inside. Throws on a malformed quote.
+std::vector<std::vector<std::string>> read_csv(const std::string& s) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] == '"') {
+      for (++i;; ++i) {
+        if (i >= s.size()) throw std::runtime_error("an unterminated quote");
+        if (s[i] == '"') {
+          if (i + 1 < s.size() && s[i + 1] == '"') {
+            field += '"', ++i;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        field += s[i];
+      }
+      if (i < s.size() && s[i] != ',' && s[i] != '\r') throw std::runtime_error("text after a closing quote");
+    } else if (s[i] == ',') {
+      row.push_back(field), field.clear(), ++i;
+    } else if (s.compare(i, 2, "\r\n") == 0) {
+      row.push_back(field), field.clear();
+      rows.push_back(row), row.clear();
+      i += 2;
+    } else {
+      field += s[i++];
+    }
+  }
+  if (!field.empty() || !row.empty()) throw std::runtime_error("the last record has no CRLF");
+  return rows;
+}
+
+reports::ClassEntry entry(const std::string& verdict, double score, std::vector<std::pair<std::string, bool>> checks) {
+  reports::ClassEntry e;
+  e.verdict = verdict, e.score = score, e.max_score = 4;
+  for (const auto& [id, passed] : checks)
+    e.checks.push_back({id, "check " + id + ", \"quoted\"", passed ? "passed" : "failed", passed ? 2.0 : 0.0, 2});
+  return e;
+}
+
+reports::ClassResults sample() {
+  reports::ClassResults c;
+  c.exercises = {{"exercise1", "First", 4}, {"exercise2", "Second", 4}};
+  c.students = {"=cmd()", "ann", "bo, \"b\"", "cy"};
+  c.entries[{"=cmd()", "exercise1"}] = entry("failed", 2, {{"a", true}, {"b", false}});
+  c.entries[{"ann", "exercise1"}] = entry("passed", 4, {{"a", true}, {"b", true}});
+  c.entries[{"ann", "exercise2"}] = entry("failed", 0, {{"c", false}, {"d", false}});
+  c.entries[{"bo, \"b\"", "exercise1"}] = entry("failed", 2, {{"a", true}, {"b", false}});
+  c.entries[{"bo, \"b\"", "exercise2"}] = entry("compile_error", 0, {});
+  for (auto& [k, e] : c.entries) e.report = "students/" + k.first + "/" + k.second + "/report.html";
+  return c;  // cy submitted nothing
+}
+
+}  // namespace
+
+TEST_CASE("gradebook.csv reads back: one row per student, empty cells for missing files", "[reports][gradebook]") {
+  const auto rows = read_csv(reports::gradebook_csv(sample()));
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0] == std::vector<std::string>{"student", "exercise1", "exercise2", "total"});
+  CHECK(rows[1] == std::vector<std::string>{"'=cmd()", "2", "", "2"});  // not a formula in a spreadsheet
+  CHECK(rows[2] == std::vector<std::string>{"ann", "4", "0", "4"});
+  CHECK(rows[3] == std::vector<std::string>{"bo, \"b\"", "2", "0", "2"});
+  CHECK(rows[4] == std::vector<std::string>{"cy", "", "", "0"});
+}
+
+TEST_CASE("checks.csv reads back: one row per student and check", "[reports][gradebook]") {
+  const auto rows = read_csv(reports::checks_csv(sample()));
+  REQUIRE(rows.size() == 1 + 2 + 2 + 2 + 2);
+  CHECK(rows[0] == std::vector<std::string>{"student", "exercise", "verdict", "check", "name", "status", "points", "max"});
+  CHECK(rows[7] == std::vector<std::string>{"bo, \"b\"", "exercise1", "failed", "a", "check a, \"quoted\"", "passed", "2", "2"});
+  for (const auto& r : rows) CHECK(r.size() == 8);
+}
+
+TEST_CASE("summary.json's statistics and most-failed checks", "[reports][gradebook]") {
+  const json j = reports::summary_json(sample());
+  CHECK(j["students"] == 4);
+  const json& e1 = j["exercises"][0];
+  CHECK(e1["submitted"] == 3);
+  CHECK(e1["mean"].get<double>() == Approx(8.0 / 3).epsilon(1e-3));
+  CHECK(e1["median"] == 2.0);
+  CHECK(e1["histogram"] == json::parse("[0,0,0,0,0,2,0,0,0,1]"));  // 2 of 4 is the 50% bin, 4 of 4 the last
+  CHECK(e1["verdicts"]["passed"] == 1);
+  CHECK(j["exercises"][1]["verdicts"]["compile_error"] == 1);
+  CHECK(j["total"]["median"] == 2.0);  // totals 0, 2, 2, 4
+  CHECK(j["total"]["max_score"] == 8.0);
+  // b failed by two students comes first; ties keep the course's order.
+  REQUIRE(j["most_failed"].size() == 3);
+  CHECK(j["most_failed"][0]["check"] == "b");
+  CHECK(j["most_failed"][0]["students"] == json::parse(R"x(["=cmd()", "bo, \"b\""])x"));
+  CHECK(j["most_failed"][1]["check"] == "c");
+}
+
+TEST_CASE("summary.html escapes names and links each student's report", "[reports][gradebook]") {
+  const std::string html = reports::summary_html(sample());
+  CHECK_THAT(html, Catch::Contains("href=\"students/bo%2C%20%22b%22/exercise1/report.html\""));
+  CHECK_THAT(html, Catch::Contains(">bo, &quot;b&quot;</a>"));
+  CHECK_THAT(html, Catch::Contains("<svg class=\"chart\""));
+  CHECK_THAT(html, Catch::Contains("aria-label=\"Students by total score: 1 in 0–10%"));
+  CHECK_THAT(html, !Catch::Contains("<script"));
+}
+
+TEST_CASE("CSV fields: quoting and formula guard", "[reports][escape]") {
+  CHECK(reports::csv_field("plain") == "plain");
+  CHECK(reports::csv_field("a,b") == "\"a,b\"");
+  CHECK(reports::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(reports::csv_field("two\nlines") == "\"two\nlines\"");
+  CHECK(reports::csv_field("-3.5") == "-3.5");
+  CHECK(reports::csv_field("+SUM(A1)") == "'+SUM(A1)");
+  CHECK(reports::csv_field("@x") == "'@x");
+}
