@@ -21,6 +21,14 @@ std::string shown(const fs::path& p) {
 }
 
 // exercise2 < exercise10: compare the number, then the name.
+json read_json_file(const fs::path& p) {
+  auto text = read_file(p.string());
+  if (!text) throw std::runtime_error("cannot read " + p.string());
+  return json::parse(*text);
+}
+
+}  // namespace
+
 bool numeric_less(const std::string& a, const std::string& b) {
   auto num = [](const std::string& s) {
     size_t i = s.find_first_of("0123456789");
@@ -28,14 +36,6 @@ bool numeric_less(const std::string& a, const std::string& b) {
   };
   return num(a) != num(b) ? num(a) < num(b) : a < b;
 }
-
-json read_json(const fs::path& p) {
-  auto text = read_file(p.string());
-  if (!text) throw std::runtime_error("cannot read " + p.string());
-  return json::parse(*text);
-}
-
-}  // namespace
 
 std::string Course::rubric_path(const std::string& e) const { return root + "/solutions/" + e + ".rubric.json"; }
 std::string Course::solution_path(const std::string& e) const { return root + "/solutions/" + e + ".cpp"; }
@@ -96,14 +96,14 @@ int list_exercises(std::ostream& os, const Course& course, const Style& st) {
   for (const auto& e : course.exercises()) {
     std::string title = "(rubric unreadable)", last = "not graded yet";
     try {
-      title = read_json(course.rubric_path(e)).value("title", "");
+      title = read_json_file(course.rubric_path(e)).value("title", "");
     } catch (const std::exception&) {
     }
     const fs::path report = fs::path(default_report_dir(find_submission(course, e), e)) / "report.json";
     std::error_code ec;
     if (fs::exists(report, ec)) {
       try {
-        json r = read_json(report);
+        json r = read_json_file(report);
         last = "last: " + r.value("verdict", std::string("?")) + " " + points(r.value("score", 0.0)) + "/" +
                points(r.value("max_score", 0.0));
       } catch (const std::exception&) {
@@ -169,7 +169,7 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
       const std::string what = e + ": " + f.filename().string();
       json expect;
       try {
-        expect = read_json(expect_path);
+        expect = read_json_file(expect_path);
       } catch (const std::exception& ex) {
         report(false, what, "cannot read " + expect_path.string() + ": " + ex.what());
         continue;

@@ -22,6 +22,9 @@ struct Course {
   std::vector<std::string> exercises() const;
 };
 
+// Exercise names in the course's order: exercise2 before exercise10.
+bool numeric_less(const std::string& a, const std::string& b);
+
 // The course this grader was built from.
 Course installed_course();
 
@@ -35,7 +38,6 @@ std::string find_submission(const Course& course, const std::string& exercise);
 // folder the file is in, else in the current folder.
 std::string default_report_dir(const std::string& submission, const std::string& exercise);
 
-// Writes report.json into dir atomically; returns an error text or "".
 // Writes each writer's file into `dir` (created if missing), atomically, so
 // that an interrupted run never leaves half a report. Returns what went
 // wrong, or "" when every file was written.

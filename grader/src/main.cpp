@@ -2,13 +2,19 @@
 //   grade exercise3 [FILE]      grade a file (default: exercises/exercise3.cpp)
 //   grade list                  the exercises and your last results
 //   grade check                 solutions score full marks, fixtures get their verdicts
+//   grade batch SUBMISSIONS     a whole class: reports, gradebook.csv, summary.html
+//   grade merge OUT...          the outputs of sharded batches as one
 // Exit codes: 0 every check passed, 1 some failed, 2 does not compile,
 // 3 runtime failure, 64 usage error, 69 no GPU for --device cuda, 70 internal error.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <cstdlib>
+#include <thread>
+#include <tuple>
+#include <unistd.h>
 
+#include "batch.h"
 #include "build.h"
 #include "config.h"
 #include "console.h"
@@ -71,6 +77,23 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "the exercises, their titles and your last result");
   auto* check = app.add_subcommand("check", "for the course's CI: every solution scores full marks and every fixture "
                                             "under tests/fixtures/ gets exactly the verdict it names");
+  auto* batch = app.add_subcommand("batch", "grade a whole class: SUBMISSIONS holds one folder per student with their "
+                                            "exerciseN.cpp files; resumable, and each identical file is graded once");
+  BatchOptions bopt;
+  std::string exercises_csv, shard = "1/1";
+  bopt.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  batch->add_option("submissions", bopt.submissions, "the folder of student folders")->required();
+  batch->add_option("--exercises", exercises_csv, "which exercises, comma-separated (default: all the course has)");
+  batch->add_option("--jobs,-j", bopt.jobs, "submissions graded at once (default: the number of cores)")
+      ->check(CLI::Range(1, 256));
+  batch->add_flag("--regrade", bopt.regrade, "grade everything again, even what is graded and unchanged, and say "
+                                             "which scores changed");
+  batch->add_option("--shard", shard, "K/N: grade only the K-th of N shares of the students (for job arrays; "
+                                      "combine with `grade merge`)");
+  auto* merge = app.add_subcommand("merge", "combine the --out folders of sharded `grade batch` runs into one "
+                                            "gradebook and summary (into --out)");
+  std::vector<std::string> merge_inputs;
+  merge->add_option("folders", merge_inputs, "the shards' output folders")->required();
   app.require_subcommand(0, 1);
 
   try {
@@ -91,6 +114,38 @@ int main(int argc, char** argv) {
   try {
     if (*list) return list_exercises(std::cout, course, st);
     if (*check) return check_course(std::cout, course, base, st);
+    if (*batch) {
+      try {
+        std::tie(bopt.shard, bopt.shards) = parse_shard(shard);
+      } catch (const std::invalid_argument& e) {
+        return usage_error(e.what());
+      }
+      for (size_t at = 0; at < exercises_csv.size();) {
+        const size_t comma = std::min(exercises_csv.find(',', at), exercises_csv.size());
+        if (comma > at) bopt.exercises.push_back(exercises_csv.substr(at, comma - at));
+        at = comma + 1;
+      }
+      for (const auto& e : bopt.exercises)
+        if (!fs::exists(course.rubric_path(e))) return usage_error("no exercise \"" + e + "\" in the course");
+      if (!fs::is_directory(bopt.submissions)) return usage_error("no such folder: " + bopt.submissions);
+      bopt.out = out_dir.empty() ? "gradlab-batch" : out_dir;
+      bopt.live_progress = isatty(STDERR_FILENO) && !std::getenv("CI");
+      try {
+        return run_batch(course, base, bopt, std::cerr);
+      } catch (const std::invalid_argument& e) {
+        return usage_error(e.what());
+      }
+    }
+    if (*merge) {
+      if (out_dir.empty()) return usage_error("grade merge needs --out DIR, the folder to merge into");
+      for (const auto& in : merge_inputs)
+        if (!fs::is_directory(in)) return usage_error("no such folder: " + in);
+      try {
+        return merge_batches(merge_inputs, out_dir, std::cerr);
+      } catch (const std::invalid_argument& e) {
+        return usage_error(e.what());
+      }
+    }
 
     if (exercise.empty()) return usage_error("which exercise? e.g. `grade exercise3` (`grade list` shows them all)");
     if (device == "cuda" && !torch::cuda::is_available()) {

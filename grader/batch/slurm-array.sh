@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# A Slurm job array that grades a class in 8 shards, then merges them.
+#   sbatch grader/batch/slurm-array.sh /path/to/submissions /path/to/results
+# Each task grades its own share of the students (`--shard K/N`, chosen by a
+# hash of the student's name) into its own folder; the merge job, which runs
+# once every task has ended, combines them into one gradebook and summary.
+# A task that is preempted or fails can simply be resubmitted: it resumes.
+#SBATCH --job-name=gradlab
+#SBATCH --array=1-8
+#SBATCH --cpus-per-task=4
+#SBATCH --mem=8G
+#SBATCH --time=00:30:00
+set -euo pipefail
+submissions=$1 results=$2
+shards=8
+export GRADLAB_CACHE=${GRADLAB_CACHE:-$results/cache-$SLURM_ARRAY_TASK_ID}
+./grade batch "$submissions" --shard "$SLURM_ARRAY_TASK_ID/$shards" --jobs "$SLURM_CPUS_PER_TASK" \
+  --out "$results/shard-$SLURM_ARRAY_TASK_ID"
+# The last task to finish submits the merge, once, after the whole array.
+if [ "$SLURM_ARRAY_TASK_ID" = "$shards" ]; then
+  sbatch --dependency="afterany:$SLURM_ARRAY_JOB_ID" --job-name=gradlab-merge --wrap \
+    "./grade merge $(printf "$results/shard-%d " $(seq 1 $shards)) --out $results/class"
+fi

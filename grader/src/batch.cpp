@@ -1,0 +1,370 @@
+#include "batch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "build.h"
+#include "config.h"
+#include "files.h"
+#include "reports/gradebook.h"
+#include "reports/writer.h"
+#include "sha256.h"
+
+namespace grader {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kKeyFile = ".key";     // written last: its presence means "graded, complete"
+constexpr const char* kErrorFile = "error.txt";  // the grader could not grade this one
+
+struct Task {
+  std::string student, exercise, file, key;
+};
+
+std::string slot(const std::string& out, const std::string& student, const std::string& exercise) {
+  return (fs::path(out) / "students" / student / exercise).string();
+}
+
+json read_json_or_null(const fs::path& p) {
+  auto text = read_file(p.string());
+  if (!text) return nullptr;
+  try {
+    return json::parse(*text);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// Runs fn(0..n-1) on `jobs` threads, each taking the next index.
+void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < n;) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (int j = 1; j < jobs && static_cast<size_t>(j) < n; ++j) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
+class Progress {
+ public:
+  Progress(std::ostream& os, size_t total, bool live) : os_(os), total_(total), live_(live) {}
+
+  void done() {
+    std::lock_guard<std::mutex> lock(m_);
+    ++count_;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const bool due = live_ ? elapsed - last_ >= 0.1 : elapsed - last_ >= 5 || count_ * 10 / total_ != (count_ - 1) * 10 / total_;
+    if (!due && count_ != total_) return;
+    last_ = elapsed;
+    const double rate = elapsed > 0 ? static_cast<double>(count_) / elapsed : 0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - count_) / rate : 0;
+    char line[160];
+    if (live_) {
+      const size_t width = 30, filled = count_ * width / total_;
+      std::string bar;
+      for (size_t i = 0; i < width; ++i) bar += i < filled ? "█" : "░";
+      std::snprintf(line, sizeof line, "\r\033[K%s %zu/%zu · %.1f/s · ETA %.0f s", bar.c_str(), count_, total_, rate, eta);
+      os_ << line << (count_ == total_ ? "\n" : "") << std::flush;
+    } else {
+      std::snprintf(line, sizeof line, "graded %zu/%zu (%.1f/s, ETA %.0f s)\n", count_, total_, rate, eta);
+      os_ << line << std::flush;
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::ostream& os_;
+  size_t total_, count_ = 0;
+  bool live_;
+  std::mutex m_;
+  Clock::time_point start_ = Clock::now();
+  double last_ = -1;
+};
+
+std::vector<std::string> subfolders(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (!n.empty() && n[0] != '.' && e.is_directory(ec)) out.push_back(n);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The class as the files under OUT/students say it; students and exercises
+// in the given (sorted, course) order.
+reports::ClassResults collect(const std::string& out, const std::vector<std::string>& students,
+                              const std::vector<reports::ClassExercise>& exercises) {
+  reports::ClassResults c;
+  c.students = students;
+  c.exercises = exercises;
+  for (const auto& s : students)
+    for (const auto& e : exercises) {
+      const fs::path dir = slot(out, s, e.id);
+      const std::string rel = (fs::path("students") / s / e.id / "report.html").string();
+      std::error_code ec;
+      if (fs::exists(dir / kKeyFile, ec)) {
+        const json r = read_json_or_null(dir / "report.json");
+        if (r.is_object()) c.entries[{s, e.id}] = reports::entry_from_report(r, rel);
+      } else if (fs::exists(dir / kErrorFile, ec)) {
+        reports::ClassEntry x;
+        x.verdict = "internal_error";
+        x.max_score = e.max_score;
+        c.entries[{s, e.id}] = x;
+      }
+    }
+  return c;
+}
+
+std::string write_class_files(const std::string& out, const reports::ClassResults& c) {
+  json manifest;
+  manifest["batch_version"] = 1;
+  json ex = json::array();
+  for (const auto& e : c.exercises) ex.push_back({{"id", e.id}, {"title", e.title}, {"max_score", e.max_score}});
+  manifest["exercises"] = ex;
+  manifest["students"] = c.students;
+  for (const auto& [name, text] :
+       std::vector<std::pair<std::string, std::string>>{{"gradebook.csv", reports::gradebook_csv(c)},
+                                                        {"checks.csv", reports::checks_csv(c)},
+                                                        {"summary.json", reports::summary_json(c).dump(2) + "\n"},
+                                                        {"summary.html", reports::summary_html(c)},
+                                                        {"batch.json", manifest.dump(2) + "\n"}}) {
+    const std::string err = write_file_atomic((fs::path(out) / name).string(), text);
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::pair<int, int> parse_shard(const std::string& s) {
+  const size_t slash = s.find('/');
+  size_t a = 0, b = 0;
+  int k = 0, n = 0;
+  try {
+    k = std::stoi(s.substr(0, slash), &a);
+    n = std::stoi(s.substr(slash + 1), &b);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--shard wants K/N, such as 2/5 (shard 2 of 5), not \"" + s + "\"");
+  }
+  if (slash == std::string::npos || a != slash || b != s.size() - slash - 1 || n < 1 || k < 1 || k > n)
+    throw std::invalid_argument("--shard wants K/N with 1 <= K <= N, such as 2/5, not \"" + s + "\"");
+  return {k, n};
+}
+
+int shard_of(const std::string& student, int shards) {
+  const std::string h = sha256_hex(student);
+  return static_cast<int>(std::stoull(h.substr(0, 12), nullptr, 16) % static_cast<unsigned long long>(shards)) + 1;
+}
+
+int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log) {
+  std::error_code ec;
+  if (!fs::is_directory(opt.submissions, ec))
+    throw std::invalid_argument("no such folder: " + opt.submissions + " (it should hold one folder per student)");
+  const std::vector<std::string> exercises = opt.exercises.empty() ? course.exercises() : opt.exercises;
+
+  // Each exercise's rubric and solution, read once; they are part of the key.
+  struct Exercise {
+    Rubric rubric;
+    std::string fingerprint;
+  };
+  std::map<std::string, Exercise> info;
+  const std::string grader_id = std::string("gradlab ") + GRADLAB_VERSION + "\n" + compiler_id() + "\n" + base.engine;
+  for (const auto& e : exercises) {
+    const std::string rubric_text = read_file(course.rubric_path(e)).value_or("");
+    if (rubric_text.empty()) throw std::invalid_argument("no exercise \"" + e + "\" in the course");
+    info[e] = {load_rubric(course.rubric_path(e)),
+               sha256_hex(grader_id + "\n" + rubric_text + "\n" + read_file(course.solution_path(e)).value_or(""))};
+  }
+
+  // The students of this shard and what each submitted.
+  std::vector<std::string> students;
+  for (const auto& s : subfolders(opt.submissions))
+    if (shard_of(s, opt.shards) == opt.shard) students.push_back(s);
+  std::vector<Task> tasks;
+  std::set<std::string> used;
+  for (const auto& s : students)
+    for (const auto& e : exercises) {
+      const fs::path f = fs::path(opt.submissions) / s / (e + ".cpp");
+      if (!fs::is_regular_file(f, ec)) continue;
+      const std::string text = read_file(f.string()).value_or("");
+      tasks.push_back({s, e, f.string(), sha256_hex(info[e].fingerprint + "\n" + text)});
+      used.insert(e);
+    }
+
+  // What an earlier run left: results still current are kept (resume);
+  // folders of students or files that are gone are removed.
+  fs::create_directories(fs::path(opt.out) / "students", ec);
+  if (ec) throw std::runtime_error("cannot create " + opt.out + ": " + ec.message());
+  const std::set<std::string> present(students.begin(), students.end());
+  std::set<std::pair<std::string, std::string>> wanted;
+  for (const auto& t : tasks) wanted.insert({t.student, t.exercise});
+  for (const auto& s : subfolders(fs::path(opt.out) / "students")) {
+    if (!present.count(s)) {
+      fs::remove_all(fs::path(opt.out) / "students" / s, ec);
+      continue;
+    }
+    for (const auto& e : subfolders(fs::path(opt.out) / "students" / s))
+      if (!wanted.count({s, e})) fs::remove_all(slot(opt.out, s, e), ec);
+  }
+  for (const auto& s : students) fs::create_directories(fs::path(opt.out) / "students" / s, ec);
+
+  std::map<std::pair<std::string, std::string>, double> before;  // for --regrade: the old scores
+  std::vector<const Task*> todo;
+  for (const auto& t : tasks) {
+    const fs::path dir = slot(opt.out, t.student, t.exercise);
+    if (opt.regrade)
+      if (const json old = read_json_or_null(dir / "report.json"); old.is_object())
+        before[{t.student, t.exercise}] = old.value("score", 0.0);
+    if (!opt.regrade && read_file((dir / kKeyFile).string()).value_or("") == t.key) continue;
+    fs::remove(dir / kKeyFile, ec);
+    todo.push_back(&t);
+  }
+  log << "grade batch: " << students.size() << " students, " << tasks.size() << " submissions";
+  if (opt.shards > 1) log << " (shard " << opt.shard << "/" << opt.shards << ")";
+  log << "; " << tasks.size() - todo.size() << " already graded, " << todo.size() << " to grade with " << opt.jobs
+      << (opt.jobs == 1 ? " job" : " jobs") << "\n";
+
+  // Identical files of one exercise are graded once (the key covers the content).
+  std::map<std::string, std::vector<const Task*>> groups;
+  std::vector<std::string> order;
+  for (const Task* t : todo) {
+    if (!groups.count(t->key)) order.push_back(t->key);
+    groups[t->key].push_back(t);
+  }
+
+  // Each reference solution is built and run once, before the students:
+  // otherwise the first workers would all build it at the same time.
+  std::vector<std::string> refs;
+  for (const Task* t : todo)
+    if (std::find(refs.begin(), refs.end(), t->exercise) == refs.end()) refs.push_back(t->exercise);
+  std::mutex fail_m;
+  std::string fatal;
+  parallel_for(refs.size(), opt.jobs, [&](size_t i) {
+    GradeRequest req = base;
+    req.solution = req.submission = course.solution_path(refs[i]);
+    try {
+      grade(info[refs[i]].rubric, req);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(fail_m);
+      fatal += "the reference solution of " + refs[i] + " cannot be graded: " + e.what() + "\n";
+    }
+  });
+  if (!fatal.empty()) throw InternalError(fatal);
+
+  std::vector<std::unique_ptr<reports::Writer>> writers;
+  writers.push_back(reports::json_writer());
+  writers.push_back(reports::html_writer());
+  Progress progress(log, std::max<size_t>(todo.size(), 1), opt.live_progress);
+  std::atomic<int> failures{0};
+  std::vector<std::string> problems;
+  parallel_for(order.size(), opt.jobs, [&](size_t i) {
+    const auto& group = groups[order[i]];
+    const std::string exercise = group[0]->exercise;
+    Result r;
+    std::string error;
+    try {
+      GradeRequest req = base;
+      req.submission = group[0]->file;
+      req.solution = course.solution_path(exercise);
+      r = grade(info[exercise].rubric, req);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    for (const Task* t : group) {
+      const std::string dir = slot(opt.out, t->student, t->exercise);
+      std::string err = error;
+      if (err.empty()) {
+        Result mine = r;
+        mine.submission = t->file;
+        err = write_reports(dir, mine, writers);
+      }
+      if (err.empty()) err = write_file_atomic((fs::path(dir) / kKeyFile).string(), t->key);
+      std::error_code e2;
+      if (err.empty()) {
+        fs::remove(fs::path(dir) / kErrorFile, e2);
+      } else {
+        fs::create_directories(dir, e2);
+        write_file_atomic((fs::path(dir) / kErrorFile).string(), err + "\n");
+        ++failures;
+        std::lock_guard<std::mutex> lock(fail_m);
+        problems.push_back(t->student + " " + t->exercise + ": " + err);
+      }
+      progress.done();
+    }
+  });
+
+  std::vector<reports::ClassExercise> ex;
+  for (const auto& e : exercises)
+    if (used.count(e) || opt.exercises.size()) ex.push_back({e, info[e].rubric.title, info[e].rubric.max_points()});
+  const reports::ClassResults c = collect(opt.out, students, ex);
+  const std::string werr = write_class_files(opt.out, c);
+  if (!werr.empty()) throw std::runtime_error(werr);
+
+  if (opt.regrade) {
+    size_t changed = 0;
+    for (const auto& [k, old] : before) {
+      const reports::ClassEntry* x = c.find(k.first, k.second);
+      if (!x || x->score == old) continue;
+      if (!changed++) log << "scores that changed:\n";
+      log << "  " << k.first << " " << k.second << ": " << points(old) << " → " << points(x->score) << "\n";
+    }
+    if (!changed) log << "no score changed\n";
+  }
+  std::sort(problems.begin(), problems.end());
+  for (const auto& p : problems) log << "could not grade " << p << "\n";
+  log << "gradebook: " << (fs::path(opt.out) / "gradebook.csv").string() << "\nsummary:   "
+      << (fs::path(opt.out) / "summary.html").string() << "\n";
+  return failures ? kExitInternal : 0;
+}
+
+int merge_batches(const std::vector<std::string>& inputs, const std::string& out, std::ostream& log) {
+  std::set<std::string> students;
+  std::map<std::string, reports::ClassExercise> exercises;
+  std::error_code ec;
+  fs::create_directories(fs::path(out) / "students", ec);
+  if (ec) throw std::runtime_error("cannot create " + out + ": " + ec.message());
+  for (const auto& in : inputs) {
+    if (fs::equivalent(in, out, ec)) throw std::invalid_argument("merge into a folder that is not one of its inputs");
+    const json m = read_json_or_null(fs::path(in) / "batch.json");
+    if (!m.is_object() || !m.contains("students") || !m.contains("exercises"))
+      throw std::invalid_argument(in + " is not the output of `grade batch` (it has no readable batch.json)");
+    for (const auto& e : m["exercises"])
+      exercises[e.value("id", "")] = {e.value("id", ""), e.value("title", ""), e.value("max_score", 0.0)};
+    for (const auto& s : m["students"]) {
+      const std::string name = s.get<std::string>();
+      if (!students.insert(name).second)
+        throw std::invalid_argument("student \"" + name + "\" is in two of the folders: were they sharded the same way?");
+      const fs::path from = fs::path(in) / "students" / name, to = fs::path(out) / "students" / name;
+      fs::remove_all(to, ec);
+      fs::copy(from, to, fs::copy_options::recursive, ec);
+      if (ec) throw std::runtime_error("cannot copy " + from.string() + ": " + ec.message());
+    }
+  }
+  std::vector<reports::ClassExercise> ex;
+  for (const auto& [id, e] : exercises) ex.push_back(e);
+  std::sort(ex.begin(), ex.end(), [](const auto& a, const auto& b) { return numeric_less(a.id, b.id); });
+  const reports::ClassResults c = collect(out, {students.begin(), students.end()}, ex);
+  const std::string err = write_class_files(out, c);
+  if (!err.empty()) throw std::runtime_error(err);
+  log << "grade merge: " << students.size() << " students from " << inputs.size() << " folders\ngradebook: "
+      << (fs::path(out) / "gradebook.csv").string() << "\nsummary:   " << (fs::path(out) / "summary.html").string()
+      << "\n";
+  return 0;
+}
+
+}  // namespace grader

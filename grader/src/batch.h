@@ -1,0 +1,47 @@
+// `grade batch` and `grade merge`: a whole class at once. Submissions are
+// SUBMISSIONS/<student>/<exercise>.cpp; results go to OUT/students/<student>/
+// <exercise>/ (the reports of one `grade` run, then a .key file written last),
+// and the class's files to OUT: gradebook.csv, checks.csv, summary.json,
+// summary.html and batch.json (what merge needs).
+//
+// Resumable: a result whose .key matches (the same submission, rubric,
+// solution and grader) is not graded again, so a run interrupted anywhere
+// continues where it stopped. Identical submissions are graded once. The
+// class's files are rebuilt from what is on disk, in sorted order, so they
+// do not depend on --jobs, on the order of grading, or on interruptions.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "console.h"
+#include "course.h"
+#include "grade.h"
+
+namespace grader {
+
+struct BatchOptions {
+  std::string submissions, out;
+  std::vector<std::string> exercises;  // empty: every exercise of the course found in the submissions
+  int jobs = 1;
+  bool regrade = false;
+  int shard = 1, shards = 1;  // grade the students of shard `shard` of `shards` (1-based)
+  bool live_progress = false;  // a redrawn bar (a terminal), else a line now and then
+};
+
+// Returns the exit code: 0 when every submission was graded (whatever its
+// verdict), 70 when some could not be (the grader's fault, said per student).
+int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log);
+
+// Combines the OUT folders of shards into `out`: their students' results and
+// one gradebook and summary, as one unsharded run would have written them.
+int merge_batches(const std::vector<std::string>& inputs, const std::string& out, std::ostream& log);
+
+// "2/5" -> {2, 5}; throws std::invalid_argument on anything else.
+std::pair<int, int> parse_shard(const std::string& s);
+
+// Which shard (1-based) a student belongs to: a hash of the name, so it does
+// not change when other students are added.
+int shard_of(const std::string& student, int shards);
+
+}  // namespace grader
