@@ -53,6 +53,7 @@ ToolResult run_tool(std::vector<std::string> args) {
     setpgid(0, 0);
     dup2(p[1], 1);
     dup2(p[1], 2);
+    close_range(3, ~0U, 0);  // no other thread's files or pipes for the compiler
     struct rlimit cpu{kCompileCpuSeconds, kCompileCpuSeconds + 1}, mem{kCompileMemory, kCompileMemory};
     setrlimit(RLIMIT_CPU, &cpu);
     setrlimit(RLIMIT_AS, &mem);
@@ -121,7 +122,7 @@ std::string toolchain_key(const std::string& engine) {
     k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + stat_key(GRADLAB_HARNESS_SOURCE);
     for (const auto& lib : split_words(GRADLAB_LIBTORCH_LIBS)) k += stat_key(lib.c_str());
   } else {
-    k += std::string(GRADLAB_LINK_LIBS) + ";" + stat_key(GRADLAB_ENGINE_LIB) + stat_key(GRADLAB_HARNESS_LIB) +
+    k += std::string(GRADLAB_LINK_LIBS) + ";" + stat_key(GRADLAB_STUDENT_LIB) +
          stat_key(GRADLAB_PCH_DIR "/gradlab/lab.h.gch");
   }
   return sha256_hex(k + stat_key(GRADLAB_LAB_INCLUDE "/gradlab/lab.h"));
@@ -245,7 +246,7 @@ BuildOutcome build_program(const BuildRequest& req) {
       is_libtorch(req.engine)
           ? cached_object(cache / "entry" / ("harness-libtorch-" + tool_key.substr(0, 16) + ".o"),
                           GRADLAB_HARNESS_SOURCE, req.engine, "the harness against LibTorch", entry_error)
-          : GRADLAB_HARNESS_LIB;
+          : GRADLAB_STUDENT_LIB;
   if (entry.empty() || harness.empty()) {
     b.failure = entry_error;
     return finish();
@@ -268,7 +269,8 @@ BuildOutcome build_program(const BuildRequest& req) {
     for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) cmd.push_back(l);
     cmd.push_back("-pthread");
   } else {
-    cmd.push_back(GRADLAB_ENGINE_LIB);
+    // The library (harness and engine) is found at run time where it was built.
+    cmd.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
     for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
   }
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);

@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <random>
 
+#include "config.h"
+
 namespace grader {
 namespace fs = std::filesystem;
 namespace {
@@ -54,8 +56,10 @@ std::vector<std::string> bwrap_base() {
 
 std::vector<std::string> bwrap_prefix(const std::string& workdir, const std::string& program) {
   std::vector<std::string> a = bwrap_base();
+  // The program, and the library it links (found by its rpath at the same path).
   a.insert(a.end(), {"--new-session", "--tmpfs", "/tmp", "--bind", workdir, "/box", "--ro-bind", program,
-                     "/opt/gradlab/program", "--chdir", "/box", "--", "/opt/gradlab/program"});
+                     "/opt/gradlab/program", "--ro-bind-try", GRADLAB_STUDENT_LIB, GRADLAB_STUDENT_LIB, "--chdir", "/box",
+                     "--", "/opt/gradlab/program"});
   return a;
 }
 
@@ -118,7 +122,7 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   // The channel's fd number in the child: not 3, and not written anywhere
   // the student's code is told about.
   std::random_device rd;
-  const int channel_fd = 10 + static_cast<int>(rd() % 40);
+  const int channel_fd = spec.channel_fd > 2 ? spec.channel_fd : 10 + static_cast<int>(rd() % 40);
 
   const bool isolate = spec.isolate && bubblewrap_usable();
   o.isolation = isolate ? "bubblewrap" : "rlimits";
@@ -148,7 +152,15 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     dup2(devnull, 0);
     dup2(out_p[1], 1);
     dup2(err_p[1], 2);
-    dup2(chan_p[1], channel_fd);  // dup2 clears close-on-exec on the copy
+    // dup2 clears close-on-exec on the copy, but does nothing at all when
+    // the pipe already has that number (likely in `grade batch`, whose
+    // threads keep dozens of fds open): then clear it by hand.
+    if (chan_p[1] == channel_fd) fcntl(channel_fd, F_SETFD, 0);
+    else dup2(chan_p[1], channel_fd);
+    // Nothing else crosses exec: another thread's report half written, its
+    // pipes, would otherwise be the student's to write to.
+    close_range(3, static_cast<unsigned>(channel_fd) - 1, 0);
+    close_range(static_cast<unsigned>(channel_fd) + 1, ~0U, 0);
     if (chdir(workdir.c_str()) != 0) _exit(126);
     struct rlimit cpu_rl{cpu, cpu + 1};  // SIGXCPU at the soft limit, SIGKILL one second later
     setrlimit(RLIMIT_CPU, &cpu_rl);

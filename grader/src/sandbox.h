@@ -17,6 +17,7 @@ struct SandboxSpec {
   std::vector<std::string> args;
   Limits limits;
   bool isolate = true;  // use bubblewrap when it works here
+  int channel_fd = 0;   // the channel's fd number in the program; 0: a random one from 10 to 49
 };
 
 struct SandboxOutcome {
