@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "files.h"
+#include "guard.h"
 #include "sha256.h"
 
 namespace grader {
@@ -222,7 +223,8 @@ BuildOutcome build_program(const BuildRequest& req) {
   std::error_code ec;
   const std::string source = read_file(req.source).value_or("");
   const std::string tool_key = toolchain_key(req.engine);
-  const std::string key = sha256_hex(tool_key + "\n" + req.function + "\n" + req.source + "\n" + source);
+  const std::string key = sha256_hex(tool_key + "\n" + req.function + "\n" + req.source + "\n" +
+                                     (req.guarded ? "guard " + std::to_string(kGuardVersion) : "trusted") + "\n" + source);
   const fs::path cache = req.cache_dir;
   const fs::path dir = cache / "build" / key.substr(0, 2) / key.substr(2);
   if (fs::exists(dir / "status", ec)) {
@@ -260,23 +262,47 @@ BuildOutcome build_program(const BuildRequest& req) {
     return finish();
   }
   const fs::path tmp = tmpl;
-  std::vector<std::string> cmd = {GRADLAB_CXX};
-  for (auto& f : compile_flags(req.engine)) cmd.push_back(f);
-  cmd.push_back(req.source);
-  cmd.push_back(entry);
-  cmd.push_back(harness);
-  if (is_libtorch(req.engine)) {
-    for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) cmd.push_back(l);
-    cmd.push_back("-pthread");
-  } else {
-    // The library (harness and engine) is found at run time where it was built.
-    cmd.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
-    for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+  // The file's rules first: a file that breaks them is not even compiled.
+  ToolResult r;
+  if (req.guarded) {
+    const std::string refused = check_source(source, req.source);
+    if (!refused.empty()) r.output = refused, r.status = 1;
   }
-  for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
-  cmd.push_back("-o");
-  cmd.push_back((tmp / "program").string());
-  ToolResult r = run_tool(cmd);
+  const std::string object = (tmp / "student.o").string();
+  if (r.output.empty()) {
+    std::vector<std::string> cmd = {GRADLAB_CXX};
+    for (auto& f : compile_flags(req.engine)) cmd.push_back(f);
+    cmd.insert(cmd.end(), {"-c", req.source, "-o", object});
+    r = run_tool(cmd);
+  }
+  // Then what the object defines: nothing of the grader's, the engine's or
+  // the C library's.
+  if (r.status == 0 && !r.killed && req.guarded) {
+    ToolResult plain = run_tool({GRADLAB_NM, "-P", "--defined-only", "-g", object});
+    ToolResult nice = run_tool({GRADLAB_NM, "-P", "--defined-only", "-g", "-C", object});
+    const std::string refused = plain.status == 0 && nice.status == 0
+                                    ? check_symbols(plain.output, nice.output, req.source)
+                                    : "gradlab: could not list the symbols of the compiled file:\n" + plain.output;
+    if (!refused.empty()) r.output += refused, r.status = 1;
+  }
+  if (r.status == 0 && !r.killed) {
+    std::vector<std::string> cmd = {GRADLAB_CXX, object, entry, harness};
+    if (is_libtorch(req.engine)) {
+      for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) cmd.push_back(l);
+      cmd.push_back("-pthread");
+    } else {
+      // The library (harness and engine) is found at run time where it was built.
+      cmd.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
+      for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+    }
+    for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
+    cmd.push_back("-o");
+    cmd.push_back((tmp / "program").string());
+    const std::string compiled = r.output;
+    r = run_tool(cmd);
+    r.output = compiled + r.output;
+  }
+  fs::remove(object, ec);
   b.ok = r.status == 0 && !r.killed;
   b.diagnostics = r.output;
   if (r.killed)

@@ -15,6 +15,9 @@ struct BuildRequest {
   // "gradlab", or "libtorch": the same file and harness built against
   // Debian's LibTorch instead (slow to compile; proves the expectations are PyTorch's).
   std::string engine = "gradlab";
+  // A student's file: checked before and after compiling (guard.h). The
+  // course's own reference solutions are trusted.
+  bool guarded = true;
 };
 
 struct BuildOutcome {

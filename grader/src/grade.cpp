@@ -205,7 +205,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   // The student's file and the reference build side by side: on a cold
   // cache this halves the wait.
   auto ref_build = std::async(std::launch::async, [&] {
-    return build_program({req.solution, rubric.function, req.cache_dir});
+    return build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false});
   });
   BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir, req.engine});
   BuildOutcome rb = ref_build.get();
