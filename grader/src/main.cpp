@@ -22,6 +22,7 @@
 #include "grade.h"
 #include "reports/result.h"
 #include "reports/writer.h"
+#include "sandbox.h"
 
 namespace torch::cuda {
 bool is_available();
@@ -128,6 +129,13 @@ int main(int argc, char** argv) {
       for (const auto& e : bopt.exercises)
         if (!fs::exists(course.rubric_path(e))) return usage_error("no exercise \"" + e + "\" in the course");
       if (!fs::is_directory(bopt.submissions)) return usage_error("no such folder: " + bopt.submissions);
+      // A class's files are untrusted code by the hundred: without
+      // namespaces a file could reach everything the grader can. Only an
+      // explicit --no-isolation grades them that way.
+      if (base.isolate && !bubblewrap_usable())
+        return usage_error("grade batch needs bubblewrap to fence in the students' programs, and it cannot start "
+                           "here (install it: apt-get install bubblewrap). To grade without namespaces anyway "
+                           "(resource limits and a seccomp filter only), add --no-isolation.");
       bopt.out = out_dir.empty() ? "gradlab-batch" : out_dir;
       bopt.live_progress = isatty(STDERR_FILENO) && !std::getenv("CI");
       try {

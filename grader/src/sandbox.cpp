@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -17,6 +18,7 @@
 #include <random>
 
 #include "config.h"
+#include "seccomp.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -24,6 +26,7 @@ namespace {
 
 constexpr const char* kBwrap = "/usr/bin/bwrap";
 constexpr size_t kMaxChannel = 64u << 20;  // a snapshot larger than this is not a snapshot
+constexpr int kSeccompFd = 3;  // where bubblewrap reads the filter (the channel is at 10 or above)
 
 // The directories a dynamically linked program needs, bound read-only. On a
 // merged-/usr system /lib and friends are symlinks into /usr.
@@ -57,9 +60,11 @@ std::vector<std::string> bwrap_base() {
 std::vector<std::string> bwrap_prefix(const std::string& workdir, const std::string& program) {
   std::vector<std::string> a = bwrap_base();
   // The program, and the library it links (found by its rpath at the same path).
+  // The seccomp filter (seccomp.h) waits on fd 3; bubblewrap applies it to
+  // the program alone, after building the sandbox with the calls it forbids.
   a.insert(a.end(), {"--new-session", "--tmpfs", "/tmp", "--bind", workdir, "/box", "--ro-bind", program,
                      "/opt/gradlab/program", "--ro-bind-try", GRADLAB_STUDENT_LIB, GRADLAB_STUDENT_LIB, "--chdir", "/box",
-                     "--", "/opt/gradlab/program"});
+                     "--seccomp", std::to_string(kSeccompFd), "--", "/opt/gradlab/program"});
   return a;
 }
 
@@ -142,6 +147,22 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     return o;
   }
   const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // Under bubblewrap the filter travels in a memfd; without it, the child
+  // installs it itself (it needs its own pid).
+  int filter_fd = -1;
+  if (isolate) {
+    SeccompFilter f;
+    build_seccomp_filter(f, /*restrict_signals=*/false, 0);
+    filter_fd = memfd_create("gradlab-seccomp", MFD_CLOEXEC);
+    const ssize_t bytes = static_cast<ssize_t>(f.length * sizeof(sock_filter));
+    if (filter_fd < 0 || write(filter_fd, f.code, static_cast<size_t>(bytes)) != bytes || lseek(filter_fd, 0, SEEK_SET) != 0) {
+      o.failure = std::string("cannot prepare the seccomp filter: ") + std::strerror(errno);
+      for (int fd : {out_p[0], out_p[1], err_p[0], err_p[1], chan_p[0], chan_p[1], devnull, filter_fd})
+        if (fd >= 0) close(fd);
+      fs::remove_all(workdir, ec);
+      return o;
+    }
+  }
   const Limits& L = spec.limits;
   const rlim_t cpu = static_cast<rlim_t>(std::ceil(L.cpu_seconds));
 
@@ -149,6 +170,8 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   if (pid == 0) {
     // Only async-signal-safe calls from here to exec.
     setpgid(0, 0);
+    // Out of the way of the numbers the dups below write to.
+    const int filter_high = filter_fd >= 0 ? fcntl(filter_fd, F_DUPFD, 64) : -1;
     dup2(devnull, 0);
     dup2(out_p[1], 1);
     dup2(err_p[1], 2);
@@ -159,7 +182,8 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     else dup2(chan_p[1], channel_fd);
     // Nothing else crosses exec: another thread's report half written, its
     // pipes, would otherwise be the student's to write to.
-    close_range(3, static_cast<unsigned>(channel_fd) - 1, 0);
+    if (filter_high >= 0) dup2(filter_high, kSeccompFd);
+    close_range(filter_high >= 0 ? kSeccompFd + 1 : 3, static_cast<unsigned>(channel_fd) - 1, 0);
     close_range(static_cast<unsigned>(channel_fd) + 1, ~0U, 0);
     if (chdir(workdir.c_str()) != 0) _exit(126);
     struct rlimit cpu_rl{cpu, cpu + 1};  // SIGXCPU at the soft limit, SIGKILL one second later
@@ -168,7 +192,12 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(L.output_kb) << 10);
     set_limit(RLIMIT_NOFILE, 64);
     set_limit(RLIMIT_CORE, 0);
-    if (!isolate) set_limit(RLIMIT_NPROC, static_cast<rlim_t>(L.processes));
+    if (!isolate) {
+      set_limit(RLIMIT_NPROC, static_cast<rlim_t>(L.processes));
+      SeccompFilter f;
+      build_seccomp_filter(f, /*restrict_signals=*/true, getpid());
+      if (!drop_capabilities() || !install_seccomp_filter(f)) _exit(125);
+    }
     execve(exe.c_str(), argv.data(), envp.data());
     const char msg[] = "gradlab: could not start the program\n";
     (void)!write(2, msg, sizeof msg - 1);
@@ -178,6 +207,7 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   close(err_p[1]);
   close(chan_p[1]);
   if (devnull >= 0) close(devnull);
+  if (filter_fd >= 0) close(filter_fd);
   if (pid < 0) {
     o.failure = std::string("cannot fork: ") + std::strerror(errno);
     close(out_p[0]), close(err_p[0]), close(chan_p[0]);
