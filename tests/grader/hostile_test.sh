@@ -29,7 +29,10 @@ if [ -z "${GRADLAB_HOSTILE_FENCED:-}" ]; then
     echo "skipped: bubblewrap cannot start here, and these files are not run without a fence"
     exit 77
   fi
-  exec "${fence[@]}" --bind "$scratch" "$scratch" --die-with-parent --setenv GRADLAB_HOSTILE_FENCED 1 -- bash "$(readlink -f "$0")" "$grade" "$src" "$scratch"
+  # A private /tmp hides whatever was there, the course and the grader too
+  # when they live under /tmp (a CI checkout): bring those back read-only.
+  exec "${fence[@]}" --ro-bind "$src" "$src" --ro-bind "$(dirname "$(dirname "$grade")")" "$(dirname "$(dirname "$grade")")" \
+    --bind "$scratch" "$scratch" --die-with-parent --setenv GRADLAB_HOSTILE_FENCED 1 -- bash "$(readlink -f "$0")" "$grade" "$src" "$scratch"
 fi
 mkdir -p "$scratch/home" "$scratch/canary" "$scratch/run"
 export GRADLAB_CACHE="$scratch/cache" NO_COLOR=1 CI=1 HOME="$scratch/home"
