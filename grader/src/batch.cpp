@@ -323,7 +323,8 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
       if (!changed++) log << "scores that changed:\n";
       log << "  " << k.first << " " << k.second << ": " << points(old) << " → " << points(x->score) << "\n";
     }
-    if (!changed) log << "no score changed\n";
+    if (before.empty()) log << "nothing was graded here before: no scores to compare\n";
+    else if (!changed) log << "no score changed\n";
   }
   std::sort(problems.begin(), problems.end());
   for (const auto& p : problems) log << "could not grade " << p << "\n";

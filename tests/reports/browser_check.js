@@ -1,6 +1,6 @@
 // Runs in Chromium beside report.html (loaded in an iframe) once it has
 // loaded; `report` (report.json) and `pictures` (how many graph PNGs the
-// grader wrote) are defined by browser_test.sh. Writes "ok: …" or the list
+// grader wrote) are defined by browser_test.sh, checkContrast by contrast.js. Writes "ok: …" or the list
 // of problems into #result, which the test reads from the dumped DOM.
 window.addEventListener('load', () => {
   const problems = [];
@@ -60,29 +60,8 @@ window.addEventListener('load', () => {
   });
 
   // Contrast: each element that draws text, against the first opaque
-  // background behind it.
-  const rgb = (s) => (s.match(/[\d.]+/g) || []).map(Number);
-  const luminance = ([r, g, b]) => [r, g, b].map(v => v / 255)
-      .map(c => c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4))
-      .reduce((sum, c, k) => sum + c * [0.2126, 0.7152, 0.0722][k], 0);
-  const win = doc.defaultView;
-  let measured = 0, worst = 21;
-  doc.body.querySelectorAll('*').forEach(e => {
-    const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim() !== '');
-    if (!own || e.getClientRects().length === 0) return;
-    const fg = rgb(win.getComputedStyle(e).color);
-    let bg = null;
-    for (let a = e; a && a.nodeType === 1; a = a.parentElement) {
-      const c = rgb(win.getComputedStyle(a).backgroundColor);
-      if (c.length === 3 || (c.length === 4 && c[3] === 1)) { bg = c.slice(0, 3); break; }
-    }
-    bg = bg || [255, 255, 255];
-    const [hi, lo] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
-    const ratio = (hi + 0.05) / (lo + 0.05);
-    measured++;
-    worst = Math.min(worst, ratio);
-    if (ratio < 4.5) problems.push(`contrast ${ratio.toFixed(2)}:1 for "${e.textContent.trim().slice(0, 30)}" (${e.tagName.toLowerCase()}.${e.className})`);
-  });
+  // background behind it (contrast.js).
+  const { measured, worst } = checkContrast(doc, problems);
   facts.push(`${measured} text elements, lowest contrast ${worst.toFixed(2)}:1`);
 
   document.getElementById('result').textContent =

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# report.html in a real browser: the real CLI grades a failing submission (a
-# graph check fails, so there is a side-by-side picture), then headless
-# Chromium opens the page inside a checking page and reports what it
-# rendered: the score, every check's name and status as text, every picture
-# decoded, the alt texts, no script in the report, and the contrast of every
-# piece of text against the background it is drawn on (WCAG's 4.5:1).
+# report.html and summary.html in a real browser. The real CLI grades a
+# failing submission (a graph check fails, so there is a side-by-side
+# picture), then headless Chromium opens the page inside a checking page and
+# reports what it rendered: the score, every check's name and status as text,
+# every picture decoded, the alt texts, no script in the report, and the
+# contrast of every piece of text against the background it is drawn on
+# (WCAG's 4.5:1). Then `grade batch` grades a class of three and the same is
+# done for summary.html: its title, charts with text alternatives, the
+# most-failed checks with their students, a row per student, contrast, and
+# every link leading to a report that exists.
 #   browser_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
 # Exits 77 (skipped) when Chromium is not installed; CI installs it.
 set -uo pipefail
@@ -24,21 +28,48 @@ if [ ! -f "$out/report.html" ] || [ ! -f "$out/report.json" ]; then
 fi
 pictures=$(ls "$out" | grep -c '^graph-.*\.png$')
 
-{
-  echo '<!DOCTYPE html><html><head><meta charset="utf-8"><title>check</title></head><body><pre id="result">pending</pre>'
-  echo '<iframe id="page" src="report.html" style="width:1200px;height:900px"></iframe><script>'
-  printf 'const report = %s;\nconst pictures = %s;\n' "$(cat "$out/report.json")" "$pictures"
-  cat "$src/tests/reports/browser_check.js"
-  echo '</script></body></html>'
-} >"$out/check.html"
+# check_page DIR PAGE DATA_JS CHECK_JS: opens DIR/PAGE in Chromium inside a
+# checking page, prints what the check found; fails unless it says ok.
+check_page() {
+  local dir=$1 page=$2 data=$3 check=$4 dom result
+  {
+    echo '<!DOCTYPE html><html><head><meta charset="utf-8"><title>check</title></head><body><pre id="result">pending</pre>'
+    echo "<iframe id=\"page\" src=\"$page\" style=\"width:1200px;height:900px\"></iframe><script>"
+    printf '%s\n' "$data"
+    cat "$src/tests/reports/contrast.js" "$src/tests/reports/$check"
+    echo '</script></body></html>'
+  } >"$dir/check-$page"
+  dom=$("$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --allow-file-access-from-files --user-data-dir="$scratch/profile" \
+        --window-size=1200,900 --virtual-time-budget=15000 --dump-dom "file://$dir/check-$page" 2>"$scratch/chromium.log")
+  result=$(printf '%s' "$dom" | sed -n 's/.*<pre id="result">\([^<]*\)<\/pre>.*/\1/p' | head -1)
+  if [ -z "$result" ]; then
+    echo "FAIL $page: Chromium returned no result; its log:"; tail -20 "$scratch/chromium.log"; return 1
+  fi
+  printf '%s: %s\n' "$page" "$result" | sed 's/&gt;/>/g; s/&lt;/</g; s/&amp;/\&/g; s/ | /\n/g'
+  case "$result" in ok*) return 0 ;; *) return 1 ;; esac
+}
 
-profile=$scratch/profile
-dom=$("$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
-      --disable-component-update --disable-sync --allow-file-access-from-files --user-data-dir="$profile" \
-      --window-size=1200,900 --virtual-time-budget=15000 --dump-dom "file://$out/check.html" 2>"$scratch/chromium.log")
-result=$(printf '%s' "$dom" | sed -n 's/.*<pre id="result">\([^<]*\)<\/pre>.*/\1/p' | head -1)
-if [ -z "$result" ]; then
-  echo "FAIL: Chromium returned no result; its log:"; tail -20 "$scratch/chromium.log"; exit 1
-fi
-printf '%s\n' "$result" | sed 's/&gt;/>/g; s/&lt;/</g; s/&amp;/\&/g; s/ | /\n/g'
-case "$result" in ok*) exit 0 ;; *) exit 1 ;; esac
+failures=0
+check_page "$out" report.html "const report = $(cat "$out/report.json");
+const pictures = $pictures;" browser_check.js || failures=$((failures + 1))
+
+# summary.html of a small class: a correct, a wrong and a not-compiling file.
+class=$scratch/class
+for s in "ann solutions/exercise3.cpp" "bo tests/fixtures/exercise3/forgot-retain-grad.cpp" \
+         "cy tests/fixtures/exercise3/compile-error.cpp"; do
+  set -- $s
+  mkdir -p "$class/$1" && cp "$2" "$class/$1/exercise3.cpp"
+done
+iso=()
+/usr/bin/bwrap --unshare-all --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc \
+  --dev /dev /usr/bin/true 2>/dev/null || iso=(--no-isolation)
+"$grade" batch "$class" --exercises exercise3 --out "$scratch/class-out" "${iso[@]}" >"$scratch/batch.log" 2>&1 ||
+  { echo "FAIL the batch failed"; cat "$scratch/batch.log"; exit 1; }
+check_page "$scratch/class-out" summary.html "const summary = $(cat "$scratch/class-out/summary.json");" \
+  summary_check.js || failures=$((failures + 1))
+# Every link of the summary leads to a report that is there.
+for link in $(grep -o 'href="[^"#]*"' "$scratch/class-out/summary.html" | sed 's/^href="//; s/"$//' | sort -u); do
+  [ -f "$scratch/class-out/$link" ] || { echo "FAIL summary.html links to $link, which is not there"; failures=$((failures + 1)); }
+done
+[ "$failures" = 0 ]
