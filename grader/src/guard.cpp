@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -27,12 +28,16 @@ const std::set<std::string>& allowed_headers() {
   return h;
 }
 
-// Words that are never needed in an exercise and each open a door: inline
-// assembly (.incbin reads any file), pragmas, GNU attributes (constructor,
-// section, alias, …).
-const std::set<std::string>& forbidden_words() {
-  static const std::set<std::string> w = {"asm", "__asm", "__asm__", "_Pragma", "__attribute", "__attribute__",
-                                          "__declspec", "__builtin_ms_va_start"};
+// Words that are never needed in an exercise, each with the door it opens.
+const std::map<std::string, std::string>& forbidden_words() {
+  static const std::string assembly = "inline assembly can copy any file into the program (.incbin)";
+  static const std::string attribute = "compiler attributes can run code before the grader starts or change the link";
+  static const std::string probe = "it would let the file probe which paths exist on the grader's machine";
+  static const std::map<std::string, std::string> w = {
+      {"asm", assembly},          {"__asm", assembly},          {"__asm__", assembly},
+      {"_Pragma", "pragmas change how the grader builds the program"},
+      {"__attribute", attribute}, {"__attribute__", attribute}, {"__declspec", attribute},
+      {"__has_include", probe},   {"__has_include_next", probe}};
   return w;
 }
 
@@ -200,9 +205,8 @@ class Scanner {
         quoted(word.back() == 'R' && s_[i_] == '"');
         return;
       }
-      if (forbidden_words().count(word))
-        error(at, "`" + word + "` is not allowed in an exercise (inline assembly, pragmas and compiler attributes "
-                               "can read files or change how the grader builds the program)");
+      if (auto it = forbidden_words().find(word); it != forbidden_words().end())
+        error(at, "`" + word + "` is not allowed in an exercise: " + it->second);
     } else if (c == '"' || c == '\'') {
       quoted(false);
     } else if (starts("[[")) {
@@ -258,6 +262,9 @@ std::string check_symbols(const std::string& nm_plain, const std::string& nm_dem
       continue;  // inline functions and template instantiations: the same code as everyone's
     } else if (name == "main") {
       complain("defines main(); remove main(): the grader provides its own and calls your exercise function");
+    } else if (pretty.rfind("operator new", 0) == 0 || pretty.rfind("operator delete", 0) == 0) {
+      complain("defines " + pretty + ", which would replace the allocator of the whole program, the grader's "
+               "part included");
     } else if (name.rfind("_Z", 0) != 0) {
       complain("defines `" + name + "` with C linkage, which would replace the C library's or the grader's own; "
                "give it C++ linkage (drop extern \"C\") or a name of your own");

@@ -63,6 +63,8 @@ TEST_CASE("assembly, pragmas, attributes and token pasting are refused, however 
   CHECK_THAT(check_source("#define CAT(a, b) a##b\nCAT(a, sm)(\"\");\n", "f.cpp"),
              Catch::Contains("f.cpp:1:20: error: token pasting (##) is not allowed"));
   CHECK_THAT(check_source("#line 1 \"other.cpp\"\n", "f.cpp"), Catch::Contains("#line is not allowed"));
+  CHECK_THAT(check_source("#if __has_include(\"/etc/shadow\")\nint x;\n#endif\n", "f.cpp"),
+             Catch::Contains("f.cpp:1:5: error: `__has_include` is not allowed"));
 }
 
 TEST_CASE("the forbidden words are only words: in comments, strings and numbers they are text", "[guard]") {
@@ -98,4 +100,6 @@ TEST_CASE("symbols: no main, no C-linkage definitions, nothing of the engine's o
              Catch::Contains("lab::harness_main"));
   CHECK(check_symbols("_Z5tableB D 0 8\n", "table D 0 8\n", "f.cpp") == "");  // a global of the student's own
   CHECK_THAT(check_symbols("resolver i 0 8\n", "resolver i 0 8\n", "f.cpp"), Catch::Contains("indirect function"));
+  CHECK_THAT(check_symbols("_Znwm T 0 8\n", "operator new(unsigned long) T 0 8\n", "f.cpp"),
+             Catch::Contains("defines operator new(unsigned long), which would replace the allocator"));
 }
