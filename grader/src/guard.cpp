@@ -1,7 +1,10 @@
 #include "guard.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -76,11 +79,7 @@ class Scanner {
         ++i_;
       } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
         ++i_;
-      } else if (starts("//")) {
-        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-      } else if (starts("/*")) {
-        const size_t end = s_.find("*/", i_ + 2);
-        i_ = end == std::string::npos ? s_.size() : end + 2;
+      } else if (skip_comment()) {
       } else if (line_start && (c == '#' || starts("%:"))) {
         line_start = false;
         directive();
@@ -94,6 +93,20 @@ class Scanner {
 
  private:
   bool starts(const char* p) const { return s_.compare(i_, std::char_traits<char>::length(p), p) == 0; }
+
+  // Skips a comment at the cursor, if there is one.
+  bool skip_comment() {
+    if (starts("//")) {
+      while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+      return true;
+    }
+    if (starts("/*")) {
+      const size_t end = s_.find("*/", i_ + 2);
+      i_ = end == std::string::npos ? s_.size() : end + 2;
+      return true;
+    }
+    return false;
+  }
 
   void error(size_t at, const std::string& what) {
     const auto [line, col] = at < where_.size() ? where_[at] : std::pair<int, int>{0, 0};
@@ -110,11 +123,7 @@ class Scanner {
 
   void skip_blanks() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
-    if (starts("/*")) {
-      const size_t end = s_.find("*/", i_ + 2);
-      i_ = end == std::string::npos ? s_.size() : end + 2;
-      skip_blanks();
-    }
+    if (!starts("//") && skip_comment()) skip_blanks();  // a /* */ between words; // ends the line
   }
 
   void directive() {
@@ -154,11 +163,7 @@ class Scanner {
       if (starts("##") || starts("%:%:")) {
         error(i_, "token pasting (##) is not allowed in an exercise");
         i_ += s_[i_] == '#' ? 2 : 4;
-      } else if (starts("//")) {
-        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-      } else if (starts("/*")) {
-        const size_t end = s_.find("*/", i_ + 2);
-        i_ = end == std::string::npos ? s_.size() : end + 2;
+      } else if (skip_comment()) {
       } else if (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r') {
         ++i_;
       } else {
@@ -240,20 +245,21 @@ std::vector<std::string> lines(const std::string& s) {
 
 std::string check_source(const std::string& text, const std::string& shown) { return Scanner(text, shown).run(); }
 
-std::string check_symbols(const std::string& nm_plain, const std::string& nm_demangled, const std::string& shown) {
-  const auto plain = lines(nm_plain), nice = lines(nm_demangled);
+std::string check_symbols(const std::string& nm_output, const std::string& shown) {
   std::string out;
-  for (size_t k = 0; k < plain.size() && k < nice.size(); ++k) {
-    // POSIX format: "NAME TYPE [VALUE SIZE]"; a demangled name may contain spaces.
-    const size_t sp = plain[k].find(' ');
-    if (sp == std::string::npos || sp + 1 >= plain[k].size()) continue;
-    const std::string name = plain[k].substr(0, sp);
-    const char type = plain[k][sp + 1];
-    // Demangled, the name may hold spaces: take off as many fields from the
-    // right as follow the (space-free) mangled name.
-    std::string pretty = nice[k];
-    const size_t fields = static_cast<size_t>(std::count(plain[k].begin() + static_cast<long>(sp), plain[k].end(), ' '));
-    for (size_t f = 0; f < fields && pretty.rfind(' ') != std::string::npos; ++f) pretty.resize(pretty.rfind(' '));
+  for (const auto& line : lines(nm_output)) {
+    // POSIX format: "NAME TYPE [VALUE SIZE]"; mangled names hold no spaces.
+    const size_t sp = line.find(' ');
+    if (sp == std::string::npos || sp + 1 >= line.size()) continue;
+    const std::string name = line.substr(0, sp);
+    const char type = line[sp + 1];
+    // Demangled here rather than by a second nm run: one process less per compile.
+    std::string pretty = name;
+    int status = 0;
+    if (char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status)) {
+      if (status == 0) pretty = d;
+      std::free(d);
+    }
     const bool weak = type == 'W' || type == 'V' || type == 'w' || type == 'v' || type == 'u';
     auto complain = [&](const std::string& what) { out += shown + ": error: " + what + "\n"; };
     if (type == 'i') {

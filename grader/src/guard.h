@@ -18,8 +18,8 @@ inline constexpr int kGuardVersion = 2;
 // student wrote it.
 std::string check_source(const std::string& text, const std::string& shown);
 
-// The object's rules, from `nm -P --defined-only -g` and the same with -C
-// (demangled; the lines correspond one to one). Returns "" or diagnostics.
-std::string check_symbols(const std::string& nm_plain, const std::string& nm_demangled, const std::string& shown);
+// The object's rules, from `nm -P --defined-only -g` (names are demangled
+// here for the checks and the messages). Returns "" or diagnostics.
+std::string check_symbols(const std::string& nm_output, const std::string& shown);
 
 }  // namespace grader

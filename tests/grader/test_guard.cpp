@@ -81,25 +81,19 @@ TEST_CASE("symbols: no main, no C-linkage definitions, nothing of the engine's o
       "_Z9exercise3RN3lab3LabE T 0000000000000000 0000000000000040\n"
       "_ZN5torch8autograd8FunctionI9MySigmoidE5applyIJRN7gradlab6TensorEEEEDaDpOT_ W 0000000000000000 0000000000000010\n"
       "_ZN9MySigmoid7forwardEPN5torch8autograd10AutogradContextEN7gradlab6TensorE T 0000000000000000 0000000000000010\n";
-  const std::string ok_nice =
-      "exercise3(lab::Lab&) T 0000000000000000 0000000000000040\n"
-      "auto torch::autograd::Function<MySigmoid>::apply<gradlab::Tensor&>(gradlab::Tensor&) W 0000000000000000 "
-      "0000000000000010\n"
-      "MySigmoid::forward(torch::autograd::AutogradContext*, gradlab::Tensor) T 0000000000000000 0000000000000010\n";
-  CHECK(check_symbols(ok_plain, ok_nice, "f.cpp") == "");
+  CHECK(check_symbols(ok_plain, "f.cpp") == "");
 
-  CHECK_THAT(check_symbols("main T 0 12\n", "main T 0 12\n", "f.cpp"), Catch::Contains("f.cpp: error: defines main()"));
-  CHECK_THAT(check_symbols("write T 0 12\n", "write T 0 12\n", "f.cpp"),
+  CHECK_THAT(check_symbols("main T 0 12\n", "f.cpp"), Catch::Contains("f.cpp: error: defines main()"));
+  CHECK_THAT(check_symbols("write T 0 12\n", "f.cpp"),
              Catch::Contains("defines `write` with C linkage"));
-  CHECK_THAT(check_symbols("__asan_default_options T 0 8\n", "__asan_default_options T 0 8\n", "f.cpp"),
+  CHECK_THAT(check_symbols("__asan_default_options T 0 8\n", "f.cpp"),
              Catch::Contains("`__asan_default_options` with C linkage"));
-  CHECK_THAT(check_symbols("_ZNK7gradlab6Tensor4itemEv T 0 5\n", "gradlab::Tensor::item() const T 0 5\n", "f.cpp"),
+  CHECK_THAT(check_symbols("_ZNK7gradlab6Tensor4itemEv T 0 5\n", "f.cpp"),
              Catch::Contains("defines gradlab::Tensor::item() const, which belongs to the engine"));
-  CHECK_THAT(check_symbols("_ZN3lab11harness_mainEiPPcPFvRNS_3LabEE T 0 5\n",
-                           "lab::harness_main(int, char**, void (*)(lab::Lab&)) T 0 5\n", "f.cpp"),
+  CHECK_THAT(check_symbols("_ZN3lab12harness_mainEiPPcPFvRNS_3LabEE T 0 5\n", "f.cpp"),
              Catch::Contains("lab::harness_main"));
-  CHECK(check_symbols("_Z5tableB D 0 8\n", "table D 0 8\n", "f.cpp") == "");  // a global of the student's own
-  CHECK_THAT(check_symbols("resolver i 0 8\n", "resolver i 0 8\n", "f.cpp"), Catch::Contains("indirect function"));
-  CHECK_THAT(check_symbols("_Znwm T 0 8\n", "operator new(unsigned long) T 0 8\n", "f.cpp"),
+  CHECK(check_symbols("_Z5tableB D 0 8\n", "f.cpp") == "");  // a global of the student's own
+  CHECK_THAT(check_symbols("resolver i 0 8\n", "f.cpp"), Catch::Contains("indirect function"));
+  CHECK_THAT(check_symbols("_Znwm T 0 8\n", "f.cpp"),
              Catch::Contains("defines operator new(unsigned long), which would replace the allocator"));
 }
