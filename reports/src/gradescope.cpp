@@ -31,7 +31,7 @@ class GradescopeWriter : public Writer {
     int number = 0;
     for (const auto& c : r.checks) {
       grader::json t;
-      t["name"] = c.hidden ? "hidden check " + c.id : c.name;
+      t["name"] = grader::shown_name(c);
       t["number"] = std::to_string(++number);
       t["score"] = c.points;
       t["max_score"] = c.max;

@@ -142,7 +142,7 @@ std::string value_block(const grader::json& v) {
 
 // `why_not_run` is false when the page says once, above, why no check ran.
 std::string check_item(const CheckResult& c, size_t index, const std::string& graph_anchor, bool why_not_run) {
-  const std::string name = c.hidden ? "hidden check " + c.id : c.name;
+  const std::string name = grader::shown_name(c);
   std::string s = "<li class=\"check check-" + h(c.status) + "\" id=\"check-" + std::to_string(index + 1) + "\">\n";
   s += "<div class=\"check-head\"><span class=\"status status-" + h(c.status) + "\">" + h(status_text(c.status)) +
        "</span><span class=\"check-name\">" + h(name) + "</span><span class=\"points\">" + h(grader::points(c.points)) +

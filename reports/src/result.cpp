@@ -27,6 +27,8 @@ std::string display_text(const json& v, size_t indent) {
   return v.is_null() ? "" : v.dump();
 }
 
+std::string shown_name(const CheckResult& c) { return c.hidden ? "hidden check " + c.id : c.name; }
+
 std::string limit_hit(const std::string& status) {
   if (status == "timeout") return "wall_time";
   if (status == "cpu_limit") return "cpu_time";

@@ -92,6 +92,10 @@ std::string points(double p);
 // line indented by `indent` spaces so it lines up under the first.
 std::string display_text(const json& v, size_t indent);
 
+// A check's name as reports show it: a hidden check's name could give the
+// answer away, so it is shown by its id.
+std::string shown_name(const CheckResult& c);
+
 // The run limit a run status stands for ("wall_time", "cpu_time", "memory",
 // "output"), or "" when the run ended for another reason.
 std::string limit_hit(const std::string& run_status);
