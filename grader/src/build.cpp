@@ -32,14 +32,18 @@ constexpr int kCompileCpuSeconds = 60;
 constexpr double kCompileWallSeconds = 90;
 constexpr rlim_t kCompileMemory = rlim_t(4) << 30;
 constexpr size_t kMaxDiagnostics = 64 << 10;
+constexpr size_t kMaxSymbolListing = size_t(256) << 20;
 
 struct ToolResult {
   int status = -1;
   std::string output;
   bool killed = false;
+  bool truncated = false;  // the output passed the cap and was cut
 };
 
-ToolResult run_tool(std::vector<std::string> args) {
+// Output past `cap` bytes is dropped: diagnostics are for reading; a tool
+// whose output is data (nm) gets a cap it cannot reach in earnest.
+ToolResult run_tool(std::vector<std::string> args, size_t cap = kMaxDiagnostics) {
   ToolResult r;
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
@@ -85,7 +89,7 @@ ToolResult run_tool(std::vector<std::string> args) {
     if (n <= 0) continue;
     ssize_t got = read(p[0], buf, sizeof buf);
     if (got <= 0) break;
-    if (r.output.size() < kMaxDiagnostics) r.output.append(buf, static_cast<size_t>(got));
+    if (r.output.size() < cap) r.output.append(buf, static_cast<size_t>(got));
   }
   close(p[0]);
   int status = 0;
@@ -96,7 +100,8 @@ ToolResult run_tool(std::vector<std::string> args) {
   } else {
     r.status = WEXITSTATUS(status);
   }
-  if (r.output.size() >= kMaxDiagnostics) r.output += "\n[… diagnostics truncated by gradlab …]\n";
+  r.truncated = r.output.size() >= cap;
+  if (r.truncated && cap == kMaxDiagnostics) r.output += "\n[… diagnostics truncated by gradlab …]\n";
   return r;
 }
 
@@ -278,10 +283,13 @@ BuildOutcome build_program(const BuildRequest& req) {
   // Then what the object defines: nothing of the grader's, the engine's or
   // the C library's.
   if (r.status == 0 && !r.killed && req.guarded) {
-    ToolResult symbols = run_tool({GRADLAB_NM, "-P", "--defined-only", "-g", object});
-    const std::string refused = symbols.status == 0
-                                    ? check_symbols(symbols.output, req.source)
-                                    : "gradlab: could not list the symbols of the compiled file:\n" + symbols.output;
+    // Every symbol is checked: a template-heavy file lists hundreds of
+    // kilobytes of them, far past the diagnostics' cap.
+    ToolResult symbols = run_tool({GRADLAB_NM, "-P", "--defined-only", "-g", object}, kMaxSymbolListing);
+    const std::string refused =
+        symbols.status == 0 && !symbols.truncated
+            ? check_symbols(symbols.output, req.source)
+            : "gradlab: could not list the symbols of the compiled file:\n" + symbols.output.substr(0, kMaxDiagnostics);
     if (!refused.empty()) r.output += refused, r.status = 1;
   }
   if (r.status == 0 && !r.killed) {
