@@ -1,16 +1,14 @@
-// torch::cuda queries. The CUDA backend (a later addition) registers itself;
-// without it no device is available.
+// A build without the CUDA toolkit: no CUDA backend, no GPU. The queries
+// answer honestly instead of failing, so student code can test for a GPU.
 #include "backend/backend.h"
-#include "torch/torch.h"
 
-namespace torch::cuda {
-bool is_available() { return device_count() > 0; }
-int64_t device_count() {
-  try {
-    (void)gradlab::backend::for_device(gradlab::Device(gradlab::DeviceType::CUDA, 0));
-    return 1;
-  } catch (const gradlab::Error&) {
-    return 0;
-  }
-}
-}  // namespace torch::cuda
+namespace gradlab {
+bool cuda_built() { return false; }
+int cuda_device_count() { return 0; }
+std::string cuda_device_name(int) { return ""; }
+std::string cuda_status() { return "this build of gradlab has no CUDA backend"; }
+void cuda_synchronize() {}
+namespace backend {
+Backend* cuda_backend() { return nullptr; }
+}  // namespace backend
+}  // namespace gradlab

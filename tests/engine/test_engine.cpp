@@ -86,3 +86,22 @@ TEST_CASE("graph description is deterministic", "[engine][dot]") {
   CHECK(dot1.find("fillcolor=lightblue") != std::string::npos);
   CHECK(dot1.find("a\\n ()") != std::string::npos);
 }
+
+TEST_CASE("the GPU: is_available, device_count, and what a CUDA request does without one", "[engine][cuda]") {
+  const bool gpu = torch::cuda::is_available();
+  CHECK(gpu == (torch::cuda::device_count() > 0));
+  CHECK(gpu == gradlab::cuda_status().empty());
+  if (gpu) {
+    CHECK(torch::ones({2}, torch::kCUDA).is_cuda());
+    CHECK_FALSE(gradlab::cuda_device_name(0).empty());
+    return;
+  }
+  // No GPU: every way of reaching one fails with a clear error, never a crash.
+  const std::string hint = "Hint: check torch::cuda::is_available() before moving tensors to the GPU.";
+  CHECK_THROWS_WITH(torch::ones({2}, torch::kCUDA), Catch::Contains("Could not run an operation on cuda: ") && Catch::Contains(hint));
+  CHECK_THROWS_WITH(torch::ones({2}).cuda(), Catch::Contains(hint));
+  CHECK_THROWS_WITH(torch::ones({2}).to(torch::kCUDA), Catch::Contains(hint));
+  CHECK_THROWS_AS(torch::randn({3}, torch::device(torch::kCUDA)), c10::Error);
+  CHECK(gradlab::cuda_device_name(0).empty());
+  torch::cuda::synchronize();  // nothing to wait for
+}

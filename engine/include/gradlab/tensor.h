@@ -176,6 +176,12 @@ class Tensor {
   Tensor to(ScalarType t, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device d, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device d, ScalarType t, bool non_blocking = false, bool copy = false) const;
+  // torch::kCPU / torch::kCUDA name a DeviceType, which converts to both a
+  // Device and TensorOptions: these settle it, as LibTorch does.
+  Tensor to(DeviceType d, bool non_blocking = false, bool copy = false) const { return to(Device(d), non_blocking, copy); }
+  Tensor to(DeviceType d, ScalarType t, bool non_blocking = false, bool copy = false) const {
+    return to(Device(d), t, non_blocking, copy);
+  }
   Tensor to(const TensorOptions& o, bool non_blocking = false, bool copy = false) const;
   Tensor cpu() const;
   Tensor cuda() const;

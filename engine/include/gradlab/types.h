@@ -52,6 +52,14 @@ struct Device {
 };
 std::ostream& operator<<(std::ostream& os, const Device& d);
 
+// The GPUs gradlab's CUDA backend can use. Without the backend (a build
+// without the CUDA toolkit) or without a GPU, the count is 0.
+bool cuda_built();                       // this build has the CUDA backend
+int cuda_device_count();
+std::string cuda_device_name(int index);  // e.g. "NVIDIA H100 80GB HBM3"; "" when there is none
+std::string cuda_status();               // why there is no GPU, in the driver's words ("" when there is one)
+void cuda_synchronize();                 // waits for the GPU's queued work (nothing without CUDA)
+
 // A host number as the API passes it: remembers whether it was written as an
 // integer, a floating-point number or a bool, because that decides promotion.
 class Scalar {

@@ -4,6 +4,10 @@
 #pragma once
 #include <sstream>
 
+// Set when torch:: is gradlab's facade, for the rare code (the grader's
+// harness) that builds against both and must know which one it has.
+#define GRADLAB_ENGINE 1
+
 #include "gradlab/autograd.h"
 #include "gradlab/dot.h"
 #include "gradlab/function.h"
@@ -218,6 +222,7 @@ struct ReLU {
 namespace cuda {
 bool is_available();
 int64_t device_count();
+void synchronize(int64_t device_index = -1);
 }  // namespace cuda
 
 }  // namespace torch

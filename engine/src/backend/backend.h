@@ -42,7 +42,8 @@ struct Backend {
 Backend& cpu();
 Backend& for_device(Device d);
 inline Backend& of(const Tensor& t) { return for_device(t.device()); }
-// Registered by the CUDA backend when it is built.
-void register_backend(DeviceType t, Backend* b);
+// The CUDA backend (engine/src/backend/cuda), or null when this build has
+// none or no GPU is present; cuda_stub.cpp stands in when CUDA is not built.
+Backend* cuda_backend();
 
 }  // namespace gradlab::backend

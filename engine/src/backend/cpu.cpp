@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "backend/dispatch.h"
+#include "backend/scalar_ops.h"
 #include "backend/strided_loop.h"
 
 namespace gradlab::backend {
@@ -22,100 +23,6 @@ T* ptr(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-template <class T>
-T apply_unary(Unary op, T x, double a, double b) {
-  using C = std::conditional_t<std::is_floating_point_v<T>, T, double>;
-  const C v = static_cast<C>(x);
-  switch (op) {
-    case Unary::Neg: return static_cast<T>(-v);
-    case Unary::Exp: return static_cast<T>(std::exp(v));
-    case Unary::Log: return static_cast<T>(std::log(v));
-    case Unary::Tanh: return static_cast<T>(std::tanh(v));
-    case Unary::Sigmoid: return static_cast<T>(C(1) / (C(1) + std::exp(-v)));
-    case Unary::Relu: return v > C(0) ? x : T(0);
-    case Unary::Abs: return static_cast<T>(std::abs(v));
-    case Unary::Sqrt: return static_cast<T>(std::sqrt(v));
-    case Unary::Sin: return static_cast<T>(std::sin(v));
-    case Unary::Cos: return static_cast<T>(std::cos(v));
-    case Unary::Sign: return static_cast<T>((C(0) < v) - (v < C(0)));
-    case Unary::Reciprocal: return static_cast<T>(C(1) / v);
-    case Unary::Rsqrt: return static_cast<T>(C(1) / std::sqrt(v));
-    case Unary::Log1p: return static_cast<T>(std::log1p(v));
-    case Unary::Expm1: return static_cast<T>(std::expm1(v));
-    case Unary::Log2: return static_cast<T>(std::log2(v));
-    case Unary::Floor: return static_cast<T>(std::floor(v));
-    case Unary::Square: return static_cast<T>(v * v);
-    case Unary::Pow: {
-      // Integer exponents as repeated products, like PyTorch's pow kernels.
-      if (a == 2) return static_cast<T>(v * v);
-      if (a == 3) return static_cast<T>(v * v * v);
-      if (a == 0.5) return static_cast<T>(std::sqrt(v));
-      if (a == 1) return x;
-      if (a == -1) return static_cast<T>(C(1) / v);
-      if (a == -2) return static_cast<T>(C(1) / (v * v));
-      return static_cast<T>(std::pow(v, static_cast<C>(a)));
-    }
-    case Unary::RPow: return static_cast<T>(std::pow(static_cast<C>(a), v));
-    case Unary::Clamp: {
-      C r = v;
-      if (!std::isnan(a) && r < static_cast<C>(a)) r = static_cast<C>(a);
-      if (!std::isnan(b) && r > static_cast<C>(b)) r = static_cast<C>(b);
-      if (std::isnan(static_cast<double>(v))) r = v;
-      return static_cast<T>(r);
-    }
-    case Unary::Count: break;
-  }
-  return x;
-}
-
-template <class T>
-T apply_binary(Binary op, T x, T y, T alpha) {
-  switch (op) {
-    case Binary::Add: return static_cast<T>(x + alpha * y);
-    case Binary::Sub: return static_cast<T>(x - alpha * y);
-    case Binary::Mul: return static_cast<T>(x * y);
-    case Binary::Div:
-      if constexpr (std::is_integral_v<T>) {
-        return y == 0 ? T(0) : static_cast<T>(x / y);
-      } else {
-        return x / y;
-      }
-    case Binary::Pow:
-      if constexpr (std::is_floating_point_v<T>) {
-        return std::pow(x, y);
-      } else {
-        return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
-      }
-    case Binary::Max:
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
-      }
-      return x > y ? x : y;
-    case Binary::Min:
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
-      }
-      return x < y ? x : y;
-    case Binary::ReluGrad: return y > T(0) ? x : T(0);
-    default: break;
-  }
-  return x;
-}
-
-template <class T>
-bool apply_compare(Binary op, T x, T y) {
-  switch (op) {
-    case Binary::Gt: return x > y;
-    case Binary::Lt: return x < y;
-    case Binary::Ge: return x >= y;
-    case Binary::Le: return x <= y;
-    case Binary::Eq: return x == y;
-    case Binary::Ne: return x != y;
-    default: return false;
-  }
-}
-
-bool is_compare(Binary op) { return op >= Binary::Gt && op <= Binary::Ne; }
 
 // Elementwise loops with the op resolved before the loop, so each (op, dtype)
 // gets its own tight loop the compiler can vectorise; rows where every
@@ -488,8 +395,6 @@ class CpuBackend final : public Backend {
     return same;
   }
 };
-
-Backend* g_backends[2] = {nullptr, nullptr};
 }  // namespace
 
 Backend& cpu() {
@@ -497,14 +402,20 @@ Backend& cpu() {
   return b;
 }
 
-void register_backend(DeviceType t, Backend* b) { g_backends[static_cast<int>(t)] = b; }
-
 Backend& for_device(Device d) {
   if (d.is_cpu()) return cpu();
-  Backend* b = g_backends[static_cast<int>(d.type)];
-  if (!b)
-    throw Error(str_cat("Could not run an operation on device '", d.str(),
-                        "': this build of gradlab has no backend for it (was it built without CUDA?)"));
+  Backend* b = cuda_backend();
+  if (!b) {
+    if (cuda_built())
+      throw Error(str_cat("Could not run an operation on ", d.str(), ": no CUDA GPU is available on this machine (",
+                          cuda_status(), "). Hint: check torch::cuda::is_available() before moving tensors to the GPU."));
+    throw Error(str_cat("Could not run an operation on ", d.str(), ": this build of gradlab has no CUDA backend (",
+                        "CMake did not find the CUDA toolkit, or GRADLAB_CUDA was OFF). Hint: check ",
+                        "torch::cuda::is_available() before moving tensors to the GPU."));
+  }
+  if (d.normalized() != 0)
+    throw Error(str_cat("Could not run an operation on ", d.str(), ": gradlab's CUDA backend uses one GPU, cuda:0 (",
+                        cuda_device_count(), " found). Hint: use torch::kCUDA, which is cuda:0."));
   return *b;
 }
 

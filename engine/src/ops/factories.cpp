@@ -126,7 +126,7 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& o)
 }
 
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
-  Tensor cpu_t = zeros({n, m}, TensorOptions(o.dtype()));
+  Tensor cpu_t = zeros({n, m}, TensorOptions(o.dtype()).device(Device(DeviceType::CPU)));
   dispatch_all(o.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = static_cast<T*>(cpu_t.data_ptr());

@@ -53,7 +53,8 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
     const bool* pm = m.data_ptr<bool>();
     for (int64_t i = 0; i < m.numel(); ++i)
       if (pm[i]) pos.push_back(i);
-    flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos), ScalarType::Long);
+    flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos),
+                      TensorOptions(ScalarType::Long).device(Device(DeviceType::CPU)));  // read on the host
     out_shape.push_back(static_cast<int64_t>(pos.size()));
   } else {
     GRADLAB_CHECK(is_integral(index.scalar_type(), false), "tensors used as indices must be long, int, byte or bool tensors");
@@ -66,7 +67,8 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
       GRADLAB_CHECK(v >= -n && v < n, "index ", v, " is out of bounds for dimension ", dim, " with size ", n);
       pos.push_back(v < 0 ? v + n : v);
     }
-    flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos), ScalarType::Long);
+    flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos),
+                      TensorOptions(ScalarType::Long).device(Device(DeviceType::CPU)));  // read on the host
     for (auto s : index.sizes()) out_shape.push_back(s);
   }
   for (int64_t d = dim + span; d < self.dim(); ++d) out_shape.push_back(self.size(d));

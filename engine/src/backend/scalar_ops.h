@@ -1,0 +1,115 @@
+// The arithmetic of every elementwise kernel, one element at a time, shared
+// by the CPU backend and the CUDA kernels (ggml's rule: the CPU backend is the
+// reference, and a device computes the same formulas). Compiled by nvcc these
+// are __host__ __device__; by the C++ compiler they are plain inline functions.
+#pragma once
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "backend/backend.h"
+
+#if defined(__CUDACC__)
+#define GRADLAB_HD __host__ __device__ inline
+#else
+#define GRADLAB_HD inline
+#endif
+
+namespace gradlab::backend {
+
+template <class T>
+GRADLAB_HD T apply_unary(Unary op, T x, double a, double b) {
+  using C = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+  const C v = static_cast<C>(x);
+  switch (op) {
+    case Unary::Neg: return static_cast<T>(-v);
+    case Unary::Exp: return static_cast<T>(std::exp(v));
+    case Unary::Log: return static_cast<T>(std::log(v));
+    case Unary::Tanh: return static_cast<T>(std::tanh(v));
+    case Unary::Sigmoid: return static_cast<T>(C(1) / (C(1) + std::exp(-v)));
+    case Unary::Relu: return v > C(0) ? x : T(0);
+    case Unary::Abs: return static_cast<T>(std::abs(v));
+    case Unary::Sqrt: return static_cast<T>(std::sqrt(v));
+    case Unary::Sin: return static_cast<T>(std::sin(v));
+    case Unary::Cos: return static_cast<T>(std::cos(v));
+    case Unary::Sign: return static_cast<T>((C(0) < v) - (v < C(0)));
+    case Unary::Reciprocal: return static_cast<T>(C(1) / v);
+    case Unary::Rsqrt: return static_cast<T>(C(1) / std::sqrt(v));
+    case Unary::Log1p: return static_cast<T>(std::log1p(v));
+    case Unary::Expm1: return static_cast<T>(std::expm1(v));
+    case Unary::Log2: return static_cast<T>(std::log2(v));
+    case Unary::Floor: return static_cast<T>(std::floor(v));
+    case Unary::Square: return static_cast<T>(v * v);
+    case Unary::Pow: {
+      // Integer exponents as repeated products, like PyTorch's pow kernels.
+      if (a == 2) return static_cast<T>(v * v);
+      if (a == 3) return static_cast<T>(v * v * v);
+      if (a == 0.5) return static_cast<T>(std::sqrt(v));
+      if (a == 1) return x;
+      if (a == -1) return static_cast<T>(C(1) / v);
+      if (a == -2) return static_cast<T>(C(1) / (v * v));
+      return static_cast<T>(std::pow(v, static_cast<C>(a)));
+    }
+    case Unary::RPow: return static_cast<T>(std::pow(static_cast<C>(a), v));
+    case Unary::Clamp: {
+      C r = v;
+      if (!std::isnan(a) && r < static_cast<C>(a)) r = static_cast<C>(a);
+      if (!std::isnan(b) && r > static_cast<C>(b)) r = static_cast<C>(b);
+      if (std::isnan(static_cast<double>(v))) r = v;
+      return static_cast<T>(r);
+    }
+    case Unary::Count: break;
+  }
+  return x;
+}
+
+template <class T>
+GRADLAB_HD T apply_binary(Binary op, T x, T y, T alpha) {
+  switch (op) {
+    case Binary::Add: return static_cast<T>(x + alpha * y);
+    case Binary::Sub: return static_cast<T>(x - alpha * y);
+    case Binary::Mul: return static_cast<T>(x * y);
+    case Binary::Div:
+      if constexpr (std::is_integral_v<T>) {
+        return y == 0 ? T(0) : static_cast<T>(x / y);
+      } else {
+        return x / y;
+      }
+    case Binary::Pow:
+      if constexpr (std::is_floating_point_v<T>) {
+        return std::pow(x, y);
+      } else {
+        return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      }
+    case Binary::Max:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+      }
+      return x > y ? x : y;
+    case Binary::Min:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+      }
+      return x < y ? x : y;
+    case Binary::ReluGrad: return y > T(0) ? x : T(0);
+    default: break;
+  }
+  return x;
+}
+
+template <class T>
+GRADLAB_HD bool apply_compare(Binary op, T x, T y) {
+  switch (op) {
+    case Binary::Gt: return x > y;
+    case Binary::Lt: return x < y;
+    case Binary::Ge: return x >= y;
+    case Binary::Le: return x <= y;
+    case Binary::Eq: return x == y;
+    case Binary::Ne: return x != y;
+    default: return false;
+  }
+}
+
+GRADLAB_HD bool is_compare(Binary op) { return op >= Binary::Gt && op <= Binary::Ne; }
+
+}  // namespace gradlab::backend

@@ -1,0 +1,288 @@
+// The CUDA backend against the CPU backend (the reference): every op's
+// value and gradients within a per-op tolerance, gradcheck in float64 on the
+// GPU, and the device rules PyTorch has (same-device errors, printing,
+// gradients on the tensor's device, seeded random numbers). cuda_main.cpp
+// reports the whole binary as skipped where there is no GPU.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <string>
+#include <torch/torch.h>
+#include <vector>
+
+using torch::Tensor;
+using V = std::vector<Tensor>;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::function<Tensor(const V&)> f;
+  std::function<V()> inputs;  // CPU, float64, fresh each call
+  double rtol = 1e-5, atol = 1e-6;
+  bool differentiable = true;
+};
+
+Tensor rnd(std::vector<int64_t> s) { return torch::randn(s, torch::dtype(torch::kDouble)); }
+Tensor pos(std::vector<int64_t> s) { return torch::rand(s, torch::dtype(torch::kDouble)) + 0.5; }
+
+// Largest |a - b| - (atol + rtol |b|): at most 0 when the tensors agree.
+bool agree(const Tensor& got, const Tensor& want, double rtol, double atol) {
+  REQUIRE(got.sizes() == want.sizes());
+  Tensor g = got.to(torch::kCPU, torch::kDouble).contiguous(), w = want.to(torch::kCPU, torch::kDouble).contiguous();
+  const double* pg = g.data_ptr<double>();
+  const double* pw = w.data_ptr<double>();
+  for (int64_t i = 0; i < g.numel(); ++i) {
+    const bool both_nan = std::isnan(pg[i]) && std::isnan(pw[i]);
+    if (!both_nan && !(std::abs(pg[i] - pw[i]) <= atol + rtol * std::abs(pw[i]))) {
+      UNSCOPED_INFO("element " << i << ": GPU " << pg[i] << ", CPU " << pw[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Forward and backward in `dtype` on both devices; the GPU's results must be
+// GPU tensors and agree with the CPU's.
+void compare_devices(const Case& c, torch::ScalarType dtype) {
+  torch::manual_seed(7);
+  const V base = c.inputs();
+  V cpu_in, gpu_in;
+  for (const auto& t : base) {
+    const bool grad = c.differentiable && t.is_floating_point();
+    cpu_in.push_back(t.to(t.is_floating_point() ? dtype : t.scalar_type()).detach().requires_grad_(grad));
+    gpu_in.push_back(cpu_in.back().detach().to(torch::kCUDA).requires_grad_(grad));
+  }
+  Tensor want = c.f(cpu_in), got = c.f(gpu_in);
+  CHECK(got.device().is_cuda());
+  CHECK(got.scalar_type() == want.scalar_type());
+  CHECK(agree(got, want, c.rtol, c.atol));
+  if (!c.differentiable || !want.requires_grad()) return;
+  CHECK(got.grad_fn()->name() == want.grad_fn()->name());
+  Tensor w = torch::rand(want.sizes(), torch::dtype(want.scalar_type())) + 0.5;
+  (want * w).sum().backward();
+  (got * w.to(torch::kCUDA)).sum().backward();
+  for (size_t i = 0; i < cpu_in.size(); ++i) {
+    if (!cpu_in[i].requires_grad()) continue;
+    INFO("gradient of input " << i);
+    REQUIRE(gpu_in[i].grad().defined() == cpu_in[i].grad().defined());
+    if (!cpu_in[i].grad().defined()) continue;
+    CHECK(gpu_in[i].grad().device().is_cuda());
+    CHECK(agree(gpu_in[i].grad(), cpu_in[i].grad(), c.rtol * 10, c.atol * 10));
+  }
+}
+
+// Central differences in float64, with the inputs on the GPU: the host
+// perturbs a CPU copy and moves it over for each evaluation.
+bool gradcheck_on_gpu(const Case& c) {
+  torch::manual_seed(11);
+  V inputs;
+  for (const auto& t : c.inputs())
+    inputs.push_back(t.to(torch::kCUDA).detach().requires_grad_(t.is_floating_point()));
+  Tensor out = c.f(inputs);
+  Tensor w = (torch::rand(out.sizes(), torch::dtype(torch::kDouble)) + 0.5).to(torch::kCUDA);
+  (out * w).sum().backward();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!inputs[k].requires_grad()) continue;
+    Tensor analytic = (inputs[k].grad().defined() ? inputs[k].grad() : torch::zeros_like(inputs[k])).cpu().reshape({-1});
+    Tensor host = inputs[k].detach().cpu().clone();
+    double* p = host.data_ptr<double>();
+    for (int64_t i = 0; i < host.numel(); ++i) {
+      const double orig = p[i], eps = 1e-6;
+      auto eval = [&](double v) {
+        torch::NoGradGuard ng;
+        p[i] = v;
+        V moved = inputs;
+        moved[k] = host.to(torch::kCUDA);
+        return (c.f(moved) * w).sum().item<double>();
+      };
+      const double numeric = (eval(orig + eps) - eval(orig - eps)) / (2 * eps);
+      p[i] = orig;
+      const double a = analytic[i].item<double>();
+      if (std::abs(a - numeric) > 1e-5 + 1e-3 * std::abs(numeric)) {
+        UNSCOPED_INFO("input " << k << " element " << i << ": analytic " << a << ", numeric " << numeric);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  auto add = [&](std::string name, std::function<Tensor(const V&)> f, std::function<V()> in, double rtol = 1e-5,
+                 double atol = 1e-6) { c.push_back({std::move(name), std::move(f), std::move(in), rtol, atol, true}); };
+  // Elementwise, broadcasting, scalars on either side.
+  add("add (broadcast, alpha)", [](const V& x) { return x[0].add(x[1], 2.5); }, [] { return V{rnd({3, 4}), rnd({4})}; });
+  add("sub", [](const V& x) { return x[0] - x[1]; }, [] { return V{rnd({3, 1}), rnd({1, 4})}; });
+  add("mul", [](const V& x) { return x[0] * x[1]; }, [] { return V{rnd({2, 3, 4}), rnd({3, 1})}; });
+  add("div", [](const V& x) { return x[0] / x[1]; }, [] { return V{rnd({3, 4}), pos({4})}; });
+  add("scalar ops", [](const V& x) { return (x[0] * 3 + 2 - x[0] / 4).neg(); }, [] { return V{rnd({5})}; });
+  add("scalar - tensor, scalar / tensor", [](const V& x) { return 2 - x[0] + 2 / x[1]; }, [] { return V{rnd({5}), pos({5})}; });
+  add("pow (scalar)", [](const V& x) { return x[0].pow(2) + x[1].pow(2.5) + x[1].pow(-1); }, [] { return V{rnd({6}), pos({6})}; });
+  add("pow (tensor)", [](const V& x) { return x[0].pow(x[1]); }, [] { return V{pos({3, 2}), rnd({2})}; });
+  add("scalar ** tensor", [](const V& x) { return torch::pow(2.5, x[0]); }, [] { return V{rnd({4})}; });
+  add("exp, log", [](const V& x) { return x[0].exp() + x[1].log(); }, [] { return V{rnd({7}), pos({7})}; });
+  add("tanh, sigmoid", [](const V& x) { return torch::tanh(x[0]) * torch::sigmoid(x[0]); }, [] { return V{rnd({9})}; });
+  add("relu, abs", [](const V& x) { return torch::relu(x[0]) + x[0].abs(); }, [] { return V{rnd({9})}; });
+  add("sqrt, sin, cos", [](const V& x) { return x[0].sqrt() + x[1].sin() * x[1].cos(); }, [] { return V{pos({5}), rnd({5})}; });
+  add("clamp", [](const V& x) { return x[0].clamp(-0.5, 0.5); }, [] { return V{rnd({11})}; });
+  add("maximum, minimum", [](const V& x) { return torch::maximum(x[0], x[1]) - torch::minimum(x[0], x[1]); },
+      [] { return V{rnd({6}), rnd({6})}; });
+  add("where", [](const V& x) { return torch::where(x[0] > 0, x[0], x[1]); }, [] { return V{rnd({6}), rnd({6})}; });
+  add("non-contiguous input", [](const V& x) { return x[0].t().exp() * x[1].expand({4, 3}); },
+      [] { return V{rnd({3, 4}), rnd({1, 3})}; });
+  // Reductions.
+  add("sum, mean (all)", [](const V& x) { return x[0].sum() + x[0].mean(); }, [] { return V{rnd({4, 5})}; });
+  add("sum over dims, keepdim", [](const V& x) { return x[0].sum({0, 2}, true) + x[0].mean(1, true).sum(2, true); },
+      [] { return V{rnd({3, 4, 5})}; });
+  add("max, min (all)", [](const V& x) { return x[0].max() - x[0].min(); }, [] { return V{rnd({4, 6})}; });
+  add("max over a dim", [](const V& x) { return std::get<0>(x[0].max(1)) + std::get<0>(x[0].min(0)).sum(); },
+      [] { return V{rnd({5, 4})}; });
+  add("softmax, log_softmax", [](const V& x) { return torch::softmax(x[0], 1) + torch::log_softmax(x[0], 0); },
+      [] { return V{rnd({4, 5})}; });
+  add("mse_loss", [](const V& x) { return torch::mse_loss(x[0], x[1]); }, [] { return V{rnd({4, 3}), rnd({4, 3})}; });
+  add("cross_entropy", [](const V& x) { return torch::cross_entropy(x[0], x[1]); },
+      [] { return V{rnd({5, 4}), torch::tensor({0, 3, 1, 2, 3}, torch::kLong)}; });
+  // Linear algebra.
+  add("mm", [](const V& x) { return x[0].mm(x[1]); }, [] { return V{rnd({3, 4}), rnd({4, 2})}; }, 1e-4, 1e-5);
+  add("mm (transposed operands)", [](const V& x) { return x[0].t().mm(x[1].t()); },
+      [] { return V{rnd({4, 3}), rnd({2, 4})}; }, 1e-4, 1e-5);
+  add("matmul (batched, matrix-vector, vector-vector)",
+      [](const V& x) { return torch::matmul(x[0], x[1]).sum() + torch::matmul(x[1][0], x[2]).sum() + x[2].dot(x[2]); },
+      [] { return V{rnd({2, 3, 4}), rnd({2, 4, 5}), rnd({5})}; }, 1e-4, 1e-5);
+  add("mv", [](const V& x) { return x[0].mv(x[1]); }, [] { return V{rnd({3, 4}), rnd({4})}; }, 1e-4, 1e-5);
+  // Shapes.
+  add("view, reshape, flatten", [](const V& x) { return x[0].view({6, 2}).reshape({3, 4}).t().flatten(); },
+      [] { return V{rnd({2, 6})}; });
+  add("squeeze, unsqueeze, transpose", [](const V& x) { return x[0].unsqueeze(0).transpose(1, 2).squeeze(0); },
+      [] { return V{rnd({3, 4})}; });
+  add("cat, stack", [](const V& x) { return torch::cat({x[0], x[1]}, 0).sum(1) + torch::stack({x[0], x[1]}).sum({0, 1}); },
+      [] { return V{rnd({3, 3}), rnd({3, 3})}; });
+  add("indexing and slicing",
+      [](const V& x) { return x[0].index({torch::indexing::Slice(1, 3), 0}) + x[0][2].sum(); },
+      [] { return V{rnd({4, 3})}; });
+  add("clone, contiguous", [](const V& x) { return x[0].t().contiguous().clone() * 2; }, [] { return V{rnd({2, 3})}; });
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("CUDA: every op in float32 agrees with the CPU backend, forward and backward", "[cuda]") {
+  for (const auto& c : cases()) {
+    INFO(c.name);
+    compare_devices(c, torch::kFloat);
+  }
+}
+
+TEST_CASE("CUDA: every op in float64 agrees with the CPU backend", "[cuda]") {
+  for (auto c : cases()) {
+    INFO(c.name);
+    c.rtol = 1e-10, c.atol = 1e-12;
+    compare_devices(c, torch::kDouble);
+  }
+}
+
+TEST_CASE("CUDA: gradcheck in float64 on the GPU", "[cuda][gradcheck]") {
+  for (const auto& c : cases()) {
+    INFO(c.name);
+    CHECK(gradcheck_on_gpu(c));
+  }
+}
+
+TEST_CASE("CUDA: large tensors take the multi-block kernels and cuBLAS", "[cuda]") {
+  torch::manual_seed(3);
+  Tensor big = torch::randn({1 << 20});  // a whole-tensor sum split over blocks
+  CHECK(agree(big.cuda().sum(), big.sum(), 1e-5, 1e-4));
+  Tensor wide = torch::randn({64, 4096});  // a bias gradient: a thread per output
+  CHECK(agree(wide.cuda().sum(0), wide.sum(0), 1e-5, 1e-5));
+  CHECK(agree(wide.cuda().sum(1), wide.sum(1), 1e-5, 1e-4));
+  Tensor a = torch::randn({300, 200}), b = torch::randn({200, 100});
+  CHECK(agree(a.cuda().mm(b.cuda()), a.mm(b), 1e-4, 1e-4));
+  CHECK(agree(b.t().cuda().mm(a.t().cuda()), b.t().mm(a.t()), 1e-4, 1e-4));
+  Tensor rows = torch::randn({1000, 700});
+  CHECK(agree(torch::softmax(rows.cuda(), 1), torch::softmax(rows, 1), 1e-5, 1e-7));
+  CHECK(agree(std::get<1>(rows.cuda().max(1)), std::get<1>(rows.max(1)), 0, 0));
+  Tensor li = torch::randint(-5, 5, {20, 30}, torch::kLong), lj = torch::randint(-5, 5, {30, 10}, torch::kLong);
+  CHECK(agree(li.cuda().mm(lj.cuda()), li.mm(lj), 0, 0));  // integer products: the plain kernel
+  CHECK(torch::equal(li.cuda(), li.cuda().clone()));
+  CHECK_FALSE(torch::equal(li.cuda(), (li + 1).cuda()));
+  CHECK(torch::empty({0}, torch::kCUDA).sum().item<float>() == 0);
+}
+
+TEST_CASE("CUDA: in-place ops and copies across devices", "[cuda]") {
+  Tensor x = torch::arange(6, torch::kFloat).reshape({2, 3}).cuda();
+  x.add_(1).mul_(2).sub_(torch::ones({3}).cuda()).div_(2);
+  x.t().copy_(torch::tensor({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}}));  // host to a strided device view
+  CHECK(agree(x, torch::tensor({{1.f, 3.f, 5.f}, {2.f, 4.f, 6.f}}), 0, 0));
+  x.clamp_(2, 5).pow_(2).exp_().zero_().fill_(1.5);
+  CHECK(x.sum().item<float>() == 9.0f);
+  x.relu_();
+  x += 1, x -= 0.5, x *= 2, x /= 4;
+  CHECK(x.cpu().allclose(torch::full({2, 3}, 1.0f)));
+  const int64_t before = x._version();
+  x.add_(1);
+  CHECK(x._version() == before + 1);
+  Tensor host = torch::empty({3, 2}, torch::kDouble);
+  host.t().copy_(x);  // device float to a strided host double view
+  CHECK(agree(host, torch::full({3, 2}, 2.0, torch::kDouble), 0, 0));
+}
+
+TEST_CASE("CUDA: devices as PyTorch has them", "[cuda]") {
+  Tensor a = torch::ones({2}, torch::kCUDA), b = torch::ones({2});
+  CHECK(a.is_cuda());
+  CHECK(c10::str(a.device()) == "cuda:0");
+  CHECK_THROWS_WITH(a + b, "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
+  CHECK_THROWS_WITH(b * a, "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
+  CHECK_THROWS_WITH(a.reshape({1, 2}).mm(b.reshape({2, 1})),
+                    "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
+  CHECK((a + torch::tensor(2.0f)).is_cuda());  // a CPU scalar tensor may join a GPU op, as in PyTorch
+  CHECK(c10::str(torch::tensor({1.f, 2.f}).cuda()) == "tensor([1., 2.], device='cuda:0')");
+  Tensor leaf = torch::tensor({1.f, 2.f}, torch::device(torch::kCUDA).requires_grad(true));
+  CHECK(c10::str(leaf) == "tensor([1., 2.], device='cuda:0', requires_grad=True)");
+  Tensor y = (leaf * leaf).sum();
+  CHECK(c10::str(y).find("device='cuda:0', grad_fn=<SumBackward0>") != std::string::npos);
+  y.backward();
+  CHECK(leaf.grad().is_cuda());
+  CHECK(leaf.grad().cpu().allclose(torch::tensor({2.f, 4.f})));
+  CHECK(y.item<float>() == 5.0f);
+  // A CPU leaf moved to the GPU: the copy is in the graph, the gradient comes home.
+  Tensor h = torch::tensor({3.0, 4.0}, torch::requires_grad());
+  Tensor d = h.to(torch::kCUDA);
+  CHECK(d.grad_fn()->name() == "ToCopyBackward0");
+  (d * d).sum().backward();
+  CHECK_FALSE(h.grad().is_cuda());
+  CHECK(h.grad().allclose(torch::tensor({6.0, 8.0})));
+  // A saved tensor changed in place: the same version error as on the CPU.
+  Tensor p = torch::ones({3}, torch::device(torch::kCUDA).requires_grad(true));
+  Tensor q = p.exp();
+  Tensor r = q.exp();
+  q.mul_(2);
+  CHECK_THROWS_WITH(r.sum().backward(), Catch::Contains("[CUDAFloatType [3]], which is output 0 of ExpBackward0, is at "
+                                                        "version 1; expected version 0 instead"));
+}
+
+TEST_CASE("CUDA: seeded randn and rand give the CPU's values on the GPU", "[cuda]") {
+  for (int64_t n : {5, 16, 100}) {
+    torch::manual_seed(42);
+    Tensor cpu_n = torch::randn({n}), cpu_u = torch::rand({n});
+    torch::manual_seed(42);
+    Tensor gpu_n = torch::randn({n}, torch::kCUDA), gpu_u = torch::rand({n}, torch::kCUDA);
+    CHECK(gpu_n.is_cuda());
+    CHECK(torch::equal(gpu_n.cpu(), cpu_n));
+    CHECK(torch::equal(gpu_u.cpu(), cpu_u));
+  }
+}
+
+TEST_CASE("CUDA: the default device moves factories to the GPU", "[cuda]") {
+  gradlab::TensorOptions::set_default_device(gradlab::Device(gradlab::DeviceType::CUDA, 0));
+  Tensor z = torch::zeros({2, 2}), t = torch::tensor({1.0f}), e = torch::eye(3), r = torch::randn({4});
+  Tensor i = torch::arange(5);
+  gradlab::TensorOptions::set_default_device(gradlab::Device(gradlab::DeviceType::CPU));
+  CHECK(z.is_cuda());
+  CHECK(t.is_cuda());
+  CHECK(e.is_cuda());
+  CHECK(r.is_cuda());
+  CHECK(i.is_cuda());
+  CHECK(e.sum().item<float>() == 3.0f);
+  CHECK_FALSE(torch::zeros({1}).is_cuda());
+}
