@@ -47,7 +47,7 @@ json number(double v) {
 
 json values_of(const torch::Tensor& t) {
   json out = json::array();
-  torch::Tensor c = t.detach().to(torch::kDouble).contiguous();
+  torch::Tensor c = t.detach().to(torch::kCPU, torch::kDouble).contiguous();
   const double* p = c.data_ptr<double>();
   const int64_t n = std::min<int64_t>(c.numel(), kMaxValues);
   for (int64_t i = 0; i < n; ++i) out.push_back(number(p[i]));
@@ -152,7 +152,8 @@ const torch::Tensor* find(const Lab::State& s, const std::string& name) {
 
 // Numerical against analytical Jacobian of f at a seeded double input, as
 // torch.autograd.gradcheck does it: central differences, one column per input
-// element; backward once per output element.
+// element; backward once per output element. The input lives on the run's
+// device (the GPU under --device cuda); the host reads and writes copies.
 json gradcheck(const std::function<torch::Tensor(const torch::Tensor&)>& f, const json& p) {
   std::vector<int64_t> shape = p.value("shape", std::vector<int64_t>{3});
   const double eps = p.value("eps", 1e-6), atol = p.value("atol", 1e-5), rtol = p.value("rtol", 1e-3);
@@ -165,24 +166,24 @@ json gradcheck(const std::function<torch::Tensor(const torch::Tensor&)>& f, cons
   const int64_t nx = x.numel(), ny = y.numel();
   std::vector<double> analytic(static_cast<size_t>(nx * ny), 0.0), numeric(analytic.size(), 0.0);
   for (int64_t j = 0; j < ny; ++j) {
-    torch::Tensor gy = torch::zeros({ny}, torch::dtype(torch::kDouble));
+    torch::Tensor gy = torch::zeros({ny}, torch::dtype(torch::kDouble).device(torch::kCPU));
     gy.data_ptr<double>()[j] = 1.0;
-    auto g = torch::autograd::grad({y}, {x}, {gy.reshape(y.sizes())}, /*retain_graph=*/true,
+    auto g = torch::autograd::grad({y}, {x}, {gy.reshape(y.sizes()).to(y.device())}, /*retain_graph=*/true,
                                    /*create_graph=*/false, /*allow_unused=*/true);
     if (!g[0].defined()) continue;
-    torch::Tensor gc = g[0].to(torch::kDouble).contiguous();
+    torch::Tensor gc = g[0].to(torch::kCPU, torch::kDouble).contiguous();
     for (int64_t i = 0; i < nx; ++i) analytic[static_cast<size_t>(i * ny + j)] = gc.data_ptr<double>()[i];
   }
   {
     torch::NoGradGuard no_grad;
-    torch::Tensor xv = x.detach().clone();
+    torch::Tensor xv = x.detach().to(torch::kCPU).clone();
     double* xp = xv.data_ptr<double>();
     for (int64_t i = 0; i < nx; ++i) {
       const double keep = xp[i];
       xp[i] = keep + eps;
-      torch::Tensor hi = f(xv).to(torch::kDouble).contiguous();
+      torch::Tensor hi = f(xv.to(x.device())).to(torch::kCPU, torch::kDouble).contiguous();
       xp[i] = keep - eps;
-      torch::Tensor lo = f(xv).to(torch::kDouble).contiguous();
+      torch::Tensor lo = f(xv.to(x.device())).to(torch::kCPU, torch::kDouble).contiguous();
       xp[i] = keep;
       for (int64_t j = 0; j < ny; ++j)
         numeric[static_cast<size_t>(i * ny + j)] = (hi.data_ptr<double>()[j] - lo.data_ptr<double>()[j]) / (2 * eps);
@@ -268,6 +269,24 @@ void Lab::function(const std::string& name, std::function<torch::Tensor(const to
   s_->functions[name] = std::move(f);
 }
 
+// `grade --device cuda`: every factory of the run defaults to the GPU, so
+// the exercise runs unchanged there. LibTorch 1.13's C++ API has no default
+// device to set; the grader never asks it to (it refuses that combination).
+namespace {
+void use_device(const std::string& device) {
+  if (device == "cpu") return;
+#ifdef GRADLAB_ENGINE
+  if (device == "cuda") {
+    if (!torch::cuda::is_available())
+      throw std::runtime_error("--device cuda, but the program sees no GPU (" + gradlab::cuda_status() + ")");
+    gradlab::TensorOptions::set_default_device(gradlab::Device(gradlab::DeviceType::CUDA, 0));
+    return;
+  }
+#endif
+  throw std::runtime_error("this program cannot run on device \"" + device + "\"");
+}
+}  // namespace
+
 // argv: <channel fd> <nonce> <request JSON>. The arguments are wiped before the
 // exercise runs, so the student's code does not find the channel through them.
 int harness_main(int argc, char** argv, void (*exercise)(Lab&)) {
@@ -294,6 +313,7 @@ int harness_main(int argc, char** argv, void (*exercise)(Lab&)) {
   json out;
   out["nonce"] = nonce;
   try {
+    use_device(request.value("device", "cpu"));
     exercise(lab);
     out["status"] = "ok";
   } catch (const std::bad_alloc&) {

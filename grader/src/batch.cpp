@@ -183,7 +183,8 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     std::string fingerprint;
   };
   std::map<std::string, Exercise> info;
-  const std::string grader_id = std::string("gradlab ") + GRADLAB_VERSION + "\n" + compiler_id() + "\n" + base.engine;
+  const std::string grader_id = std::string("gradlab ") + GRADLAB_VERSION + "\n" + compiler_id() + "\n" + base.engine +
+                                (base.device == "cpu" ? "" : "\n" + base.device);
   for (const auto& e : exercises) {
     const std::string rubric_text = read_file(course.rubric_path(e)).value_or("");
     if (rubric_text.empty()) throw std::invalid_argument("no exercise \"" + e + "\" in the course");

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "build.h"
+#include "gradlab/types.h"
 #include "checks.h"
 #include "config.h"
 #include "files.h"
@@ -73,15 +74,17 @@ struct Run {
   json snapshot;  // when info.status == "ok"
 };
 
-Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate) {
+Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate,
+                const std::string& device) {
   Run run;
   const std::string token = nonce();
-  json request = {{"probes", rubric.probes}};
+  json request = {{"probes", rubric.probes}, {"device", device}};
   SandboxSpec spec;
   spec.program = program;
   spec.args = {token, request.dump()};
   spec.limits = limits;
   spec.isolate = isolate;
+  spec.gpu = device == "cuda";
   SandboxOutcome o = run_sandboxed(spec);
   RunInfo& r = run.info;
   r.exit_code = o.exit_code;
@@ -160,6 +163,19 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
 
 // The reference solution's snapshot, cached beside its program: it changes
 // only when the solution, the toolchain or the probes change.
+// On the GPU, PyTorch prints a tensor as tensor([...], device='cuda:0'); the
+// reference's output, made on the CPU, has no such mark. Output checks
+// compare what is printed apart from it (the report keeps the real output).
+json without_device_marks(json snap) {
+  std::string out = snap.value("stdout", "");
+  for (const std::string mark : {", device='cuda:0'", ", device='cuda'"})
+    for (size_t at; (at = out.find(mark)) != std::string::npos;) out.erase(at, mark.size());
+  snap["stdout"] = out;
+  return snap;
+}
+
+// The reference always runs on the CPU: its values are the course's, and a
+// run on the GPU is judged against them within the rubric's tolerances.
 json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate) {
   const std::string key = sha256_hex(json(rubric.probes).dump()).substr(0, 16);
   const fs::path cached = fs::path(b.program).parent_path() / ("snapshot-" + key + ".json");
@@ -170,7 +186,7 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
       // a damaged cache entry: run again
     }
   }
-  Run ref = run_program(b.program, rubric, rubric.limits, isolate);
+  Run ref = run_program(b.program, rubric, rubric.limits, isolate, "cpu");
   if (ref.info.status != "ok")
     throw InternalError("the reference solution did not run cleanly (" + ref.info.status + "): " + ref.info.message +
                         (ref.info.stderr_text.empty() ? "" : "\n" + ref.info.stderr_text));
@@ -201,6 +217,8 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   res.max_score = rubric.max_points();
   res.engine = req.engine == "libtorch" ? "LibTorch (Debian libtorch-dev)" : std::string("gradlab ") + GRADLAB_VERSION;
   res.compiler = compiler_id();
+  res.device = req.device;
+  if (req.device == "cuda") res.gpu = gradlab::cuda_device_name(0);
 
   // The student's file and the reference build side by side: on a cold
   // cache this halves the wait.
@@ -230,10 +248,13 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   // The reference runs first only when its snapshot is not cached yet.
   json reference = reference_snapshot(rb, rubric, req.isolate);
   Limits limits = rubric.limits;
+  // Starting CUDA (driver, context, module loading) is not the student's
+  // time: a run on the GPU gets that much more.
+  if (req.device == "cuda") limits.cpu_seconds += 2, limits.wall_seconds += 5;
   // LibTorch maps several hundred MiB of libraries and thread pools before
   // main(): its address-space limit has to be larger.
   if (req.engine == "libtorch") limits.memory_mb = std::max(limits.memory_mb, 8192L);
-  Run student = run_program(sb.program, rubric, limits, req.isolate);
+  Run student = run_program(sb.program, rubric, limits, req.isolate, req.device);
   res.run = student.info;
   if (student.info.status != "ok") {
     res.verdict = "runtime_error";
@@ -242,7 +263,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   }
   res.warnings = student.snapshot.value("warnings", json::array());
   try {
-    res.checks = evaluate(rubric, student.snapshot, reference);
+    res.checks = evaluate(rubric, req.device == "cuda" ? without_device_marks(student.snapshot) : student.snapshot, reference);
   } catch (const std::logic_error& e) {
     throw InternalError(rubric.path + ": " + e.what());
   }

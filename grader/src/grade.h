@@ -22,6 +22,7 @@ struct GradeRequest {
   std::string cache_dir;
   bool isolate = true;
   std::string engine = "gradlab";  // the student's build: "gradlab" or "libtorch" (the reference always uses gradlab)
+  std::string device = "cpu";      // "cuda": factories default to the GPU, for the student and the reference alike
 };
 
 Result grade(const Rubric& rubric, const GradeRequest& req);

@@ -22,11 +22,8 @@
 #include "grade.h"
 #include "reports/result.h"
 #include "reports/writer.h"
+#include "gradlab/types.h"
 #include "sandbox.h"
-
-namespace torch::cuda {
-bool is_available();
-}
 
 namespace {
 
@@ -111,6 +108,17 @@ int main(int argc, char** argv) {
   base.cache_dir = cache_dir;
   base.isolate = !no_isolation;
   base.engine = engine;
+  base.device = device;
+  // Before anything is built: a run that cannot happen on the GPU must not
+  // end as a CPU run that looks like one.
+  if (device == "cuda" && engine == "libtorch")
+    return usage_error("--device cuda grades with gradlab's engine; LibTorch from Debian is a CPU build");
+  if (device == "cuda" && gradlab::cuda_device_count() == 0) {
+    std::cerr << "grade: --device cuda, but " << (gradlab::cuda_built() ? "no CUDA GPU is available here (" + gradlab::cuda_status() + ")"
+                                                                        : "this build of gradlab has no CUDA backend (CMake found no CUDA toolkit)")
+              << ". Grade on the CPU: leave out --device.\n";
+    return kExitNoDevice;
+  }
 
   try {
     if (*list) return list_exercises(std::cout, course, st);
@@ -156,11 +164,6 @@ int main(int argc, char** argv) {
     }
 
     if (exercise.empty()) return usage_error("which exercise? e.g. `grade exercise3` (`grade list` shows them all)");
-    if (device == "cuda" && !torch::cuda::is_available()) {
-      std::cerr << "grade: --device cuda, but no CUDA device is available on this machine (or this build has no CUDA "
-                   "backend). Grade on the CPU: leave out --device.\n";
-      return kExitNoDevice;
-    }
     if (engine == "libtorch" && !libtorch_available()) {
       std::cerr << "grade: --engine libtorch needs Debian's LibTorch, which this build did not find. Install it "
                    "(sudo apt-get install -y libtorch-dev), then run ./grade again so that it reconfigures.\n";
@@ -179,7 +182,6 @@ int main(int argc, char** argv) {
     if (!fs::is_regular_file(req.submission)) return usage_error("no such file: " + req.submission);
 
     Result r = grade(rubric, req);
-    r.device = device;
     const std::string dir = out_dir.empty() ? default_report_dir(req.submission, exercise) : out_dir;
     std::vector<std::unique_ptr<reports::Writer>> writers;
     writers.push_back(reports::json_writer());

@@ -1,5 +1,6 @@
 #include "sandbox.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -57,8 +59,22 @@ std::vector<std::string> bwrap_base() {
   return a;
 }
 
-std::vector<std::string> bwrap_prefix(const std::string& workdir, const std::string& program) {
+// The GPU as the CUDA driver finds it: its device files (/dev/nvidia0,
+// nvidiactl, nvidia-uvm, ...) and, read-only, /sys, where it reads the PCI
+// topology. /proc/driver/nvidia comes with the sandbox's own /proc.
+void gpu_binds(std::vector<std::string>& a) {
+  std::error_code ec;
+  std::vector<std::string> devs;
+  for (const auto& e : fs::directory_iterator("/dev", ec))
+    if (e.path().filename().string().rfind("nvidia", 0) == 0) devs.push_back(e.path().string());
+  std::sort(devs.begin(), devs.end());
+  for (const auto& d : devs) a.insert(a.end(), {"--dev-bind", d, d});
+  a.insert(a.end(), {"--ro-bind-try", "/sys", "/sys"});
+}
+
+std::vector<std::string> bwrap_prefix(const std::string& workdir, const std::string& program, bool gpu) {
   std::vector<std::string> a = bwrap_base();
+  if (gpu) gpu_binds(a);
   // The program, and the library it links (found by its rpath at the same path).
   // The seccomp filter (seccomp.h) waits on fd 3; bubblewrap applies it to
   // the program alone, after building the sandbox with the calls it forbids.
@@ -131,11 +147,12 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
 
   const bool isolate = spec.isolate && bubblewrap_usable();
   o.isolation = isolate ? "bubblewrap" : "rlimits";
-  std::vector<std::string> argv_s = isolate ? bwrap_prefix(workdir, spec.program) : std::vector<std::string>{spec.program};
+  std::vector<std::string> argv_s = isolate ? bwrap_prefix(workdir, spec.program, spec.gpu) : std::vector<std::string>{spec.program};
   argv_s.push_back(std::to_string(channel_fd));
   argv_s.insert(argv_s.end(), spec.args.begin(), spec.args.end());
   std::vector<std::string> env_s = {"PATH=/usr/bin:/bin", "HOME=" + std::string(isolate ? "/box" : workdir),
                                     "LANG=C.UTF-8", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1"};
+  if (spec.gpu) env_s.push_back("GRADLAB_CUDA_MEMORY_LIMIT_MB=" + std::to_string(spec.limits.memory_mb));
   auto argv = c_strings(argv_s);
   auto envp = c_strings(env_s);
   const std::string exe = argv_s[0];
@@ -188,9 +205,9 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     if (chdir(workdir.c_str()) != 0) _exit(126);
     struct rlimit cpu_rl{cpu, cpu + 1};  // SIGXCPU at the soft limit, SIGKILL one second later
     setrlimit(RLIMIT_CPU, &cpu_rl);
-    set_limit(RLIMIT_AS, static_cast<rlim_t>(L.memory_mb) << 20);
+    set_limit(spec.gpu ? RLIMIT_DATA : RLIMIT_AS, static_cast<rlim_t>(L.memory_mb) << 20);
     set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(L.output_kb) << 10);
-    set_limit(RLIMIT_NOFILE, 64);
+    set_limit(RLIMIT_NOFILE, spec.gpu ? 256 : 64);  // the driver opens a device file per GPU, and more
     set_limit(RLIMIT_CORE, 0);
     if (!isolate) {
       set_limit(RLIMIT_NPROC, static_cast<rlim_t>(L.processes));

@@ -18,6 +18,11 @@ struct SandboxSpec {
   Limits limits;
   bool isolate = true;  // use bubblewrap when it works here
   int channel_fd = 0;   // the channel's fd number in the program; 0: a random one from 10 to 49
+  // A run on the GPU (--device cuda): the NVIDIA device files are bound into
+  // the sandbox, and the memory limit caps data (RLIMIT_DATA) and GPU memory
+  // (the engine's allocator) instead of address space, because the CUDA
+  // driver reserves tens of GiB of addresses it never touches.
+  bool gpu = false;
 };
 
 struct SandboxOutcome {

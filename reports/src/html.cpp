@@ -132,7 +132,7 @@ std::string header(const Result& r) {
   fact("Graded", volatile_value(r.created));
   fact("Engine", h(r.engine));
   fact("Compiler", volatile_value(r.compiler));
-  fact("Device", h(r.device));
+  fact("Device", h(r.gpu.empty() ? r.device : r.device + " (" + r.gpu + ")"));
   return s + "</dl>\n</header>\n";
 }
 

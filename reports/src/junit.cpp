@@ -43,6 +43,7 @@ class JunitWriter : public Writer {
                                {"engine", r.engine},
                                {"device", r.device}})
       x += "      <property" + attr("name", k) + attr("value", v) + "/>\n";
+    if (!r.gpu.empty()) x += "      <property" + attr("name", "gpu") + attr("value", r.gpu) + "/>\n";
     x += "    </properties>\n";
     for (const auto& c : r.checks) {
       const std::string name = grader::shown_name(c);

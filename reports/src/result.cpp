@@ -85,6 +85,7 @@ json to_json(const Result& r) {
   j["engine"] = r.engine;
   j["compiler"] = r.compiler;
   j["device"] = r.device;
+  j["gpu"] = r.gpu.empty() ? json(nullptr) : json(r.gpu);
   j["seconds"] = r.total_seconds;
   j["created"] = r.created;
   return j;

@@ -101,9 +101,28 @@ run "no exercise" 64
 run "help" 0 --help
 has "help" "70  internal error"
 
-# --device cuda without a GPU: its own exit code and a clear message.
-run "no GPU" 69 exercise3 --device cuda
-has "no GPU" "no CUDA device is available"
+# --device cuda: without a GPU (no NVIDIA driver here), its own exit code and
+# a clear message before anything is built; with one, a real run that
+# records the device and the GPU's name (tests/grader/cuda_test.sh does more).
+if [ ! -e /dev/nvidiactl ]; then
+  run "no GPU" 69 exercise3 --device cuda --out "$scratch/no-gpu"
+  has "no GPU" "--device cuda, but"
+  has "no GPU" "Grade on the CPU: leave out --device."
+  [ ! -e "$scratch/no-gpu" ] || { echo "FAIL no GPU: a report folder was written"; failures=$((failures + 1)); }
+else
+  out=$("$grade" exercise3 --solution --device cuda --json --out "$scratch/gpu" 2>&1)
+  got=$?
+  if [ "$got" = 69 ]; then
+    has "no GPU (driver present, no CUDA backend or GPU)" "Grade on the CPU: leave out --device."
+  elif [ "$got" = 0 ]; then
+    has "GPU run" '"device": "cuda"'
+    lacks "GPU run" '"gpu": null'
+  else
+    echo "FAIL GPU run: exit $got"; failures=$((failures + 1))
+  fi
+fi
+run "GPU with LibTorch" 64 exercise3 --device cuda --engine libtorch
+has "GPU with LibTorch" "--device cuda grades with gradlab's engine"
 
 # --json prints the result model; the report's bytes do not depend on the run
 # apart from the documented volatile fields (timings, peak memory, the cache flag, the creation time).

@@ -66,6 +66,7 @@ struct Result {
   json warnings = json::array();
   std::vector<GraphView> graphs;  // drawn in report.html and as PNGs
   std::string engine, compiler, device = "cpu";
+  std::string gpu;  // the GPU's name when device is "cuda" (e.g. "NVIDIA H100 80GB HBM3")
   double total_seconds = 0;
   std::string created;  // when it was graded, ISO 8601 UTC (volatile)
 };
