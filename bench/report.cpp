@@ -42,11 +42,13 @@ int main(int argc, char** argv) {
     const std::map<std::string, double> target = {{"exercise3", 20}, {"rnn_cell", 20},       {"chain_10000", 20},
                                                   {"mlp_step", 1},   {"matmul_1024", 1}};
     std::printf("%-24s %12s %12s %9s %8s\n", "workload", "engine", "LibTorch", "speedup", "target");
-    double sgemm_gflops = 0, matmul_gflops = 0;
+    double sgemm_gflops = 0, matmul_gflops = 0, cublas_gflops = 0, gpu_matmul_gflops = 0;
     for (const auto& e : engine) {
       const std::string name = e["workload"];
       if (name == "openblas_sgemm_1024x3") sgemm_gflops = e.value("gflops", 0.0);
       if (name == "matmul_1024") matmul_gflops = e.value("gflops", 0.0);
+      if (name == "cublas_sgemm_4096x3") cublas_gflops = e.value("gflops", 0.0);
+      if (name == "matmul_4096") gpu_matmul_gflops = e.value("gflops", 0.0);
       const double es = e["median_s"];
       std::string lts = "-", ratio = "-", tgt = "-";
       if (lt.count(name)) {
@@ -61,12 +63,18 @@ int main(int argc, char** argv) {
         std::snprintf(b, sizeof b, ">=%gx", target.at(name));
         tgt = b;
       }
-      std::printf("%-24s %12s %12s %9s %8s\n", name.c_str(), human(es).c_str(), lts.c_str(), ratio.c_str(),
-                  tgt.c_str());
+      // Where each side ran, when it was not the CPU on both (the GPU workloads).
+      const std::string where = e.value("device", "cpu") == "cpu" ? "" : " (" + e.value("device", "") + " vs " +
+                                (lt.count(name) ? lt[name].value("device", "cpu") : "-") + ")";
+      std::printf("%-24s %12s %12s %9s %8s%s\n", name.c_str(), human(es).c_str(), lts.c_str(), ratio.c_str(),
+                  tgt.c_str(), where.c_str());
     }
     if (sgemm_gflops > 0 && matmul_gflops > 0)
       std::printf("matmul_1024 forward+backward runs at %.0f%% of OpenBLAS's own sgemm rate (target >= 90%%)\n",
                   100 * matmul_gflops / sgemm_gflops);
+    if (cublas_gflops > 0 && gpu_matmul_gflops > 0)
+      std::printf("matmul_4096 forward+backward on the GPU: %.0f GFLOP/s, %.0f%% of cuBLAS's own sgemm rate (%.0f GFLOP/s)\n",
+                  gpu_matmul_gflops, 100 * gpu_matmul_gflops / cublas_gflops, cublas_gflops);
     if (argc == 2) std::printf("(LibTorch not measured: install Debian's libtorch-dev for the ratios)\n");
   } catch (const std::exception& ex) {
     std::cerr << "bench_report: " << ex.what() << "\n";
