@@ -16,7 +16,9 @@ StorageImpl::~StorageImpl() {
 
 IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) {
   auto s = make_intrusive<StorageImpl>();
-  s->device = device;
+  // A tensor's device always has its index, as in PyTorch: torch::kCUDA
+  // means the current GPU, and the tensor is on cuda:0.
+  s->device = device.is_cuda() ? Device(DeviceType::CUDA, device.normalized()) : device;
   s->nbytes = nbytes;
   if (device.is_cpu() && nbytes <= StorageImpl::kInlineBytes) {
     s->data = s->inline_bytes;

@@ -156,7 +156,7 @@ std::vector<Case> cases() {
       [] { return V{rnd({2, 6})}; });
   add("squeeze, unsqueeze, transpose", [](const V& x) { return x[0].unsqueeze(0).transpose(1, 2).squeeze(0); },
       [] { return V{rnd({3, 4})}; });
-  add("cat, stack", [](const V& x) { return torch::cat({x[0], x[1]}, 0).sum(1) + torch::stack({x[0], x[1]}).sum({0, 1}); },
+  add("cat, stack", [](const V& x) { return torch::cat({x[0], x[1]}, 0).sum(0) + torch::stack({x[0], x[1]}).sum({0, 1}); },
       [] { return V{rnd({3, 3}), rnd({3, 3})}; });
   add("indexing and slicing",
       [](const V& x) { return x[0].index({torch::indexing::Slice(1, 3), 0}) + x[0][2].sum(); },
