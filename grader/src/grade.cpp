@@ -11,10 +11,10 @@
 #include <random>
 
 #include "build.h"
-#include "gradlab/types.h"
 #include "checks.h"
 #include "config.h"
 #include "files.h"
+#include "gradlab/types.h"
 #include "sandbox.h"
 #include "sha256.h"
 
@@ -161,19 +161,20 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   return run;
 }
 
-// The reference solution's snapshot, cached beside its program: it changes
-// only when the solution, the toolchain or the probes change.
 // On the GPU, PyTorch prints a tensor as tensor([...], device='cuda:0'); the
 // reference's output, made on the CPU, has no such mark. Output checks
 // compare what is printed apart from it (the report keeps the real output).
 json without_device_marks(json snap) {
-  std::string out = snap.value("stdout", "");
-  for (const std::string mark : {", device='cuda:0'", ", device='cuda'"})
-    for (size_t at; (at = out.find(mark)) != std::string::npos;) out.erase(at, mark.size());
-  snap["stdout"] = out;
+  const std::string in = snap.value("stdout", ""), mark = ", device='cuda:0'";
+  std::string out;
+  size_t from = 0;
+  for (size_t at; (at = in.find(mark, from)) != std::string::npos; from = at + mark.size()) out.append(in, from, at - from);
+  snap["stdout"] = out.append(in, from);
   return snap;
 }
 
+// The reference solution's snapshot, cached beside its program: it changes
+// only when the solution, the toolchain or the probes change.
 // The reference always runs on the CPU: its values are the course's, and a
 // run on the GPU is judged against them within the rubric's tolerances.
 json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate) {

@@ -22,7 +22,7 @@ struct GradeRequest {
   std::string cache_dir;
   bool isolate = true;
   std::string engine = "gradlab";  // the student's build: "gradlab" or "libtorch" (the reference always uses gradlab)
-  std::string device = "cpu";      // "cuda": factories default to the GPU, for the student and the reference alike
+  std::string device = "cpu";      // "cuda": the student's factories default to the GPU (the reference stays on the CPU)
 };
 
 Result grade(const Rubric& rubric, const GradeRequest& req);

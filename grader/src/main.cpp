@@ -20,9 +20,9 @@
 #include "console.h"
 #include "course.h"
 #include "grade.h"
+#include "gradlab/types.h"
 #include "reports/result.h"
 #include "reports/writer.h"
-#include "gradlab/types.h"
 #include "sandbox.h"
 
 namespace {

@@ -1,6 +1,5 @@
 #include "sandbox.h"
 
-#include <algorithm>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

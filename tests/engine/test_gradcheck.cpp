@@ -1,42 +1,11 @@
 // Finite-difference gradient checks (central differences in float64) for
 // every differentiable op, on random shapes with broadcasting.
+#include "gradcheck.h"
 #include "reference.h"
 
 using torch::Tensor;
 
 namespace {
-// Compares autograd's gradient of sum(f(inputs) * w) with central differences.
-bool gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, std::vector<Tensor> inputs, double eps = 1e-6,
-               double atol = 1e-5, double rtol = 1e-3) {
-  for (auto& t : inputs) t = t.detach().to(torch::kDouble).requires_grad_(true);
-  Tensor out = f(inputs);
-  Tensor w = torch::rand(out.sizes(), torch::dtype(torch::kDouble)) + 0.5;
-  (out * w).sum().backward();
-  for (auto& t : inputs) {
-    Tensor analytic = t.grad().defined() ? t.grad() : torch::zeros_like(t);
-    Tensor flat = t.detach().reshape({-1});
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      double* p = t.data_ptr<double>() + i;
-      const double orig = *p;
-      double fp, fm;
-      {
-        torch::NoGradGuard ng;
-        *p = orig + eps;
-        fp = (f(inputs) * w).sum().item<double>();
-        *p = orig - eps;
-        fm = (f(inputs) * w).sum().item<double>();
-        *p = orig;
-      }
-      const double numeric = (fp - fm) / (2 * eps);
-      const double a = analytic.reshape({-1})[i].item<double>();
-      if (std::abs(a - numeric) > atol + rtol * std::abs(numeric)) {
-        UNSCOPED_INFO("input element " << i << ": analytic " << a << " numeric " << numeric);
-        return false;
-      }
-    }
-  }
-  return true;
-}
 Tensor rnd(std::initializer_list<int64_t> s) { return torch::randn(s, torch::dtype(torch::kDouble)); }
 Tensor pos(std::initializer_list<int64_t> s) { return torch::rand(s, torch::dtype(torch::kDouble)) + 0.5; }
 using V = std::vector<Tensor>;

@@ -38,7 +38,7 @@ Tensor& fill_impl(Tensor& self, Scalar v, const char* name) {
 
 // x.index({... Tensor ...}): one advanced index (long positions or a bool mask).
 Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
-  Tensor flat_pos;
+  std::vector<int64_t> pos;
   int64_t span = 1;
   DimVector out_shape;
   for (int64_t d = 0; d < dim; ++d) out_shape.push_back(self.size(d));
@@ -49,28 +49,25 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
       GRADLAB_CHECK(index.size(k) == self.size(dim + k), "The shape of the mask ", index.sizes(), " at index ", k,
                     " does not match the shape of the indexed tensor ", self.sizes(), " at index ", dim + k);
     Tensor m = index.contiguous().reshape({-1}).to(Device(DeviceType::CPU));
-    std::vector<int64_t> pos;
     const bool* pm = m.data_ptr<bool>();
     for (int64_t i = 0; i < m.numel(); ++i)
       if (pm[i]) pos.push_back(i);
-    flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos),
-                      TensorOptions(ScalarType::Long).device(Device(DeviceType::CPU)));  // read on the host
     out_shape.push_back(static_cast<int64_t>(pos.size()));
   } else {
     GRADLAB_CHECK(is_integral(index.scalar_type(), false), "tensors used as indices must be long, int, byte or bool tensors");
     Tensor li = index.to(ScalarType::Long).contiguous().reshape({-1}).to(Device(DeviceType::CPU));
     const int64_t n = self.size(dim);
     int64_t* p = li.data_ptr<int64_t>();
-    std::vector<int64_t> pos;
     for (int64_t i = 0; i < li.numel(); ++i) {
       int64_t v = p[i];
       GRADLAB_CHECK(v >= -n && v < n, "index ", v, " is out of bounds for dimension ", dim, " with size ", n);
       pos.push_back(v < 0 ? v + n : v);
     }
-    flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos),
-                      TensorOptions(ScalarType::Long).device(Device(DeviceType::CPU)));  // read on the host
     for (auto s : index.sizes()) out_shape.push_back(s);
   }
+  // Flat positions along the indexed dims; read on the host, so kept on the CPU.
+  const Tensor flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos),
+                                 TensorOptions(ScalarType::Long).device(Device(DeviceType::CPU)));
   for (int64_t d = dim + span; d < self.dim(); ++d) out_shape.push_back(self.size(d));
   Tensor out;
   {
