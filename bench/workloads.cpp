@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ namespace {
 double g_sink = 0;  // keeps results alive so no work is optimised away
 std::string g_only;  // --only NAME: run one workload (for profiling)
 std::string g_device = "cpu";  // where the workloads being measured run
+long g_fixed = 0;  // --iterations N: run exactly N iterations, untimed (for callgrind and perf)
 
 // Median seconds per iteration over `batches` batches, each long enough
 // (>= min_batch_s) for the clock to be exact; one warm-up batch first.
@@ -35,6 +37,12 @@ void measure(const std::string& name, const std::function<void()>& iteration, do
              int batches = 11, double flops = 0) {
   if (!g_only.empty() && g_only != name) return;
   iteration();
+  if (g_fixed > 0) {
+    for (long i = 0; i < g_fixed; ++i) iteration();
+    std::printf("{\"workload\": \"%s\", \"device\": \"%s\", \"iterations\": %ld}\n", name.c_str(),
+                g_device.c_str(), g_fixed);
+    return;
+  }
   int per_batch = 1;
   for (;;) {
     const auto t0 = Clock::now();
@@ -95,8 +103,9 @@ int main(int argc, char** argv) {
     if (a == "--quick") quick = true;
     else if (a == "--big") big = true;
     else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
+    else if (a == "--iterations" && i + 1 < argc) g_fixed = std::atol(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--big] [--only WORKLOAD]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--big] [--only WORKLOAD] [--iterations N]\n", argv[0]);
       return 2;
     }
   }

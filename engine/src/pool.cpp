@@ -3,40 +3,16 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GRADLAB_NO_POOL 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GRADLAB_NO_POOL 1
-#endif
-#endif
-
 namespace gradlab::detail {
+
+__thread PoolState t_pool __attribute__((tls_model("initial-exec")));
 
 #ifndef GRADLAB_NO_POOL
 namespace {
-constexpr std::size_t kGranule = 32;
-constexpr std::size_t kClasses = 32;          // sizes up to 1 KiB
-constexpr std::size_t kMaxPerClass = 1 << 14;  // idle blocks kept per size class
-
-struct FreeBlock {
-  FreeBlock* next;
-};
-
-// Plain data, so that reaching it is a single TLS-relative load (no
-// per-access initialisation guard); the blocks are handed back to malloc by
-// a separate guard object, set up on the thread's first allocation.
-struct Pool {
-  FreeBlock* head[kClasses];
-  std::size_t count[kClasses];
-  bool armed;
-};
-__attribute__((tls_model("initial-exec"))) thread_local Pool t_pool;
-
 struct PoolReleaser {
   ~PoolReleaser() {
-    for (std::size_t c = 0; c < kClasses; ++c)
-      while (FreeBlock* b = t_pool.head[c]) {
+    for (std::size_t c = 0; c < kPoolClasses; ++c)
+      while (PoolBlock* b = t_pool.head[c]) {
         t_pool.head[c] = b->next;
         std::free(b);
       }
@@ -49,48 +25,29 @@ void arm() {
   (void)releaser;
   t_pool.armed = true;
 }
-
-std::size_t size_class(std::size_t n) { return (n + kGranule - 1) / kGranule - 1; }
 }  // namespace
 
-void* pool_alloc(std::size_t n) {
-  const std::size_t c = size_class(n);
-  if (c < kClasses) {
-    Pool& p = t_pool;
-    if (!p.armed) arm();
-    if (FreeBlock* b = p.head[c]) {
-      p.head[c] = b->next;
-      --p.count[c];
-      return b;
-    }
-    if (void* m = std::malloc((c + 1) * kGranule)) return m;
+// The list was empty (or the size is past the pool): a fresh block of the
+// class's full size, so that it can join the list when freed.
+void* pool_alloc_slow(std::size_t n) {
+  const std::size_t c = (n + kPoolGranule - 1) / kPoolGranule - 1;
+  if (c < kPoolClasses) {
+    if (!t_pool.armed) arm();
+    if (void* m = std::malloc((c + 1) * kPoolGranule)) return m;
     throw std::bad_alloc();
   }
   if (void* m = std::malloc(n)) return m;
   throw std::bad_alloc();
 }
 
-void pool_free(void* ptr, std::size_t n) noexcept {
-  if (!ptr) return;
-  const std::size_t c = size_class(n);
-  if (c < kClasses) {
-    Pool& p = t_pool;
-    if (p.armed && p.count[c] < kMaxPerClass) {
-      auto* b = static_cast<FreeBlock*>(ptr);
-      b->next = p.head[c];
-      p.head[c] = b;
-      ++p.count[c];
-      return;
-    }
-  }
-  std::free(ptr);
-}
+// Past the pool's size, a full list, or a thread that is exiting.
+void pool_free_slow(void* ptr, std::size_t) noexcept { std::free(ptr); }
 #else
-void* pool_alloc(std::size_t n) {
+void* pool_alloc_slow(std::size_t n) {
   if (void* m = std::malloc(n)) return m;
   throw std::bad_alloc();
 }
-void pool_free(void* p, std::size_t) noexcept { std::free(p); }
+void pool_free_slow(void* p, std::size_t) noexcept { std::free(p); }
 #endif
 
 }  // namespace gradlab::detail

@@ -104,8 +104,8 @@ const IntrusivePtr<TensorImpl>& Tensor::checked() const {
   return impl_;
 }
 
-int64_t Tensor::size(int64_t d) const { return impl()->sizes[static_cast<size_t>(wrap_dim(d, dim()))]; }
-int64_t Tensor::stride(int64_t d) const { return impl()->strides[static_cast<size_t>(wrap_dim(d, dim()))]; }
+int64_t Tensor::size_slow(int64_t d) const { return impl()->sizes[static_cast<size_t>(wrap_dim(d, dim()))]; }
+int64_t Tensor::stride_slow(int64_t d) const { return impl()->strides[static_cast<size_t>(wrap_dim(d, dim()))]; }
 TensorOptions Tensor::options() const { return TensorOptions().dtype(scalar_type()).device(device()); }
 
 std::string Tensor::toString() const {

@@ -11,12 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "gradlab/small_vector.h"
 #include "gradlab/tensor.h"
 
 namespace gradlab::autograd {
 
 using variable_list = std::vector<Tensor>;
-using edge_list = std::vector<Edge>;
+// LibTorch's edge_list is a std::vector; this one keeps two edges inline (an
+// op has one or two inputs) and converts to a std::vector where one is asked for.
+using edge_list = SmallVector<Edge, 2>;
 
 struct Edge {
   Edge() = default;
@@ -74,7 +77,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
  protected:
   edge_list next_edges_;
-  std::vector<InputMetadata> input_metadata_;
+  SmallVector<InputMetadata, 1> input_metadata_;  // ops have one output, mostly
   uint64_t sequence_nr_;
   bool is_accumulate_grad_ = false;
 };

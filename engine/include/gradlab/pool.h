@@ -4,13 +4,78 @@
 // for objects of this size (past its per-thread cache) costs more than the
 // arithmetic. Blocks freed on another thread simply join that thread's list.
 // Sanitizer builds bypass the pool so that use-after-free stays detectable.
+// The hit paths are inline: taking a block off a list is a few instructions,
+// and a call into the library would double them.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GRADLAB_NO_POOL 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRADLAB_NO_POOL 1
+#endif
+#endif
 
 namespace gradlab::detail {
 
-void* pool_alloc(std::size_t size);
-void pool_free(void* p, std::size_t size) noexcept;
+inline constexpr std::size_t kPoolGranule = 32;
+inline constexpr std::size_t kPoolClasses = 32;           // sizes up to 1 KiB
+inline constexpr std::uint32_t kPoolMaxPerClass = 1 << 14;  // idle blocks kept per size class
+
+struct PoolBlock {
+  PoolBlock* next;
+};
+// Plain data declared with __thread, so that reaching it is a single
+// TLS-relative load (an extern C++ thread_local goes through a wrapper call
+// in case it has a dynamic initialiser); `armed` says that the thread's
+// releaser, which hands the blocks back to malloc at thread exit, is set up.
+struct PoolState {
+  PoolBlock* head[kPoolClasses];
+  std::uint32_t count[kPoolClasses];
+  bool armed;
+};
+#if defined(__CUDACC__)
+extern __thread PoolState t_pool;  // nvcc's front end rejects the attribute on a declaration
+#else
+extern __thread PoolState t_pool __attribute__((tls_model("initial-exec")));
+#endif
+
+void* pool_alloc_slow(std::size_t size);
+void pool_free_slow(void* p, std::size_t size) noexcept;
+
+inline void* pool_alloc(std::size_t n) {
+#ifndef GRADLAB_NO_POOL
+  const std::size_t c = (n + kPoolGranule - 1) / kPoolGranule - 1;
+  if (c < kPoolClasses) {
+    PoolState& p = t_pool;
+    if (PoolBlock* b = p.head[c]) {
+      p.head[c] = b->next;
+      --p.count[c];
+      return b;
+    }
+  }
+#endif
+  return pool_alloc_slow(n);
+}
+
+inline void pool_free(void* ptr, std::size_t n) noexcept {
+#ifndef GRADLAB_NO_POOL
+  const std::size_t c = (n + kPoolGranule - 1) / kPoolGranule - 1;
+  if (ptr && c < kPoolClasses) {
+    PoolState& p = t_pool;
+    if (p.armed && p.count[c] < kPoolMaxPerClass) {
+      auto* b = static_cast<PoolBlock*>(ptr);
+      b->next = p.head[c];
+      p.head[c] = b;
+      ++p.count[c];
+      return;
+    }
+  }
+#endif
+  pool_free_slow(ptr, n);
+}
 
 // Adds class-specific operator new/delete that use the pool.
 #define GRADLAB_POOLED                                                                        \

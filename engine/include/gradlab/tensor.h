@@ -123,8 +123,16 @@ class Tensor {
   // --- metadata
   IntArrayRef sizes() const { return impl()->sizes; }
   IntArrayRef strides() const { return impl()->strides; }
-  int64_t size(int64_t dim) const;
-  int64_t stride(int64_t dim) const;
+  // In-range dims are read directly (shape code calls these in its inner
+  // loops); negative or out-of-range ones go through wrap_dim and its error.
+  int64_t size(int64_t dim) const {
+    const DimVector& s = impl()->sizes;
+    return static_cast<uint64_t>(dim) < s.size() ? s[static_cast<size_t>(dim)] : size_slow(dim);
+  }
+  int64_t stride(int64_t dim) const {
+    const DimVector& s = impl()->strides;
+    return static_cast<uint64_t>(dim) < s.size() ? s[static_cast<size_t>(dim)] : stride_slow(dim);
+  }
   int64_t dim() const { return static_cast<int64_t>(impl()->sizes.size()); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return impl()->numel; }
@@ -329,6 +337,8 @@ class Tensor {
 
  private:
   const IntrusivePtr<TensorImpl>& checked() const;
+  int64_t size_slow(int64_t dim) const;
+  int64_t stride_slow(int64_t dim) const;
   IntrusivePtr<TensorImpl> impl_;
 };
 

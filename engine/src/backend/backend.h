@@ -13,6 +13,8 @@ enum class Unary : uint8_t {
 enum class Binary : uint8_t {
   Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min,
   ReluGrad, /* b > 0 ? a : 0 (relu's backward: a is the gradient, b the result) */
+  TanhGrad, /* a * (1 - b*b), PyTorch's tanh_backward */
+  SigmoidGrad, /* a * (1 - b) * b, PyTorch's sigmoid_backward */
   Gt, Lt, Ge, Le, Eq, Ne, Count
 };
 

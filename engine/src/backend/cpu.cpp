@@ -31,8 +31,13 @@ template <class T, class F>
 void map_unary(const Tensor& out, const Tensor& in, F f) {
   T* o = ptr<T>(out);
   const T* i = ptr<T>(in);
-  if (out.numel() == 1) {  // the lessons' scalars: no loop set-up at all
+  const int64_t n = out.numel();
+  if (n == 1) {  // the lessons' scalars: no loop set-up at all
     *o = f(*i);
+    return;
+  }
+  if (in.numel() == n && out.is_contiguous() && in.is_contiguous()) {  // small tensors: no loop set-up either
+    for (int64_t k = 0; k < n; ++k) o[k] = f(i[k]);
     return;
   }
   StridedLoop<2>({&out, &in}).run([&](int64_t n, const auto& bs, const auto& s) {
@@ -51,9 +56,31 @@ void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   T* o = ptr<T>(out);
   const T* pa = ptr<T>(a);
   const T* pb = ptr<T>(b);
-  if (out.numel() == 1) {
+  const int64_t n = out.numel();
+  if (n == 1) {
     *o = f(*pa, *pb);
     return;
+  }
+  // Contiguous operands of the output's size, or a scalar beside one: a
+  // flat loop without the strided set-up, which costs more than the
+  // arithmetic for the lessons' small matrices.
+  if (out.is_contiguous()) {
+    const int64_t na = a.numel(), nb = b.numel();
+    const bool fa = na == n && a.is_contiguous(), fb = nb == n && b.is_contiguous();
+    if (fa && fb) {
+      for (int64_t k = 0; k < n; ++k) o[k] = f(pa[k], pb[k]);
+      return;
+    }
+    if (fa && nb == 1) {
+      const T y = *pb;
+      for (int64_t k = 0; k < n; ++k) o[k] = f(pa[k], y);
+      return;
+    }
+    if (na == 1 && fb) {
+      const T x = *pa;
+      for (int64_t k = 0; k < n; ++k) o[k] = f(x, pb[k]);
+      return;
+    }
   }
   StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
     T* po = o + bs[0];
@@ -165,6 +192,12 @@ class CpuBackend final : public Backend {
         using S = typename decltype(st)::type;
         D* o = ptr<D>(dst);
         const S* i = ptr<S>(src);
+        const int64_t n = dst.numel();
+        if (src.numel() == n && dst.is_contiguous() && src.is_contiguous()) {
+          if constexpr (std::is_same_v<D, S>) std::memcpy(o, i, static_cast<size_t>(n) * sizeof(D));
+          else for (int64_t k = 0; k < n; ++k) o[k] = static_cast<D>(i[k]);
+          return;
+        }
         StridedLoop<2>({&dst, &src}).run([&](int64_t n, const auto& b, const auto& s) {
           D* po = o + b[0];
           const S* pi = i + b[1];
@@ -183,6 +216,11 @@ class CpuBackend final : public Backend {
       using T = typename decltype(tag)::type;
       const T value = v.isFloatingPoint() ? static_cast<T>(v.toDouble()) : static_cast<T>(v.toLong());
       T* o = ptr<T>(dst);
+      if (dst.is_contiguous()) {
+        const int64_t n = dst.numel();
+        for (int64_t k = 0; k < n; ++k) o[k] = value;
+        return;
+      }
       StridedLoop<1>({&dst}).run([&](int64_t n, const auto& b, const auto& s) {
         for (int64_t k = 0; k < n; ++k) o[b[0] + k * s[0]] = value;
       });
@@ -257,6 +295,12 @@ class CpuBackend final : public Backend {
       if (n_out == 1) {
         Acc acc = 0;
         const T* pi = ptr<T>(in);
+        if (in.is_contiguous()) {
+          const int64_t n = in.numel();
+          for (int64_t k = 0; k < n; ++k) acc += static_cast<Acc>(pi[k]);
+          *ptr<T>(out) = static_cast<T>(acc);
+          return;
+        }
         StridedLoop<1>({&in}).run([&](int64_t n, const auto& bs, const auto& s) {
           const T* p = pi + bs[0];
           if (s[0] == 1) {

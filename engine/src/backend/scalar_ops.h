@@ -92,6 +92,8 @@ GRADLAB_HD T apply_binary(Binary op, T x, T y, T alpha) {
       }
       return x < y ? x : y;
     case Binary::ReluGrad: return y > T(0) ? x : T(0);
+    case Binary::TanhGrad: return static_cast<T>(x * static_cast<T>(T(1) - static_cast<T>(y * y)));
+    case Binary::SigmoidGrad: return static_cast<T>(static_cast<T>(x * static_cast<T>(T(1) - y)) * y);
     default: break;
   }
   return x;

@@ -45,7 +45,7 @@ class OpNode : public autograd::Node {
     autograd::impl::set_history(out, shared_from_this(), nr);
   }
 
-  std::vector<autograd::SavedVariable> saved;
+  SmallVector<autograd::SavedVariable, 2> saved;
   double scalar[2] = {0, 0};
   DimVector ints;       // dims, sizes: whatever the backward needs
   DimVector ints2;

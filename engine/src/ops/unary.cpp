@@ -62,15 +62,18 @@ variable_list neg_bw(OpNode&, Grads& g) { return {g[0].neg()}; }
 variable_list exp_bw(OpNode& n, Grads& g) { return {g[0] * saved_result(n)}; }
 // d ln x = 1/x
 variable_list log_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n))}; }
-// d tanh x = 1 - tanh²x
+// d tanh x = 1 - tanh²x. With create_graph the formula is recorded op by
+// op; otherwise one fused kernel, PyTorch's tanh_backward (same roundings).
 variable_list tanh_bw(OpNode& n, Grads& g) {
   Tensor y = saved_result(n);
-  return {g[0] * (1 - y * y)};
+  if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y * y)};
+  return {binary_kernel(backend::Binary::TanhGrad, g[0], y, g[0].scalar_type())};
 }
-// d σ(x) = σ(x)(1 - σ(x))
+// d σ(x) = σ(x)(1 - σ(x)), as PyTorch's sigmoid_backward: g·(1 - σ)·σ.
 variable_list sigmoid_bw(OpNode& n, Grads& g) {
   Tensor y = saved_result(n);
-  return {g[0] * ((1 - y) * y)};
+  if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y) * y};
+  return {binary_kernel(backend::Binary::SigmoidGrad, g[0], y, g[0].scalar_type())};
 }
 // d relu x = [relu x > 0]
 variable_list relu_bw(OpNode& n, Grads& g) {
