@@ -72,12 +72,20 @@ void check_defined(const Tensor& t, int arg, const char* name) {
 }
 
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
-  for (auto s : sizes)
-    GRADLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
   auto impl = make_intrusive<TensorImpl>();
-  impl->sizes = DimVector(sizes);
-  impl->strides = contiguous_strides(sizes);
-  impl->numel = numel_of(sizes);
+  // Sizes, contiguous strides and numel in one pass (this runs for every result).
+  const size_t nd = sizes.size();
+  impl->sizes.assign(sizes);
+  impl->strides.resize(nd);
+  int64_t stride = 1, numel = 1;
+  for (size_t d = nd; d-- > 0;) {
+    const int64_t s = sizes[d];
+    GRADLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+    impl->strides[d] = stride;
+    stride *= std::max<int64_t>(s, 1);
+    numel *= s;
+  }
+  impl->numel = numel;
   impl->dtype = dtype;
   impl->storage = allocate_storage(static_cast<size_t>(impl->numel) * element_size(dtype), device);
   impl->version = make_intrusive<VersionCounter>();
@@ -88,8 +96,8 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
 Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   auto impl = make_intrusive<TensorImpl>();
   const TensorImpl* s = src.unsafeGetTensorImpl();
-  impl->sizes = DimVector(sizes);
-  impl->strides = DimVector(strides);
+  impl->sizes.assign(sizes);
+  impl->strides.assign(strides);
   impl->numel = numel_of(sizes);
   impl->offset = offset;
   impl->dtype = s->dtype;

@@ -32,10 +32,15 @@ constexpr bool table_in_order() {
   return true;
 }
 static_assert(table_in_order(), "kDtypes must follow the order of ScalarType");
+constexpr bool sizes_agree() {
+  for (int i = 0; i < kNumScalarTypes; ++i)
+    if (kDtypes[i].size != element_size(kDtypes[i].type)) return false;
+  return true;
+}
+static_assert(sizes_agree(), "element_size (types.h) must agree with kDtypes");
 const DtypeInfo& info(ScalarType t) { return kDtypes[static_cast<int>(t)]; }
 }  // namespace
 
-size_t element_size(ScalarType t) { return info(t).size; }
 bool is_floating(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
 bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Int || t == ScalarType::Long || (include_bool && t == ScalarType::Bool);

@@ -70,9 +70,17 @@ class IntrusivePtr {
   T* p_ = nullptr;
 };
 
+// Without arguments the object is default-initialised (`new T`, not
+// `new T()`): every field has its own initialiser, and value-initialisation
+// would first zero the whole object, inline buffers included, which costs
+// more than the rest of making a scalar tensor.
 template <class T, class... Args>
 IntrusivePtr<T> make_intrusive(Args&&... args) {
-  return IntrusivePtr<T>(new T(std::forward<Args>(args)...));
+  if constexpr (sizeof...(Args) == 0) {
+    return IntrusivePtr<T>(new T);
+  } else {
+    return IntrusivePtr<T>(new T(std::forward<Args>(args)...));
+  }
 }
 
 }  // namespace gradlab

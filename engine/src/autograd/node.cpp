@@ -4,12 +4,14 @@
 #include "gradlab/autograd.h"
 #include "ops/ops_internal.h"
 
+namespace gradlab::detail {
+__thread ModeFlags t_modes __attribute__((tls_model("initial-exec")));
+}  // namespace gradlab::detail
+
 namespace gradlab::autograd {
 
 namespace {
 thread_local uint64_t t_next_sequence_nr = 0;
-thread_local bool t_grad_enabled = true;
-thread_local bool t_inference = false;
 bool g_anomaly = false;
 }  // namespace
 
@@ -162,18 +164,16 @@ void SavedVariable::steal_graph_refs(std::vector<std::shared_ptr<Node>>& out) {
 }
 
 // ------------------------------------------------------------ modes
-bool GradMode::is_enabled() { return t_grad_enabled; }
-void GradMode::set_enabled(bool e) { t_grad_enabled = e; }
 
-InferenceMode::InferenceMode(bool enabled) : prev_inference_(t_inference), prev_grad_(t_grad_enabled) {
-  t_inference = enabled;
-  if (enabled) t_grad_enabled = false;
+InferenceMode::InferenceMode(bool enabled)
+    : prev_inference_(::gradlab::detail::t_modes.inference), prev_grad_(GradMode::is_enabled()) {
+  ::gradlab::detail::t_modes.inference = enabled;
+  if (enabled) GradMode::set_enabled(false);
 }
 InferenceMode::~InferenceMode() {
-  t_inference = prev_inference_;
-  t_grad_enabled = prev_grad_;
+  ::gradlab::detail::t_modes.inference = prev_inference_;
+  GradMode::set_enabled(prev_grad_);
 }
-bool InferenceMode::is_enabled() { return t_inference; }
 
 DetectAnomalyGuard::DetectAnomalyGuard() : prev_(g_anomaly) {
   warn({"operator()", "./torch/csrc/autograd/anomaly_mode.cpp", 26}, msg::kAnomalyWarn);

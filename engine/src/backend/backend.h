@@ -29,6 +29,11 @@ struct Backend {
   virtual void fill(const Tensor& dst, Scalar v) = 0;
   virtual void unary(Unary op, const Tensor& out, const Tensor& in, double a, double b) = 0;
   virtual void binary(Binary op, const Tensor& out, const Tensor& a, const Tensor& b, double alpha) = 0;
+  // out = a op s for a number s (not a comparison), a already of out's dtype:
+  // s converts to that dtype as a wrapped number would. The default wraps s
+  // in a 0-d tensor and calls binary(); the CPU backend skips the wrapping,
+  // which costs more than the arithmetic on the lessons' scalars.
+  virtual void binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha);
   // where(cond, a, b)
   virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
   // Sums `in` into `out`, whose shape is in's with the reduced dims kept as 1.
@@ -41,8 +46,15 @@ struct Backend {
   virtual bool equal(const Tensor& a, const Tensor& b) = 0;
 };
 
-Backend& cpu();
-Backend& for_device(Device d);
+Backend& cpu_instance();
+// Inline, as every op asks: the CPU case is a guarded static; other devices
+// (and their errors) are in for_other_device.
+inline Backend& cpu() {
+  static Backend& b = cpu_instance();
+  return b;
+}
+Backend& for_other_device(Device d);
+inline Backend& for_device(Device d) { return d.is_cpu() ? cpu() : for_other_device(d); }
 inline Backend& of(const Tensor& t) { return for_device(t.device()); }
 // The CUDA backend (engine/src/backend/cuda), or null when this build has
 // none or no GPU is present; cuda_stub.cpp stands in when CUDA is not built.

@@ -271,6 +271,26 @@ class CpuBackend final : public Backend {
     });
   }
 
+  void binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha) override {
+    if (!(out.is_contiguous() && a.is_contiguous() && a.numel() == out.numel()) || out.scalar_type() == ScalarType::Bool) {
+      Backend::binary_scalar(op, out, a, s, alpha);
+      return;
+    }
+    dispatch_all(out.scalar_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (!std::is_same_v<T, bool>) {
+        // The number as a wrapped 0-d tensor of its default dtype would hold it, then converted.
+        const T y = s.isFloatingPoint() ? static_cast<T>(s.toDouble()) : static_cast<T>(s.toLong());
+        T* o = ptr<T>(out);
+        const T* pa = ptr<T>(a);
+        const int64_t n = out.numel();
+        with_binary<T>(op, static_cast<T>(alpha), [&](auto f) {
+          for (int64_t k = 0; k < n; ++k) o[k] = f(pa[k], y);
+        });
+      }
+    });
+  }
+
   void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override {
     dispatch_all(out.scalar_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -441,12 +461,12 @@ class CpuBackend final : public Backend {
 };
 }  // namespace
 
-Backend& cpu() {
+Backend& cpu_instance() {
   static CpuBackend b;
   return b;
 }
 
-Backend& for_device(Device d) {
+Backend& for_other_device(Device d) {
   if (d.is_cpu()) return cpu();
   Backend* b = cuda_backend();
   if (!b) {

@@ -140,7 +140,14 @@ Tensor& inplace_scalar(Tensor& self, Binary k, Scalar s, double alpha, const cha
 Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* name, OpNode::BackwardFn bw,
                  double saved) {
   check_defined(a, 0, "self");
-  Tensor out = binary_kernel(k, a, wrap(s, a), result_type(a, s), alpha);
+  const ScalarType type = result_type(a, s);
+  Tensor out;
+  if (a.scalar_type() == type) {  // no conversion of a: the number goes straight to the kernel
+    out = new_empty(a.sizes(), type, a.device());
+    backend::of(a).binary_scalar(k, out, a, s, alpha);
+  } else {
+    out = binary_kernel(k, a, wrap(s, a), type, alpha);
+  }
   if (auto fn = record(name, {&a}, bw)) {
     fn->scalar[0] = saved;
     fn->finish(out);

@@ -119,6 +119,13 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   return out;
 }
 
+void backend::Backend::binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha) {
+  Tensor wrapped = new_empty({}, s.default_type(), a.device());
+  fill(wrapped, s);
+  Tensor b = wrapped.scalar_type() == out.scalar_type() ? wrapped : wrapped.to(out.scalar_type());
+  binary(op, out, a, b, alpha);
+}
+
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype) {
   Tensor t = new_empty({}, dtype, like.device());
   backend::of(t).fill(t, s);

@@ -12,14 +12,31 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
                 a.device().is_cuda() ? a.device().str() : b.device().str(), " and cpu!");
 }
 
+Tensor gemm_out(const Tensor& a, const Tensor& b) {
+  Tensor out = new_empty({a.size(0), b.size(1)}, a.scalar_type(), a.device());
+  backend::of(a).gemm(out, a, b, 0);
+  return out;
+}
+// A matrix's transpose as a bare header over the same memory.
+Tensor transposed(const Tensor& m) {
+  return alias_with_geometry(m, {m.size(1), m.size(0)}, {m.stride(1), m.stride(0)}, m.storage_offset());
+}
+
 // d(AB) = (G Bᵀ, Aᵀ G)
 variable_list mm_bw(OpNode& n, Grads& g) {
   variable_list r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
-  if (n.should_compute_output(0)) r[0] = g[0].mm(b.t());
-  if (n.should_compute_output(1)) r[1] = a.t().mm(g[0]);
+  if (autograd::GradMode::is_enabled()) {  // create_graph: the products are recorded
+    if (n.should_compute_output(0)) r[0] = g[0].mm(b.t());
+    if (n.should_compute_output(1)) r[1] = a.t().mm(g[0]);
+    return r;
+  }
+  // Otherwise straight to the kernel, through transposed headers (no view
+  // bookkeeping: they never leave this function).
+  if (n.should_compute_output(0)) r[0] = gemm_out(g[0], transposed(b));
+  if (n.should_compute_output(1)) r[1] = gemm_out(transposed(a), g[0]);
   return r;
 }
 // d(Av) = (g vᵀ, Aᵀ g)
@@ -59,11 +76,6 @@ void save_pair(OpNode& fn, const Tensor& a, const Tensor& b) {
   if (fn.should_compute_output(0)) fn.save(b);
 }
 
-Tensor gemm_out(const Tensor& a, const Tensor& b) {
-  Tensor out = new_empty({a.size(0), b.size(1)}, a.scalar_type(), a.device());
-  backend::of(a).gemm(out, a, b, 0);
-  return out;
-}
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {

@@ -39,7 +39,9 @@ Tensor sum_kernel(const Tensor& a, const DimVector& dims, bool keepdim, ScalarTy
 // d sum = 1, broadcast back over the reduced dims
 variable_list sum_bw(OpNode& n, Grads& g) {
   Tensor grad = g[0];
-  if (!n.flag) {  // keepdim was false: put the reduced dims back as 1
+  // keepdim was false: put the reduced dims back as 1. A 0-d gradient (a sum
+  // over everything) expands as it is.
+  if (!n.flag && grad.dim() > 0) {
     for (auto d : n.ints2) grad = grad.unsqueeze(d);
   }
   return {grad.expand(n.ints)};
