@@ -15,6 +15,7 @@ enum class Binary : uint8_t {
   ReluGrad, /* b > 0 ? a : 0 (relu's backward: a is the gradient, b the result) */
   TanhGrad, /* a * (1 - b*b), PyTorch's tanh_backward */
   SigmoidGrad, /* a * (1 - b) * b, PyTorch's sigmoid_backward */
+  PowGrad, /* a * (b^(alpha-1) * alpha): pow(x, alpha)'s backward, a the gradient, b = x */
   Gt, Lt, Ge, Le, Eq, Ne, Count
 };
 

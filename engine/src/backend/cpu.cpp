@@ -264,6 +264,8 @@ class CpuBackend final : public Backend {
             o[bs[0] + k * s[0]] = (op == Binary::Mul || op == Binary::Min) ? (x && y) : (x || y);
           }
         });
+      } else if (op == Binary::PowGrad) {  // the exponent stays a double, as in the forward
+        map_binary<T>(out, a, b, [alpha](T g, T x) { return pow_grad<T>(g, x, alpha); });
       } else {
         const T al = static_cast<T>(alpha);
         with_binary<T>(op, al, [&](auto f) { map_binary<T>(out, a, b, f); });

@@ -63,6 +63,15 @@ GRADLAB_HD T apply_unary(Unary op, T x, double a, double b) {
   return x;
 }
 
+// pow(x, e)'s backward with the roundings of its formula step by step,
+// g * (x.pow(e - 1) * e): the power (as the forward computes powers), then
+// the product with e in T, then with the gradient.
+template <class T>
+GRADLAB_HD T pow_grad(T g, T x, double e) {
+  const T p = apply_unary<T>(Unary::Pow, x, e - 1, 0);
+  return static_cast<T>(g * static_cast<T>(p * static_cast<T>(e)));
+}
+
 template <class T>
 GRADLAB_HD T apply_binary(Binary op, T x, T y, T alpha) {
   switch (op) {
@@ -94,6 +103,7 @@ GRADLAB_HD T apply_binary(Binary op, T x, T y, T alpha) {
     case Binary::ReluGrad: return y > T(0) ? x : T(0);
     case Binary::TanhGrad: return static_cast<T>(x * static_cast<T>(T(1) - static_cast<T>(y * y)));
     case Binary::SigmoidGrad: return static_cast<T>(static_cast<T>(x * static_cast<T>(T(1) - y)) * y);
+    case Binary::PowGrad: return pow_grad<T>(x, y, static_cast<double>(alpha));
     default: break;
   }
   return x;

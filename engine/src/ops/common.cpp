@@ -101,6 +101,14 @@ Tensor as_type(const Tensor& t, ScalarType s) { return t.scalar_type() == s ? t 
 }  // namespace
 
 Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, ScalarType out_type, double alpha) {
+  // The common case first: operands of the result's dtype, on the CPU, of
+  // the same shape (no broadcasting, no conversion, nothing to decide).
+  if (a.scalar_type() == out_type && b.scalar_type() == out_type && a.device().is_cpu() && b.device().is_cpu() &&
+      a.sizes().equals(b.sizes()) && op < backend::Binary::Gt) {
+    Tensor out = new_empty(a.sizes(), out_type, a.device());
+    backend::cpu().binary(op, out, a, b, alpha);
+    return out;
+  }
   if (a.device() != b.device() && !(b.dim() == 0 && b.device().is_cpu()) && !(a.dim() == 0 && a.device().is_cpu()))
     throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
                         a.device().is_cuda() ? a.device().str() : b.device().str(), " and cpu!"));

@@ -114,7 +114,8 @@ variable_list pow_bw(OpNode& n, Grads& g) {
   const double a = n.scalar[0];
   Tensor x = saved_self(n);
   if (a == 0.0) return {zeros_like(x)};
-  return {g[0] * (x.pow(a - 1) * a)};
+  if (autograd::GradMode::is_enabled()) return {g[0] * (x.pow(a - 1) * a)};  // create_graph: recorded
+  return {binary_kernel(backend::Binary::PowGrad, g[0], x, g[0].scalar_type(), a)};  // one fused kernel
 }
 // d clamp(x, lo, hi) = [lo <= x <= hi]
 variable_list clamp_bw(OpNode& n, Grads& g) {
