@@ -65,9 +65,7 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual void release_variables() {}
   // Whether release_variables() freed anything a later apply() needs.
   virtual bool has_saved_variables() const { return false; }
-  // Moves out the last references this node holds to other nodes through
-  // its saved tensors, so a graph is destroyed iteratively, not recursively.
-  virtual void steal_saved_graph_refs(std::vector<std::shared_ptr<Node>>& /*out*/) {}
+
   bool is_accumulate_grad() const { return is_accumulate_grad_; }
 
   variable_list operator()(variable_list&& grads) { return apply(std::move(grads)); }
@@ -115,9 +113,9 @@ class SavedVariable {
   Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
   void reset_data();
   bool defined() const { return was_defined_; }
-  // Hands over the graph reference this saved tensor holds, if it is the only
-  // one left, so that destroying a long chain stays iterative.
-  void steal_graph_refs(std::vector<std::shared_ptr<Node>>& out);
+  // Hands the graph reference this saved tensor holds, if it is the only one
+  // left, to defer_node_release, so that destroying a long chain stays iterative.
+  void steal_graph_refs();
 
  private:
   Tensor data_;
@@ -175,12 +173,15 @@ class DetectAnomalyGuard {
   bool prev_;
 };
 
-// Makes a node's shared_ptr with a deleter that frees long chains iteratively.
-std::shared_ptr<Node> adopt_node(Node* n);
+// Makes a node and its shared_ptr's control block in one block from the
+// pool. (Long chains are still freed iteratively: see Node::~Node.)
 template <class T, class... Args>
 std::shared_ptr<T> make_node(Args&&... args) {
-  return std::static_pointer_cast<T>(adopt_node(new T(std::forward<Args>(args)...)));
+  return std::allocate_shared<T>(detail::PoolAllocator<T>(), std::forward<Args>(args)...);
 }
+// Destructors of nodes that keep other nodes alive through saved tensors
+// hand those references over here, so that freeing a graph never recurses.
+void defer_node_release(std::shared_ptr<Node>&& fn);
 
 namespace impl {
 // The edge a gradient for `t` must flow into: its grad_fn, or its leaf's AccumulateGrad.

@@ -17,7 +17,6 @@ bool g_anomaly = false;
 
 Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
 Node::Node(uint64_t seq) : sequence_nr_(seq) {}
-Node::~Node() = default;
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   input_metadata_.push_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()});
@@ -25,49 +24,32 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
 }
 
 // Destroying the last reference to the head of a long chain would recurse
-// once per node; instead each node's outgoing references are moved onto an
-// explicit stack when this is the last owner of them.
+// once per node. Instead a dying node moves the references it is the last
+// owner of (its edges, and through subclasses its saved tensors' nodes) onto
+// a per-thread list; the outermost destructor on the thread empties the list,
+// and the destructors that this runs only add to it.
 namespace {
-void steal_children(Node* n, std::vector<std::shared_ptr<Node>>& stack) {
-  for (auto& e : n->mutable_next_edges())
-    if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
-  n->steal_saved_graph_refs(stack);
-}
-
-// One work list per thread, reused: releasing a node can release more nodes
-// (through the tensors it saved), and those re-entrant calls only queue their
-// root here for the outermost call to process.
 struct Reaper {
-  std::vector<std::shared_ptr<Node>> stack;
-  std::vector<Node*> roots;
+  std::vector<std::shared_ptr<Node>> pending;
   bool active = false;
 };
 thread_local Reaper t_reaper;
-
-void delete_node(Node* root) {
-  Reaper& r = t_reaper;
-  r.roots.push_back(root);
-  if (r.active) return;
-  r.active = true;
-  while (!r.roots.empty() || !r.stack.empty()) {
-    if (!r.roots.empty()) {
-      Node* n = r.roots.back();
-      r.roots.pop_back();
-      steal_children(n, r.stack);
-      delete n;
-      continue;
-    }
-    std::shared_ptr<Node> n = std::move(r.stack.back());
-    r.stack.pop_back();
-    if (n.use_count() == 1) steal_children(n.get(), r.stack);
-    n.reset();
-  }
-  r.active = false;
-}
 }  // namespace
 
-std::shared_ptr<Node> adopt_node(Node* n) {
-  return std::shared_ptr<Node>(n, delete_node, detail::PoolAllocator<Node>());
+void defer_node_release(std::shared_ptr<Node>&& fn) { t_reaper.pending.push_back(std::move(fn)); }
+
+Node::~Node() {
+  Reaper& r = t_reaper;
+  for (auto& e : next_edges_)
+    if (e.function && e.function.use_count() == 1) r.pending.push_back(std::move(e.function));
+  if (r.active) return;
+  r.active = true;
+  while (!r.pending.empty()) {
+    std::shared_ptr<Node> n = std::move(r.pending.back());
+    r.pending.pop_back();
+    n.reset();  // may run other nodes' destructors, which only add to the list
+  }
+  r.active = false;
 }
 
 // ------------------------------------------------------------ AccumulateGrad
@@ -157,10 +139,10 @@ void SavedVariable::reset_data() {
   grad_fn_.reset();
 }
 
-void SavedVariable::steal_graph_refs(std::vector<std::shared_ptr<Node>>& out) {
+void SavedVariable::steal_graph_refs() {
   if (!data_.defined() || data_.use_count() != 1) return;
   auto& fn = data_.unsafeGetTensorImpl()->grad_fn;
-  if (fn && fn.use_count() == 1) out.push_back(std::move(fn));
+  if (fn && fn.use_count() == 1) defer_node_release(std::move(fn));
 }
 
 // ------------------------------------------------------------ modes

@@ -23,7 +23,7 @@ bool needs_grad(TensorList inputs) {
 
 namespace {
 std::shared_ptr<OpNode> new_op_node(const char* name, OpNode::BackwardFn fn) {
-  return std::static_pointer_cast<OpNode>(autograd::adopt_node(new OpNode(name, fn)));
+  return autograd::make_node<OpNode>(name, fn);
 }
 Edge edge_of(const Tensor& t) {
   if (!t.defined() || !t.requires_grad()) return Edge();
@@ -243,7 +243,7 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode>& fn) {
   // In-place through a view of a tensor in the graph: the base's history
   // becomes CopySlices(base's old history, fn), and the view reads from it.
   Tensor base(impl->base);
-  auto cs = std::static_pointer_cast<OpNode>(autograd::adopt_node(new OpNode("torch::autograd::CopySlices", copy_slices_backward)));
+  auto cs = autograd::make_node<OpNode>("torch::autograd::CopySlices", copy_slices_backward);
   auto& edges = cs->mutable_next_edges();
   edges.push_back(autograd::impl::gradient_edge(base));
   for (size_t i = 1; i < fn->next_edges().size(); ++i) edges.push_back(fn->next_edges()[i]);
@@ -255,7 +255,7 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode>& fn) {
   fn->add_input_metadata(self);
   autograd::impl::rebase_history(base, cs);
 
-  auto as = std::static_pointer_cast<OpNode>(autograd::adopt_node(new OpNode("AsStridedBackward0", as_strided_backward)));
+  auto as = autograd::make_node<OpNode>("AsStridedBackward0", as_strided_backward);
   as->mutable_next_edges().push_back(autograd::Edge(cs, 0));
   as->ints = DimVector(self.sizes());
   as->ints2 = DimVector(base.sizes());

@@ -25,7 +25,6 @@ class OpNode : public autograd::Node {
  public:
   using BackwardFn = variable_list (*)(OpNode& self, Grads& grads);
   OpNode(const char* name, BackwardFn fn) : name_(name), fn_(fn) {}
-  GRADLAB_POOLED
   std::string name() const override { return name_; }
   variable_list apply(variable_list&& grads) override { return fn_(*this, grads); }
   void release_variables() override {
@@ -33,8 +32,10 @@ class OpNode : public autograd::Node {
     if (saved_fn) saved_fn->release_variables();
   }
   bool has_saved_variables() const override { return !saved.empty(); }
-  void steal_saved_graph_refs(std::vector<std::shared_ptr<autograd::Node>>& out) override {
-    for (auto& s : saved) s.steal_graph_refs(out);
+  // The saved tensors' references to their nodes go to the engine's release
+  // list before the members die (see Node::~Node).
+  ~OpNode() override {
+    for (auto& s : saved) s.steal_graph_refs();
   }
 
   void save(const Tensor& t, bool is_output = false) { saved.emplace_back(t, is_output); }
