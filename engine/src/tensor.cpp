@@ -215,7 +215,7 @@ void Tensor::retain_grad() const {
   if (!requires_grad()) throw Error("can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf() || impl_->retains_grad) return;
   impl_->retains_grad = true;
-  impl_->retain_slot = std::make_shared<RetainSlot>(RetainSlot{impl_.get()});
+  impl_->retain_slot = std::allocate_shared<RetainSlot>(detail::PoolAllocator<RetainSlot>(), RetainSlot{impl_.get()});
   impl_->grad_fn->retain_hooks.emplace_back(impl_->output_nr, impl_->retain_slot);
 }
 
@@ -235,8 +235,9 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
   if (create_graph) {
     warn({"operator()", "./torch/csrc/autograd/engine.cpp", 1059}, msg::kCreateGraphCycle);
   }
-  autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
-                     retain_graph, create_graph, inputs.value_or(std::vector<Tensor>{}));
+  // Views of this tensor and its gradient: no lists are built for the common case.
+  autograd::backward_impl(TensorList(*this), gradient.defined() ? TensorList(gradient) : TensorList(), retain_graph,
+                          create_graph, inputs ? TensorList(*inputs) : TensorList());
 }
 
 Tensor Tensor::tensor_data() const {

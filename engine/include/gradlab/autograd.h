@@ -197,6 +197,9 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
 void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
               std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
               const variable_list& inputs = {});
+// backward over views of the lists (what Tensor::backward calls).
+void backward_impl(TensorList tensors, TensorList grad_tensors, std::optional<bool> retain_graph, bool create_graph,
+                   TensorList inputs);
 variable_list grad(const variable_list& outputs, const variable_list& inputs,
                    const variable_list& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
                    bool create_graph = false, bool allow_unused = false);

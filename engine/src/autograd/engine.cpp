@@ -175,8 +175,8 @@ void run_retain_hooks(Node* n, const variable_list& inputs) {
   }
 }
 
-variable_list run(const variable_list& roots, const variable_list& root_grads, bool keep_graph, bool create_graph,
-                  const variable_list& inputs, bool accumulate_into_grad, bool allow_unused) {
+variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool create_graph, TensorList inputs,
+                  bool accumulate_into_grad, bool allow_unused) {
   // 1. root edges and their gradients
   edge_list root_edges;
   variable_list grads;
@@ -351,6 +351,11 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, b
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const variable_list& inputs) {
+  backward_impl(tensors, grad_tensors, retain_graph, create_graph, inputs);
+}
+
+void backward_impl(TensorList tensors, TensorList grad_tensors, std::optional<bool> retain_graph, bool create_graph,
+                   TensorList inputs) {
   const bool keep = retain_graph.value_or(create_graph);
   variable_list leaves_captured = run(tensors, grad_tensors, keep, create_graph, inputs, true, true);
   // backward(inputs=...) on a non-leaf input fills its .grad like retain_grad would.
