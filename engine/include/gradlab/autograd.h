@@ -85,7 +85,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
   // Tensors that asked for retain_grad(), by output number: the engine hands
   // them the gradient flowing into this node.
-  std::vector<std::pair<uint32_t, std::shared_ptr<RetainSlot>>> retain_hooks;
+  SmallVector<std::pair<uint32_t, std::shared_ptr<RetainSlot>>, 1> retain_hooks;
 
  protected:
   edge_list next_edges_;

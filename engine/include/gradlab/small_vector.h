@@ -101,6 +101,12 @@ class SmallVector {
   void push_back(const T& v) { emplace_back(v); }
   void push_back(T&& v) { emplace_back(std::move(v)); }
   void pop_back() { data_[--size_].~T(); }
+  // Removes *pos, moving the later elements down; returns the element after it.
+  T* erase(T* pos) {
+    for (T* p = pos; p + 1 != end(); ++p) *p = std::move(*(p + 1));
+    pop_back();
+    return pos;
+  }
   void reserve(size_t n) {
     if (n > cap_) grow(n);
   }
