@@ -30,7 +30,7 @@ void arm() {
 // The list was empty (or the size is past the pool): a fresh block of the
 // class's full size, so that it can join the list when freed.
 void* pool_alloc_slow(std::size_t n) {
-  const std::size_t c = (n + kPoolGranule - 1) / kPoolGranule - 1;
+  const std::size_t c = pool_size_class(n);
   if (c < kPoolClasses) {
     if (!t_pool.armed) arm();
     if (void* m = std::malloc((c + 1) * kPoolGranule)) return m;

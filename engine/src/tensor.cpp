@@ -43,13 +43,25 @@ bool TensorImpl::is_contiguous() const {
   return true;
 }
 
-DimVector contiguous_strides(IntArrayRef sizes) {
-  DimVector s(sizes.size(), 1);
-  int64_t acc = 1;
+namespace {
+// Writes the row-major strides of `sizes` into `out` and returns the number
+// of elements, in one pass and without a temporary vector (empty_tensor
+// calls this for every result).
+[[gnu::always_inline]] inline int64_t fill_contiguous_strides(IntArrayRef sizes, DimVector& out) {
+  out.resize(sizes.size());
+  int64_t acc = 1, numel = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
-    s[d] = acc;
+    out[d] = acc;
     acc *= std::max<int64_t>(sizes[d], 1);
+    numel *= sizes[d];
   }
+  return numel;
+}
+}  // namespace
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector s;
+  fill_contiguous_strides(sizes, s);
   return s;
 }
 
@@ -72,20 +84,11 @@ void check_defined(const Tensor& t, int arg, const char* name) {
 }
 
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
-  auto impl = make_intrusive<TensorImpl>();
-  // Sizes, contiguous strides and numel in one pass (this runs for every result).
-  const size_t nd = sizes.size();
-  impl->sizes.assign(sizes);
-  impl->strides.resize(nd);
-  int64_t stride = 1, numel = 1;
-  for (size_t d = nd; d-- > 0;) {
-    const int64_t s = sizes[d];
+  for (auto s : sizes)
     GRADLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
-    impl->strides[d] = stride;
-    stride *= std::max<int64_t>(s, 1);
-    numel *= s;
-  }
-  impl->numel = numel;
+  auto impl = make_intrusive<TensorImpl>();
+  impl->sizes.assign(sizes);
+  impl->numel = fill_contiguous_strides(sizes, impl->strides);
   impl->dtype = dtype;
   impl->storage = allocate_storage(static_cast<size_t>(impl->numel) * element_size(dtype), device);
   impl->version = make_intrusive<VersionCounter>();

@@ -42,12 +42,15 @@ extern __thread PoolState t_pool;  // nvcc's front end rejects the attribute on 
 extern __thread PoolState t_pool __attribute__((tls_model("initial-exec")));
 #endif
 
+// Size classes of kPoolGranule bytes: class c holds blocks of (c + 1) granules.
+inline std::size_t pool_size_class(std::size_t n) { return (n + kPoolGranule - 1) / kPoolGranule - 1; }
+
 void* pool_alloc_slow(std::size_t size);
 void pool_free_slow(void* p, std::size_t size) noexcept;
 
 inline void* pool_alloc(std::size_t n) {
 #ifndef GRADLAB_NO_POOL
-  const std::size_t c = (n + kPoolGranule - 1) / kPoolGranule - 1;
+  const std::size_t c = pool_size_class(n);
   if (c < kPoolClasses) {
     PoolState& p = t_pool;
     if (PoolBlock* b = p.head[c]) {
@@ -62,7 +65,7 @@ inline void* pool_alloc(std::size_t n) {
 
 inline void pool_free(void* ptr, std::size_t n) noexcept {
 #ifndef GRADLAB_NO_POOL
-  const std::size_t c = (n + kPoolGranule - 1) / kPoolGranule - 1;
+  const std::size_t c = pool_size_class(n);
   if (ptr && c < kPoolClasses) {
     PoolState& p = t_pool;
     if (p.armed && p.count[c] < kPoolMaxPerClass) {

@@ -274,7 +274,7 @@ class CpuBackend final : public Backend {
   }
 
   void binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha) override {
-    if (!(out.is_contiguous() && a.is_contiguous() && a.numel() == out.numel()) || out.scalar_type() == ScalarType::Bool) {
+    if (out.scalar_type() == ScalarType::Bool) {  // bool's logical kernel takes tensors
       Backend::binary_scalar(op, out, a, s, alpha);
       return;
     }
@@ -283,12 +283,7 @@ class CpuBackend final : public Backend {
       if constexpr (!std::is_same_v<T, bool>) {
         // The number as a wrapped 0-d tensor of its default dtype would hold it, then converted.
         const T y = s.isFloatingPoint() ? static_cast<T>(s.toDouble()) : static_cast<T>(s.toLong());
-        T* o = ptr<T>(out);
-        const T* pa = ptr<T>(a);
-        const int64_t n = out.numel();
-        with_binary<T>(op, static_cast<T>(alpha), [&](auto f) {
-          for (int64_t k = 0; k < n; ++k) o[k] = f(pa[k], y);
-        });
+        with_binary<T>(op, static_cast<T>(alpha), [&](auto f) { map_unary<T>(out, a, [&](T x) { return f(x, y); }); });
       }
     });
   }
@@ -469,7 +464,6 @@ Backend& cpu_instance() {
 }
 
 Backend& for_other_device(Device d) {
-  if (d.is_cpu()) return cpu();
   Backend* b = cuda_backend();
   if (!b) {
     if (cuda_built())

@@ -101,12 +101,12 @@ Tensor as_type(const Tensor& t, ScalarType s) { return t.scalar_type() == s ? t 
 }  // namespace
 
 Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, ScalarType out_type, double alpha) {
-  // The common case first: operands of the result's dtype, on the CPU, of
+  // The common case first: operands of the result's dtype, on one device, of
   // the same shape (no broadcasting, no conversion, nothing to decide).
-  if (a.scalar_type() == out_type && b.scalar_type() == out_type && a.device().is_cpu() && b.device().is_cpu() &&
+  if (a.scalar_type() == out_type && b.scalar_type() == out_type && a.device() == b.device() &&
       a.sizes().equals(b.sizes()) && op < backend::Binary::Gt) {
     Tensor out = new_empty(a.sizes(), out_type, a.device());
-    backend::cpu().binary(op, out, a, b, alpha);
+    backend::of(a).binary(op, out, a, b, alpha);
     return out;
   }
   if (a.device() != b.device() && !(b.dim() == 0 && b.device().is_cpu()) && !(a.dim() == 0 && a.device().is_cpu()))
@@ -128,10 +128,7 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
 }
 
 void backend::Backend::binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha) {
-  Tensor wrapped = new_empty({}, s.default_type(), a.device());
-  fill(wrapped, s);
-  Tensor b = wrapped.scalar_type() == out.scalar_type() ? wrapped : wrapped.to(out.scalar_type());
-  binary(op, out, a, b, alpha);
+  binary(op, out, a, as_type(scalar_like(s, a, s.default_type()), out.scalar_type()), alpha);
 }
 
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype) {
