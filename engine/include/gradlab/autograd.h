@@ -31,6 +31,9 @@ extern __thread ModeFlags t_modes __attribute__((tls_model("initial-exec")));
 namespace gradlab::autograd {
 
 using variable_list = std::vector<Tensor>;
+// The gradients a node returns to the engine: most nodes return one or two,
+// kept inline so that running a node allocates nothing for its result.
+using GradList = SmallVector<Tensor, 2>;
 // LibTorch's edge_list is a std::vector; this one keeps two edges inline (an
 // op has one or two inputs) and converts to a std::vector where one is asked for.
 using edge_list = SmallVector<Edge, 2>;
@@ -62,6 +65,9 @@ class Node : public std::enable_shared_from_this<Node> {
 
   virtual std::string name() const = 0;
   virtual variable_list apply(variable_list&& grads) = 0;
+  // What the engine calls: apply() with the result in a list it reuses. The
+  // ops override it to skip the std::vector; others keep this default.
+  virtual void apply_into(variable_list&& grads, GradList& out);
   virtual void release_variables() {}
   // Whether release_variables() freed anything a later apply() needs.
   virtual bool has_saved_variables() const { return false; }

@@ -31,6 +31,7 @@ class SmallVector {
   using const_reference = const T&;
 
   SmallVector() = default;
+  explicit SmallVector(size_t n) { resize(n); }
   SmallVector(std::initializer_list<T> il) {
     reserve(il.size());
     for (const T& v : il) emplace_back(v);

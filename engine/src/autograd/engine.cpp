@@ -129,7 +129,7 @@ struct Capture {
 
 std::string function_name(const Node& n) { return n.name(); }
 
-void validate_outputs(const Node* fn, const edge_list& edges, variable_list& grads, bool is_root) {
+void validate_outputs(const Node* fn, const edge_list& edges, GradList& grads, bool is_root) {
   if (grads.size() != edges.size()) {
     const std::string who = fn ? function_name(*fn) : std::string("backward");
     throw std::runtime_error(str_cat("function ", who, " returned an incorrect number of gradients (expected ",
@@ -179,7 +179,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
                   bool accumulate_into_grad, bool allow_unused) {
   // 1. root edges and their gradients
   edge_list root_edges;
-  variable_list grads;
+  GradList grads;
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
     if (!r.defined()) throw Error("cannot call get_autograd_meta() on undefined tensor");
@@ -279,6 +279,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
   std::vector<Node*>& ran = lease.ws->ran;
   AutoGradMode mode(create_graph);
   variable_list in;
+  GradList outs;  // reused: a node's result costs no allocation
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end());
     Node* n = heap.back().node;
@@ -306,10 +307,10 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
         should_run = leads_on;
       }
     }
-    variable_list outs;
+    outs.clear();
     if (should_run) {
       try {
-        outs = n->apply(std::move(in));
+        n->apply_into(std::move(in), outs);
       } catch (const Error&) {
         if (DetectAnomalyGuard::is_enabled())
           warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},

@@ -23,6 +23,13 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
+void Node::apply_into(variable_list&& grads, GradList& out) {
+  variable_list r = apply(std::move(grads));
+  out.clear();
+  out.reserve(r.size());
+  for (Tensor& t : r) out.push_back(std::move(t));
+}
+
 // Destroying the last reference to the head of a long chain would recurse
 // once per node. Instead a dying node moves the references it is the last
 // owner of (its edges, and through subclasses its saved tensors' nodes) onto

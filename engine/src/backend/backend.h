@@ -37,7 +37,8 @@ struct Backend {
   virtual void binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha);
   // where(cond, a, b)
   virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
-  // Sums `in` into `out`, whose shape is in's with the reduced dims kept as 1.
+  // Sums `in` into `out`, whose shape is in's with the reduced dims kept as 1;
+  // or a 0-d `out`, which takes the whole sum.
   virtual void sum_to(const Tensor& out, const Tensor& in) = 0;
   // Along the last dim of a contiguous 2-D view [rows, n].
   virtual void max_min_lastdim(const Tensor& values, const Tensor& indices, const Tensor& in, bool is_max) = 0;

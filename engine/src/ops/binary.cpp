@@ -17,17 +17,17 @@ Tensor wrap(Scalar s, const Tensor& like) { return scalar_like(s, like, s.defaul
 
 // ---- backward formulas (the engine reduces broadcast gradients)
 // d(a + αb) = (1, α)
-variable_list add_bw(OpNode& n, Grads& g) {
+GradList add_bw(OpNode& n, Grads& g) {
   return {g[0], n.should_compute_output(1) ? (n.scalar[0] == 1 ? g[0] : g[0] * n.scalar[0]) : Tensor()};
 }
 // d(a - αb) = (1, -α)
-variable_list sub_bw(OpNode& n, Grads& g) {
+GradList sub_bw(OpNode& n, Grads& g) {
   return {g[0], n.should_compute_output(1) ? g[0] * (-n.scalar[0]) : Tensor()};
 }
-variable_list identity_bw(OpNode&, Grads& g) { return {g[0]}; }
+GradList identity_bw(OpNode&, Grads& g) { return {g[0]}; }
 // d(ab) = (b, a); saved: [a if b needs grad], [b if a needs grad]
-variable_list mul_bw(OpNode& n, Grads& g) {
-  variable_list r(2);
+GradList mul_bw(OpNode& n, Grads& g) {
+  GradList r(2);
   size_t i = 0;
   Tensor self = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor other = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
@@ -36,10 +36,10 @@ variable_list mul_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(a·s) = s
-variable_list mul_scalar_bw(OpNode& n, Grads& g) { return {g[0] * n.scalar[0]}; }
+GradList mul_scalar_bw(OpNode& n, Grads& g) { return {g[0] * n.scalar[0]}; }
 // d(a/b) = (1/b, -a/b²)
-variable_list div_bw(OpNode& n, Grads& g) {
-  variable_list r(2);
+GradList div_bw(OpNode& n, Grads& g) {
+  GradList r(2);
   size_t i = 0;
   Tensor self = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor other = n.saved_at(i++);
@@ -48,11 +48,11 @@ variable_list div_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(a/s) = 1/s
-variable_list div_scalar_bw(OpNode& n, Grads& g) { return {g[0].div(n.scalar[0])}; }
+GradList div_scalar_bw(OpNode& n, Grads& g) { return {g[0].div(n.scalar[0])}; }
 // d(a^b) = (b a^(b-1), a^b ln a); where a == 0 and b >= 0 the second is 0
-variable_list pow_tensor_bw(OpNode& n, Grads& g) {
+GradList pow_tensor_bw(OpNode& n, Grads& g) {
   Tensor self = n.saved_at(0), exponent = n.saved_at(1), result = n.saved_at(2);
-  variable_list r(2);
+  GradList r(2);
   if (n.should_compute_output(0)) {
     Tensor d = exponent * self.pow(exponent - 1);
     r[0] = g[0] * where(exponent == 0, zeros_like(d), d);
@@ -64,14 +64,14 @@ variable_list pow_tensor_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(s^b) = s^b ln s
-variable_list pow_scalar_base_bw(OpNode& n, Grads& g) {
+GradList pow_scalar_base_bw(OpNode& n, Grads& g) {
   const double base = n.scalar[0];
   Tensor result = n.saved_at(0);
   if (base == 0) return {g[0] * where(result.detach() >= 0, zeros_like(result), result * std::log(base))};
   return {g[0] * (result * std::log(base))};
 }
 // d max(a, b): the larger side gets the gradient, ties split it.
-variable_list maximum_bw(OpNode& n, Grads& g) {
+GradList maximum_bw(OpNode& n, Grads& g) {
   Tensor a = n.saved_at(0), b = n.saved_at(1);
   const bool is_max = n.flag;
   Tensor tie = (a == b) * 0.5;
@@ -79,7 +79,7 @@ variable_list maximum_bw(OpNode& n, Grads& g) {
   Tensor wb = (is_max ? b > a : b < a) + tie;
   return {n.should_compute_output(0) ? g[0] * wa : Tensor(), n.should_compute_output(1) ? g[0] * wb : Tensor()};
 }
-variable_list where_bw(OpNode& n, Grads& g) {
+GradList where_bw(OpNode& n, Grads& g) {
   Tensor cond = n.saved_at(0);
   Tensor z = zeros_like(g[0]);
   return {n.should_compute_output(0) ? where(cond, g[0], z) : Tensor(),
@@ -109,16 +109,22 @@ Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, co
   check_defined(self, 0, "self");
   check_defined(other, 1, "other");
   check_inplace(self);
-  const DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
-  if (!shape.ref().equals(self.sizes()))
-    throw Error(str_cat("output with shape ", self.sizes(), " doesn't match the broadcast shape ", shape.ref()));
+  if (!other.sizes().equals(self.sizes())) {
+    const DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
+    if (!shape.ref().equals(self.sizes()))
+      throw Error(str_cat("output with shape ", self.sizes(), " doesn't match the broadcast shape ", shape.ref()));
+  }
   auto fn = record(name, {&self, &other}, bw);
   if (fn) {
     fn->scalar[0] = alpha;
     if (save) save(*fn, fn->should_compute_output(1) ? self.clone() : self, other);
   }
-  const Tensor o = other.scalar_type() == self.scalar_type() ? other : other.detach().to(self.scalar_type());
-  backend::of(self).binary(k, self, self, o.device() == self.device() ? o : o.to(self.device()), alpha);
+  if (other.scalar_type() == self.scalar_type() && other.device() == self.device()) {
+    backend::of(self).binary(k, self, self, other, alpha);  // the common case: nothing to convert
+  } else {
+    const Tensor o = other.scalar_type() == self.scalar_type() ? other : other.detach().to(self.scalar_type());
+    backend::of(self).binary(k, self, self, o.device() == self.device() ? o : o.to(self.device()), alpha);
+  }
   bump_version(self);
   if (fn) finish_inplace(self, fn);
   return self;

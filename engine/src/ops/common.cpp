@@ -191,9 +191,9 @@ void bump_version(const Tensor& self) { self.unsafeGetTensorImpl()->version->ver
 namespace {
 // Gradient of an in-place op applied through a view: the base's gradient with
 // the op's backward applied to the viewed region.
-variable_list copy_slices_backward(OpNode& n, Grads& g) {
+GradList copy_slices_backward(OpNode& n, Grads& g) {
   const Tensor& grad = g[0];
-  variable_list out(n.num_outputs());
+  GradList out(n.num_outputs());
   if (!grad.defined()) return out;
   Tensor result = grad.clone();
   Tensor region = alias_with_geometry(result, n.ints, n.ints2, static_cast<int64_t>(n.scalar[0]));
@@ -214,7 +214,7 @@ variable_list copy_slices_backward(OpNode& n, Grads& g) {
   return out;
 }
 
-variable_list as_strided_backward(OpNode& n, Grads& g) {
+GradList as_strided_backward(OpNode& n, Grads& g) {
   // Scatter the view's gradient into a zero tensor of the base's geometry.
   Tensor base_grad = zeros(n.ints2.ref(), TensorOptions(g[0].scalar_type()).device(g[0].device()));
   Tensor view = alias_with_geometry(base_grad, n.ints, n.ints3, n.offset);

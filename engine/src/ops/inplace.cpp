@@ -6,13 +6,13 @@
 namespace gradlab {
 
 namespace {
-variable_list zero_grad_bw(OpNode&, Grads& g) { return {zeros_like(g[0])}; }
+GradList zero_grad_bw(OpNode&, Grads& g) { return {zeros_like(g[0])}; }
 // copy_: the old value is overwritten (gradient 0); the source gets g.
-variable_list copy_bw(OpNode& n, Grads& g) {
+GradList copy_bw(OpNode& n, Grads& g) {
   return {zeros_like(g[0]), n.should_compute_output(1) ? g[0].to(n.dtype).to(Device(static_cast<DeviceType>(n.ints[0]))) : Tensor()};
 }
 // Advanced indexing: the gradient is scattered back (summing repeats).
-variable_list index_bw(OpNode& n, Grads& g) {
+GradList index_bw(OpNode& n, Grads& g) {
   Tensor idx = n.saved_at(0);
   const int64_t dim = n.ints2[0];
   Tensor r = zeros(n.ints, TensorOptions(g[0].scalar_type()).device(g[0].device()));

@@ -23,8 +23,8 @@ Tensor transposed(const Tensor& m) {
 }
 
 // d(AB) = (G Bᵀ, Aᵀ G)
-variable_list mm_bw(OpNode& n, Grads& g) {
-  variable_list r(2);
+GradList mm_bw(OpNode& n, Grads& g) {
+  GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
@@ -40,8 +40,8 @@ variable_list mm_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(Av) = (g vᵀ, Aᵀ g)
-variable_list mv_bw(OpNode& n, Grads& g) {
-  variable_list r(2);
+GradList mv_bw(OpNode& n, Grads& g) {
+  GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor v = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
@@ -50,8 +50,8 @@ variable_list mv_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(a·b) = (g b, g a)
-variable_list dot_bw(OpNode& n, Grads& g) {
-  variable_list r(2);
+GradList dot_bw(OpNode& n, Grads& g) {
+  GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
@@ -60,8 +60,8 @@ variable_list dot_bw(OpNode& n, Grads& g) {
   return r;
 }
 // batched: d(A B) = (G Bᵀ, Aᵀ G) per batch
-variable_list bmm_bw(OpNode& n, Grads& g) {
-  variable_list r(2);
+GradList bmm_bw(OpNode& n, Grads& g) {
+  GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
@@ -69,7 +69,7 @@ variable_list bmm_bw(OpNode& n, Grads& g) {
   if (n.should_compute_output(1)) r[1] = bmm(a.transpose(1, 2), g[0]);
   return r;
 }
-variable_list view_back_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
+GradList view_back_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
 
 void save_pair(OpNode& fn, const Tensor& a, const Tensor& b) {
   if (fn.should_compute_output(1)) fn.save(a);

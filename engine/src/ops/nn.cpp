@@ -5,7 +5,7 @@ namespace gradlab {
 
 namespace {
 // d mean((x-y)²) = 2(x-y)/N, and the negative for y
-variable_list mse_bw(OpNode& n, Grads& g) {
+GradList mse_bw(OpNode& n, Grads& g) {
   Tensor x = n.saved_at(0), y = n.saved_at(1);
   Tensor d = (x - y) * 2;
   if (n.dtype == ScalarType::Float && n.flag) d = d.div(n.scalar[0]);  // mean
@@ -13,7 +13,7 @@ variable_list mse_bw(OpNode& n, Grads& g) {
   return {n.should_compute_output(0) ? gi : Tensor(), n.should_compute_output(1) ? gi.neg() : Tensor()};
 }
 // d nll: -1 at each row's target (divided by N for the mean)
-variable_list nll_bw(OpNode& n, Grads& g) {
+GradList nll_bw(OpNode& n, Grads& g) {
   Tensor target = n.saved_at(0);
   Tensor r = zeros(n.ints, TensorOptions(g[0].scalar_type()).device(g[0].device()));
   Tensor tc = target.to(Device(DeviceType::CPU)).contiguous();

@@ -3,7 +3,7 @@
 //
 //   Tensor exp(const Tensor& x) {
 //     Tensor out = unary_kernel(Unary::Exp, x);
-//     if (auto fn = record("ExpBackward0", {&x}, [](OpNode& n, Grads& g) -> variable_list {
+//     if (auto fn = record("ExpBackward0", {&x}, [](OpNode& n, Grads& g) -> GradList {
 //           return {g[0] * n.saved_at(0)};        // d/dx e^x = e^x
 //         })) { fn->save(out, /*is_output=*/true); fn->finish(out); }
 //     return out;
@@ -18,15 +18,20 @@
 
 namespace gradlab {
 
+using autograd::GradList;
 using autograd::variable_list;
 using Grads = variable_list;
 
 class OpNode : public autograd::Node {
  public:
-  using BackwardFn = variable_list (*)(OpNode& self, Grads& grads);
+  using BackwardFn = GradList (*)(OpNode& self, Grads& grads);
   OpNode(const char* name, BackwardFn fn) : name_(name), fn_(fn) {}
   std::string name() const override { return name_; }
-  variable_list apply(variable_list&& grads) override { return fn_(*this, grads); }
+  variable_list apply(variable_list&& grads) override {
+    GradList r = fn_(*this, grads);
+    return variable_list(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+  }
+  void apply_into(variable_list&& grads, GradList& out) override { out = fn_(*this, grads); }
   void release_variables() override {
     for (auto& s : saved) s.reset_data();
     if (saved_fn) saved_fn->release_variables();

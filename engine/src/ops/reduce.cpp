@@ -28,8 +28,20 @@ ScalarType sum_type(const Tensor& a, std::optional<ScalarType> dtype) {
   return is_integral(a.scalar_type(), true) ? ScalarType::Long : a.scalar_type();
 }
 
+bool reduces_all(const Tensor& a, const DimVector& dims) {
+  if (dims.size() != static_cast<size_t>(a.dim())) return false;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
 Tensor sum_kernel(const Tensor& a, const DimVector& dims, bool keepdim, ScalarType t) {
   Tensor in = a.scalar_type() == t ? a : a.detach().to(t);
+  if (!keepdim && reduces_all(a, dims)) {  // straight into a 0-d result, no reshaping view
+    Tensor out = new_empty({}, t, a.device());
+    backend::of(a).sum_to(out, in);
+    return out;
+  }
   Tensor out = new_empty(kept_shape(a, dims), t, a.device());
   backend::of(a).sum_to(out, in);
   if (!keepdim) out = alias_with_geometry(out, dropped_shape(a, dims), contiguous_strides(dropped_shape(a, dims)), 0);
@@ -37,7 +49,7 @@ Tensor sum_kernel(const Tensor& a, const DimVector& dims, bool keepdim, ScalarTy
 }
 
 // d sum = 1, broadcast back over the reduced dims
-variable_list sum_bw(OpNode& n, Grads& g) {
+GradList sum_bw(OpNode& n, Grads& g) {
   Tensor grad = g[0];
   // keepdim was false: put the reduced dims back as 1. A 0-d gradient (a sum
   // over everything) expands as it is.
@@ -47,19 +59,19 @@ variable_list sum_bw(OpNode& n, Grads& g) {
   return {grad.expand(n.ints)};
 }
 // d mean = 1/N
-variable_list mean_bw(OpNode& n, Grads& g) {
-  variable_list r = sum_bw(n, g);
+GradList mean_bw(OpNode& n, Grads& g) {
+  GradList r = sum_bw(n, g);
   return {r[0].div(n.scalar[0])};
 }
 // d max (all): the gradient goes to the maxima, split evenly between ties
-variable_list max_all_bw(OpNode& n, Grads& g) {
+GradList max_all_bw(OpNode& n, Grads& g) {
   Tensor self = n.saved_at(0), result = n.saved_at(1);
   Tensor mask = (self == result);
   Tensor count = mask.sum();
   return {mask * g[0].div(count)};
 }
 // d max(dim): the gradient goes to the index that was picked
-variable_list max_dim_bw(OpNode& n, Grads& g) {
+GradList max_dim_bw(OpNode& n, Grads& g) {
   Tensor indices = n.saved_at(0);
   const int64_t dim = n.ints2[0];
   Tensor grad = g[0];
@@ -76,7 +88,7 @@ variable_list max_dim_bw(OpNode& n, Grads& g) {
   return {onehot * grad};
 }
 // softmax: dx = y (g - Σ g y);  log_softmax: dx = g - e^y Σ g
-variable_list softmax_bw(OpNode& n, Grads& g) {
+GradList softmax_bw(OpNode& n, Grads& g) {
   Tensor y = n.saved_at(0);
   const int64_t dim = n.ints[0];
   if (n.flag) return {g[0] - y.exp() * g[0].sum({dim}, true)};

@@ -60,28 +60,28 @@ std::optional<DimVector> view_strides(const Tensor& t, IntArrayRef shape) {
   return new_strides;
 }
 
-variable_list reshape_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
-variable_list transpose_bw(OpNode& n, Grads& g) { return {g[0].transpose(n.ints[0], n.ints[1])}; }
-variable_list t_bw(OpNode&, Grads& g) { return {g[0].t()}; }
-variable_list permute_bw(OpNode& n, Grads& g) {
+GradList reshape_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
+GradList transpose_bw(OpNode& n, Grads& g) { return {g[0].transpose(n.ints[0], n.ints[1])}; }
+GradList t_bw(OpNode&, Grads& g) { return {g[0].t()}; }
+GradList permute_bw(OpNode& n, Grads& g) {
   DimVector inv(n.ints.size(), 0);
   for (size_t i = 0; i < n.ints.size(); ++i) inv[static_cast<size_t>(n.ints[i])] = static_cast<int64_t>(i);
   return {g[0].permute(inv)};
 }
-variable_list unsqueeze_bw(OpNode& n, Grads& g) { return {g[0].squeeze(n.ints[0])}; }
-variable_list expand_bw(OpNode& n, Grads& g) { return {sum_to(g[0], n.ints)}; }
+GradList unsqueeze_bw(OpNode& n, Grads& g) { return {g[0].squeeze(n.ints[0])}; }
+GradList expand_bw(OpNode& n, Grads& g) { return {sum_to(g[0], n.ints)}; }
 // select/slice: the gradient lands in the selected region of a zero tensor.
-variable_list select_bw(OpNode& n, Grads& g) {
+GradList select_bw(OpNode& n, Grads& g) {
   Tensor r = zeros(n.ints, TensorOptions(g[0].scalar_type()).device(g[0].device()));
   Tensor region = n.flag ? r.slice(n.ints2[0], n.ints2[1], n.ints2[2], n.ints2[3]) : r.select(n.ints2[0], n.ints2[1]);
   autograd::NoGradGuard ng;
   region.copy_(g[0]);
   return {r};
 }
-variable_list identity_bw(OpNode&, Grads& g) { return {g[0]}; }
-variable_list to_copy_bw(OpNode& n, Grads& g) { return {g[0].to(n.dtype).to(Device(static_cast<DeviceType>(n.ints[0])))}; }
-variable_list cat_bw(OpNode& n, Grads& g) {
-  variable_list r;
+GradList identity_bw(OpNode&, Grads& g) { return {g[0]}; }
+GradList to_copy_bw(OpNode& n, Grads& g) { return {g[0].to(n.dtype).to(Device(static_cast<DeviceType>(n.ints[0])))}; }
+GradList cat_bw(OpNode& n, Grads& g) {
+  GradList r;
   int64_t start = 0;
   for (size_t i = 0; i < n.ints2.size(); ++i) {
     r.push_back(g[0].narrow(n.ints[0], start, n.ints2[i]));
@@ -89,9 +89,9 @@ variable_list cat_bw(OpNode& n, Grads& g) {
   }
   return r;
 }
-variable_list stack_bw(OpNode& n, Grads& g) { return g[0].unbind(n.ints[0]); }
+GradList stack_bw(OpNode& n, Grads& g) { return g[0].unbind(n.ints[0]); }
 // Multi-output split/unbind: undefined output gradients count as zeros.
-variable_list split_bw(OpNode& n, Grads& g) {
+GradList split_bw(OpNode& n, Grads& g) {
   const int64_t dim = n.ints[0];
   variable_list parts;
   const auto& meta_sizes = n.ints2;  // sizes of each part along dim

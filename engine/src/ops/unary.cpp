@@ -57,26 +57,26 @@ Tensor saved_self(OpNode& n) { return n.saved_at(0); }
 Tensor saved_result(OpNode& n) { return n.saved_at(n.saved.size() - 1); }
 
 // d(-x) = -1
-variable_list neg_bw(OpNode&, Grads& g) { return {g[0].neg()}; }
+GradList neg_bw(OpNode&, Grads& g) { return {g[0].neg()}; }
 // d e^x = e^x
-variable_list exp_bw(OpNode& n, Grads& g) { return {g[0] * saved_result(n)}; }
+GradList exp_bw(OpNode& n, Grads& g) { return {g[0] * saved_result(n)}; }
 // d ln x = 1/x
-variable_list log_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n))}; }
+GradList log_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n))}; }
 // d tanh x = 1 - tanh²x. With create_graph the formula is recorded op by
 // op; otherwise one fused kernel, PyTorch's tanh_backward (same roundings).
-variable_list tanh_bw(OpNode& n, Grads& g) {
+GradList tanh_bw(OpNode& n, Grads& g) {
   Tensor y = saved_result(n);
   if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y * y)};
   return {binary_kernel(backend::Binary::TanhGrad, g[0], y, g[0].scalar_type())};
 }
 // d σ(x) = σ(x)(1 - σ(x)), as PyTorch's sigmoid_backward: g·(1 - σ)·σ.
-variable_list sigmoid_bw(OpNode& n, Grads& g) {
+GradList sigmoid_bw(OpNode& n, Grads& g) {
   Tensor y = saved_result(n);
   if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y) * y};
   return {binary_kernel(backend::Binary::SigmoidGrad, g[0], y, g[0].scalar_type())};
 }
 // d relu x = [relu x > 0]
-variable_list relu_bw(OpNode& n, Grads& g) {
+GradList relu_bw(OpNode& n, Grads& g) {
   const Tensor r = saved_result(n);
   // With create_graph the formula must itself be recorded; otherwise one
   // fused kernel (no bool mask, no dtype conversion).
@@ -84,33 +84,33 @@ variable_list relu_bw(OpNode& n, Grads& g) {
   return {binary_kernel(backend::Binary::ReluGrad, g[0], r, g[0].scalar_type())};
 }
 // d |x| = sgn x
-variable_list abs_bw(OpNode& n, Grads& g) { return {g[0] * saved_self(n).sign()}; }
+GradList abs_bw(OpNode& n, Grads& g) { return {g[0] * saved_self(n).sign()}; }
 // d √x = 1 / (2√x)
-variable_list sqrt_bw(OpNode& n, Grads& g) { return {g[0].div(saved_result(n) * 2)}; }
+GradList sqrt_bw(OpNode& n, Grads& g) { return {g[0].div(saved_result(n) * 2)}; }
 // d sin x = cos x
-variable_list sin_bw(OpNode& n, Grads& g) { return {g[0] * saved_self(n).cos()}; }
+GradList sin_bw(OpNode& n, Grads& g) { return {g[0] * saved_self(n).cos()}; }
 // d cos x = -sin x
-variable_list cos_bw(OpNode& n, Grads& g) { return {g[0] * saved_self(n).sin().neg()}; }
+GradList cos_bw(OpNode& n, Grads& g) { return {g[0] * saved_self(n).sin().neg()}; }
 // d sign x = 0 (almost everywhere)
-variable_list zero_bw(OpNode&, Grads& g) { return {zeros_like(g[0])}; }
+GradList zero_bw(OpNode&, Grads& g) { return {zeros_like(g[0])}; }
 // d (1/x) = -1/x²
-variable_list reciprocal_bw(OpNode& n, Grads& g) {
+GradList reciprocal_bw(OpNode& n, Grads& g) {
   Tensor y = saved_result(n);
   return {g[0] * (y * y).neg()};
 }
 // d x^(-1/2) = -1/2 x^(-3/2)
-variable_list rsqrt_bw(OpNode& n, Grads& g) {
+GradList rsqrt_bw(OpNode& n, Grads& g) {
   Tensor y = saved_result(n);
   return {g[0] * (y.pow(3) * -0.5)};
 }
 // d ln(1+x) = 1/(1+x)
-variable_list log1p_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n) + 1)}; }
+GradList log1p_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n) + 1)}; }
 // d (e^x - 1) = e^x
-variable_list expm1_bw(OpNode& n, Grads& g) { return {g[0] * (saved_result(n) + 1)}; }
+GradList expm1_bw(OpNode& n, Grads& g) { return {g[0] * (saved_result(n) + 1)}; }
 // d log2 x = 1/(x ln 2)
-variable_list log2_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n) * M_LN2)}; }
+GradList log2_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n) * M_LN2)}; }
 // d x^a = a x^(a-1)  (0 when a == 0)
-variable_list pow_bw(OpNode& n, Grads& g) {
+GradList pow_bw(OpNode& n, Grads& g) {
   const double a = n.scalar[0];
   Tensor x = saved_self(n);
   if (a == 0.0) return {zeros_like(x)};
@@ -118,7 +118,7 @@ variable_list pow_bw(OpNode& n, Grads& g) {
   return {binary_kernel(backend::Binary::PowGrad, g[0], x, g[0].scalar_type(), a)};  // one fused kernel
 }
 // d clamp(x, lo, hi) = [lo <= x <= hi]
-variable_list clamp_bw(OpNode& n, Grads& g) {
+GradList clamp_bw(OpNode& n, Grads& g) {
   Tensor x = saved_self(n);
   const double lo = n.scalar[0], hi = n.scalar[1];
   Tensor mask = ones_like(x, TensorOptions(ScalarType::Bool));
