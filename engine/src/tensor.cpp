@@ -91,7 +91,6 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   impl->numel = fill_contiguous_strides(sizes, impl->strides);
   impl->dtype = dtype;
   impl->storage = allocate_storage(static_cast<size_t>(impl->numel) * element_size(dtype), device);
-  impl->version = make_intrusive<VersionCounter>();
   impl->inference = autograd::InferenceMode::is_enabled();
   return Tensor(std::move(impl));
 }
@@ -105,7 +104,7 @@ Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef str
   impl->offset = offset;
   impl->dtype = s->dtype;
   impl->storage = s->storage;
-  impl->version = s->version;
+  impl->separate_version = s->separate_version;
   impl->inference = s->inference;
   return Tensor(std::move(impl));
 }
@@ -227,7 +226,7 @@ bool Tensor::retains_grad() const { return checked()->retains_grad; }
 int64_t Tensor::_version() const {
   const TensorImpl* i = checked().get();
   if (i->inference) throw Error("Inference tensors do not track version counter.");
-  return i->version->version;
+  return i->version();
 }
 
 const Tensor& Tensor::_base() const { return reinterpret_cast<const Tensor&>(checked()->base); }
@@ -273,7 +272,7 @@ Tensor& Tensor::detach_() const {
 Tensor Tensor::data() const {
   // A new version counter: changes through .data() are invisible to autograd.
   Tensor r = tensor_data();
-  r.impl()->version = make_intrusive<VersionCounter>();
+  r.impl()->separate_version = make_intrusive<VersionCounter>();
   return r;
 }
 Tensor Tensor::variable_data() const { return data(); }

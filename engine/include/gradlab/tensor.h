@@ -31,12 +31,15 @@ struct StorageImpl : RefCounted {
   // one allocation instead of two for every intermediate.
   static constexpr size_t kInlineBytes = 64;
   alignas(16) unsigned char inline_bytes[kInlineBytes];
+  // The version counter of the tensors over this memory (see TensorImpl::version).
+  uint32_t version = 0;
   ~StorageImpl() override;
   GRADLAB_POOLED
 };
 IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device);
 
-// Shared by a tensor, its views and its detach()es; bumped by every in-place op.
+// A version counter of its own, for a tensor that shares memory but not
+// history with others (x.data()): its views and detach()es share it.
 struct VersionCounter : RefCounted {
   uint32_t version = 0;
   GRADLAB_POOLED
@@ -58,7 +61,12 @@ struct TensorImpl : RefCounted {
   int64_t numel = 0;
   ScalarType dtype = ScalarType::Float;
   IntrusivePtr<StorageImpl> storage;
-  IntrusivePtr<VersionCounter> version;
+  // Bumped by every in-place op, shared by a tensor, its views and its
+  // detach()es. Almost always one counter per memory block, so it lives in
+  // the storage (no allocation of its own); `separate_version`, when set,
+  // replaces it.
+  IntrusivePtr<VersionCounter> separate_version;
+  uint32_t& version() const { return separate_version ? separate_version->version : storage->version; }
 
   // autograd
   bool requires_grad = false;  // leaves only; non-leaves require grad through grad_fn

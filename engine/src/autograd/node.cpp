@@ -97,7 +97,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   was_defined_ = true;
   output_nr_ = impl->output_nr;
   requires_grad_ = t.requires_grad();
-  saved_version_ = impl->version->version;
+  saved_version_ = impl->version();
   // An op's output is never a leaf, even when saved before its history is set.
   is_leaf_ = !is_output && impl->grad_fn == nullptr;
   is_output_ = is_output;
@@ -113,7 +113,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!was_defined_) return Tensor();
   if (released_ || !data_.defined()) throw Error(msg::kSecondBackward);
-  const uint32_t current = data_.unsafeGetTensorImpl()->version->version;
+  const uint32_t current = data_.unsafeGetTensorImpl()->version();
   std::shared_ptr<Node> grad_fn = is_output_ && !is_leaf_ ? saved_for : data_.grad_fn();
   if (!is_leaf_ && !grad_fn) grad_fn = saved_for;
   if (current != saved_version_) {

@@ -24,6 +24,16 @@ T* ptr(const Tensor& t) {
 }
 
 
+// Whether every element of t is the one at its data pointer: a single
+// element, or one broadcast by expand() (what sum's backward hands on).
+inline bool is_uniform(const Tensor& t) {
+  const TensorImpl* i = t.unsafeGetTensorImpl();
+  if (i->numel == 1) return true;
+  for (size_t d = 0; d < i->sizes.size(); ++d)
+    if (i->strides[d] != 0 && i->sizes[d] != 1) return false;
+  return true;
+}
+
 // Elementwise loops with the op resolved before the loop, so each (op, dtype)
 // gets its own tight loop the compiler can vectorise; rows where every
 // operand is contiguous or a broadcast scalar take a flat path.
@@ -71,12 +81,12 @@ void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
       for (int64_t k = 0; k < n; ++k) o[k] = f(pa[k], pb[k]);
       return;
     }
-    if (fa && nb == 1) {
+    if (fa && is_uniform(b)) {
       const T y = *pb;
       for (int64_t k = 0; k < n; ++k) o[k] = f(pa[k], y);
       return;
     }
-    if (na == 1 && fb) {
+    if (fb && is_uniform(a)) {
       const T x = *pa;
       for (int64_t k = 0; k < n; ++k) o[k] = f(x, pb[k]);
       return;

@@ -186,7 +186,7 @@ void check_inplace(const Tensor& self) {
   if (!impl->grad_fn && impl->requires_grad) throw Error(msg::kLeafInplace);
 }
 
-void bump_version(const Tensor& self) { self.unsafeGetTensorImpl()->version->version++; }
+void bump_version(const Tensor& self) { self.unsafeGetTensorImpl()->version()++; }
 
 namespace {
 // Gradient of an in-place op applied through a view: the base's gradient with

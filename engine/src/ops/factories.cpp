@@ -69,7 +69,7 @@ Tensor TensorDataContainer::to_tensor(const TensorOptions& o) const {
   fill(cpu_t.data_ptr(), t, pos);
   // LibTorch writes a list element by element through the autograd-visible
   // API, so the new tensor's version counts its elements.
-  if (kind_ == Kind::List) cpu_t.unsafeGetTensorImpl()->version->version = static_cast<uint32_t>(cpu_t.numel());
+  if (kind_ == Kind::List) cpu_t.unsafeGetTensorImpl()->version() = static_cast<uint32_t>(cpu_t.numel());
   Tensor r = o.device().is_cpu() ? cpu_t : cpu_t.to(o.device());
   if (o.requires_grad()) {
     if (!is_floating(t)) throw Error(msg::kOnlyFloatGrad);
@@ -147,7 +147,6 @@ Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
   st->nbytes = static_cast<size_t>(impl->numel) * element_size(o.dtype());
   st->device = o.device();
   impl->storage = st;
-  impl->version = make_intrusive<VersionCounter>();
   return finish_factory(Tensor(std::move(impl)), o);
 }
 
