@@ -33,16 +33,6 @@ TensorImpl::~TensorImpl() {
   if (retain_slot) retain_slot->owner = nullptr;
 }
 
-bool TensorImpl::is_contiguous() const {
-  int64_t expected = 1;
-  for (size_t d = sizes.size(); d-- > 0;) {
-    if (sizes[d] == 1) continue;
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
-}
-
 namespace {
 // Writes the row-major strides of `sizes` into `out` and returns the number
 // of elements, in one pass and without a temporary vector (empty_tensor
@@ -79,8 +69,8 @@ int64_t wrap_dim(int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
-void check_defined(const Tensor& t, int arg, const char* name) {
-  if (!t.defined()) throw Error(str_cat(msg::kUndefinedArg, arg, " '", name, "'"));
+void detail::throw_undefined(int arg, const char* name) {
+  throw Error(str_cat(msg::kUndefinedArg, arg, " '", name, "'"));
 }
 
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
@@ -109,10 +99,6 @@ Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef str
   return Tensor(std::move(impl));
 }
 
-const IntrusivePtr<TensorImpl>& Tensor::checked() const {
-  check_defined(*this);
-  return impl_;
-}
 
 int64_t Tensor::size_slow(int64_t d) const { return impl()->sizes[static_cast<size_t>(wrap_dim(d, dim()))]; }
 int64_t Tensor::stride_slow(int64_t d) const { return impl()->strides[static_cast<size_t>(wrap_dim(d, dim()))]; }

@@ -84,7 +84,15 @@ struct TensorImpl : RefCounted {
 
   ~TensorImpl() override;
   GRADLAB_POOLED
-  bool is_contiguous() const;
+  bool is_contiguous() const {  // inline: every kernel asks, mostly of tensors with one or two dims
+    int64_t expected = 1;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (sizes[d] == 1) continue;
+      if (strides[d] != expected) return false;
+      expected *= sizes[d];
+    }
+    return true;
+  }
   void* data_ptr() const {
     return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(element_size(dtype));
   }
@@ -93,6 +101,10 @@ struct TensorImpl : RefCounted {
 
 class Tensor;
 using TensorList = ArrayRef<Tensor>;
+namespace detail {
+// PyTorch's error for an undefined tensor argument (number `arg`, named `name`).
+[[noreturn]] void throw_undefined(int arg, const char* name);
+}  // namespace detail
 
 namespace indexing {
 struct Slice {
@@ -344,7 +356,10 @@ class Tensor {
   Tensor& operator/=(Scalar o) { return div_(o); }
 
  private:
-  const IntrusivePtr<TensorImpl>& checked() const;
+  const IntrusivePtr<TensorImpl>& checked() const {
+    if (!impl_) detail::throw_undefined(0, "self");
+    return impl_;
+  }
   int64_t size_slow(int64_t dim) const;
   int64_t stride_slow(int64_t dim) const;
   IntrusivePtr<TensorImpl> impl_;
@@ -411,6 +426,10 @@ Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef str
 DimVector contiguous_strides(IntArrayRef sizes);
 int64_t numel_of(IntArrayRef sizes);
 int64_t wrap_dim(int64_t dim, int64_t ndim);
-void check_defined(const Tensor& t, int arg = 0, const char* name = "self");
+// Every op checks its arguments: inline, so that the check is a compare and
+// a branch, and the message is built out of line only when it fails.
+inline void check_defined(const Tensor& t, int arg = 0, const char* name = "self") {
+  if (!t.defined()) detail::throw_undefined(arg, name);
+}
 
 }  // namespace gradlab

@@ -45,6 +45,12 @@ struct Backend {
   virtual void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) = 0;
   // out[m,n] = beta*out + a[m,k] @ b[k,n]; a, b may be transposed views.
   virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double beta) = 0;
+  // gemm with a and/or b read transposed (mm's backward: G Bᵀ and Aᵀ G). The
+  // default makes transposed headers and calls gemm(); the CPU backend swaps
+  // the strides it reads instead, which for small matrices saves more than
+  // the product costs.
+  virtual void gemm_transposed(const Tensor& out, const Tensor& a, bool trans_a, const Tensor& b, bool trans_b,
+                               double beta);
   virtual bool equal(const Tensor& a, const Tensor& b) = 0;
 };
 

@@ -412,13 +412,19 @@ class CpuBackend final : public Backend {
   }
 
   void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double beta) override {
-    const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+    gemm_transposed(out, a, false, b, false, beta);
+  }
+  void gemm_transposed(const Tensor& out, const Tensor& a, bool ta, const Tensor& b, bool tb, double beta) override {
+    // A transposed operand is the same memory read with its two strides swapped.
+    const TensorImpl* ai = a.unsafeGetTensorImpl();
+    const TensorImpl* bi = b.unsafeGetTensorImpl();
+    const int64_t m = ai->sizes[ta], k = ai->sizes[!ta], n = bi->sizes[!tb];
+    const int64_t as0 = ai->strides[ta], as1 = ai->strides[!ta], bs0 = bi->strides[tb], bs1 = bi->strides[!tb];
     dispatch_all(out.scalar_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* o = ptr<T>(out);
       const T* pa = ptr<T>(a);
       const T* pb = ptr<T>(b);
-      const int64_t as0 = a.stride(0), as1 = a.stride(1), bs0 = b.stride(0), bs1 = b.stride(1);
       const int64_t os0 = out.stride(0), os1 = out.stride(1);
       constexpr bool blas_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
       // Small products: the loop beats BLAS's call overhead.

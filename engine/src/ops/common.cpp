@@ -127,6 +127,14 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   return out;
 }
 
+void backend::Backend::gemm_transposed(const Tensor& out, const Tensor& a, bool trans_a, const Tensor& b,
+                                       bool trans_b, double beta) {
+  auto t = [](const Tensor& m) {
+    return alias_with_geometry(m, {m.size(1), m.size(0)}, {m.stride(1), m.stride(0)}, m.storage_offset());
+  };
+  gemm(out, trans_a ? t(a) : a, trans_b ? t(b) : b, beta);
+}
+
 void backend::Backend::binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha) {
   binary(op, out, a, as_type(scalar_like(s, a, s.default_type()), out.scalar_type()), alpha);
 }

@@ -17,9 +17,11 @@ Tensor gemm_out(const Tensor& a, const Tensor& b) {
   backend::of(a).gemm(out, a, b, 0);
   return out;
 }
-// A matrix's transpose as a bare header over the same memory.
-Tensor transposed(const Tensor& m) {
-  return alias_with_geometry(m, {m.size(1), m.size(0)}, {m.stride(1), m.stride(0)}, m.storage_offset());
+// a (or aᵀ) @ b (or bᵀ), straight to the kernel.
+Tensor gemm_t(const Tensor& a, bool ta, const Tensor& b, bool tb) {
+  Tensor out = new_empty({a.size(ta ? 1 : 0), b.size(tb ? 0 : 1)}, a.scalar_type(), a.device());
+  backend::of(a).gemm_transposed(out, a, ta, b, tb, 0);
+  return out;
 }
 
 // d(AB) = (G Bᵀ, Aᵀ G)
@@ -33,10 +35,9 @@ GradList mm_bw(OpNode& n, Grads& g) {
     if (n.should_compute_output(1)) r[1] = a.t().mm(g[0]);
     return r;
   }
-  // Otherwise straight to the kernel, through transposed headers (no view
-  // bookkeeping: they never leave this function).
-  if (n.should_compute_output(0)) r[0] = gemm_out(g[0], transposed(b));
-  if (n.should_compute_output(1)) r[1] = gemm_out(transposed(a), g[0]);
+  // Otherwise straight to the kernel, which reads the transposes in place.
+  if (n.should_compute_output(0)) r[0] = gemm_t(g[0], false, b, true);
+  if (n.should_compute_output(1)) r[1] = gemm_t(a, true, g[0], false);
   return r;
 }
 // d(Av) = (g vᵀ, Aᵀ g)
