@@ -38,7 +38,7 @@ namespace {
 // of elements, in one pass and without a temporary vector (empty_tensor
 // calls this for every result).
 [[gnu::always_inline]] inline int64_t fill_contiguous_strides(IntArrayRef sizes, DimVector& out) {
-  out.resize(sizes.size());
+  out.resize_for_overwrite(sizes.size());
   int64_t acc = 1, numel = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
     out[d] = acc;

@@ -12,6 +12,22 @@
 
 namespace gradlab {
 
+namespace detail {
+// Copies a tensor's sizes or strides: a handful of values, where a call to
+// memmove (what GCC makes of a copy loop) costs more than the copy itself.
+// Ranges may overlap only as memmove allows (dst below src).
+inline void copy_dims(int64_t* dst, const int64_t* src, size_t n) {
+  switch (n) {
+    case 4: dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2]; dst[3] = src[3]; return;
+    case 3: dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2]; return;
+    case 2: dst[0] = src[0]; dst[1] = src[1]; return;
+    case 1: dst[0] = src[0]; return;
+    case 0: return;
+    default: std::memmove(dst, src, n * sizeof(int64_t));
+  }
+}
+}  // namespace detail
+
 template <class T>
 class ArrayRef {
  public:
@@ -37,7 +53,10 @@ class ArrayRef {
   const T& back() const { return data_[size_ - 1]; }
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
   bool equals(ArrayRef other) const {
-    return size_ == other.size_ && std::equal(begin(), end(), other.begin());
+    if (size_ != other.size_) return false;
+    for (size_t i = 0; i < size_; ++i)  // a loop, not memcmp: shapes are short
+      if (!(data_[i] == other.data_[i])) return false;
+    return true;
   }
   friend bool operator==(ArrayRef a, ArrayRef b) { return a.equals(b); }
   friend bool operator==(ArrayRef a, const std::vector<T>& b) { return a.equals(ArrayRef(b)); }
@@ -81,8 +100,13 @@ class DimVector {
 
   void assign(IntArrayRef a) {
     reserve(a.size());
-    if (a.size()) std::memmove(ptr_, a.data(), a.size() * sizeof(int64_t));
+    detail::copy_dims(ptr_, a.data(), a.size());
     size_ = a.size();
+  }
+  // Sets the size to n, leaving new entries unset for the caller to write.
+  void resize_for_overwrite(size_t n) {
+    reserve(n);
+    size_ = n;
   }
   void resize(size_t n, int64_t v = 0) {
     reserve(n);
@@ -139,7 +163,7 @@ class DimVector {
       ptr_ = inline_;
       cap_ = kInline;
       size_ = o.size_;
-      if (size_) std::memcpy(inline_, o.inline_, size_ * sizeof(int64_t));
+      detail::copy_dims(inline_, o.inline_, size_);
     } else {
       ptr_ = o.ptr_;
       cap_ = o.cap_;
