@@ -65,9 +65,10 @@ class Node : public std::enable_shared_from_this<Node> {
 
   virtual std::string name() const = 0;
   virtual variable_list apply(variable_list&& grads) = 0;
-  // What the engine calls: apply() with the result in a list it reuses. The
-  // ops override it to skip the std::vector; others keep this default.
-  virtual void apply_into(variable_list&& grads, GradList& out);
+  // What the engine calls: apply() over inline lists (the gradients flowing
+  // in, which it may consume, and those flowing out). The ops and
+  // AccumulateGrad override it to skip the std::vectors; others keep this default.
+  virtual void apply_into(GradList& grads, GradList& out);
   virtual void release_variables() {}
   // Whether release_variables() freed anything a later apply() needs.
   virtual bool has_saved_variables() const { return false; }
@@ -106,7 +107,11 @@ class AccumulateGrad : public Node {
   explicit AccumulateGrad(Tensor var);
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   variable_list apply(variable_list&& grads) override;
+  void apply_into(GradList& grads, GradList& out) override;
   Tensor variable;
+
+ private:
+  void accumulate(Tensor& new_grad);
 };
 
 // A tensor a node keeps for its backward, with the version it had then.

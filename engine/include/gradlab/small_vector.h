@@ -32,6 +32,10 @@ class SmallVector {
 
   SmallVector() = default;
   explicit SmallVector(size_t n) { resize(n); }
+  template <class It, class = decltype(*std::declval<It>())>
+  SmallVector(It first, It last) {
+    for (; first != last; ++first) emplace_back(*first);
+  }
   SmallVector(std::initializer_list<T> il) {
     reserve(il.size());
     for (const T& v : il) emplace_back(v);

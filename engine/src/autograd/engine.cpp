@@ -24,7 +24,7 @@ struct NodeTask {
 struct NodeState {
   Node* node = nullptr;
   int dependencies = 0;
-  variable_list inputs;
+  GradList inputs;  // the gradients flowing in, summed per input
   bool needed = true;   // with explicit inputs: lies on a path to one of them
   bool executed = false;
 };
@@ -156,7 +156,7 @@ void validate_outputs(const Node* fn, const edge_list& edges, GradList& grads, b
   }
 }
 
-void accumulate(variable_list& buf, uint32_t nr, Tensor&& g) {
+void accumulate(GradList& buf, uint32_t nr, Tensor&& g) {
   if (buf.size() <= nr) buf.resize(nr + 1);
   Tensor& slot = buf[nr];
   if (!slot.defined()) {
@@ -166,7 +166,7 @@ void accumulate(variable_list& buf, uint32_t nr, Tensor&& g) {
   }
 }
 
-void run_retain_hooks(Node* n, const variable_list& inputs) {
+void run_retain_hooks(Node* n, const GradList& inputs) {
   for (auto& [nr, slot] : n->retain_hooks) {
     TensorImpl* owner = slot->owner;
     if (!owner || nr >= inputs.size() || !inputs[nr].defined()) continue;
@@ -278,14 +278,13 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
 
   std::vector<Node*>& ran = lease.ws->ran;
   AutoGradMode mode(create_graph);
-  variable_list in;
-  GradList outs;  // reused: a node's result costs no allocation
+  GradList in, outs;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end());
     Node* n = heap.back().node;
     heap.pop_back();
     NodeState& st = state[n];
-    in.swap(st.inputs);
+    in = std::move(st.inputs);
     in.resize(n->num_inputs());
     run_retain_hooks(n, in);
     for (const Capture& c : captures)
@@ -310,7 +309,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     outs.clear();
     if (should_run) {
       try {
-        n->apply_into(std::move(in), outs);
+        n->apply_into(in, outs);
       } catch (const Error&) {
         if (DetectAnomalyGuard::is_enabled())
           warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},
@@ -332,10 +331,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
         push_ready(e.function.get());
       }
     }
-    // Hand the (now consumed) buffer back to the node's slot: its capacity is
-    // reused by the next pass.
     in.clear();
-    in.swap(st.inputs);
   }
   if (!keep_graph)
     for (Node* n : ran) n->release_variables();

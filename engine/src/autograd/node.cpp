@@ -23,8 +23,8 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
-void Node::apply_into(variable_list&& grads, GradList& out) {
-  variable_list r = apply(std::move(grads));
+void Node::apply_into(GradList& grads, GradList& out) {
+  variable_list r = apply(variable_list(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end())));
   out.clear();
   out.reserve(r.size());
   for (Tensor& t : r) out.push_back(std::move(t));
@@ -67,8 +67,17 @@ AccumulateGrad::AccumulateGrad(Tensor var)
 }
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
-  Tensor& new_grad = grads[0];
-  if (!new_grad.defined()) return {};
+  accumulate(grads.at(0));
+  return {};
+}
+
+void AccumulateGrad::apply_into(GradList& grads, GradList& out) {
+  accumulate(grads.at(0));
+  out.clear();
+}
+
+void AccumulateGrad::accumulate(Tensor& new_grad) {
+  if (!new_grad.defined()) return;
   TensorImpl* v = variable.unsafeGetTensorImpl();
   Tensor grad(v->grad);
   if (!GradMode::is_enabled()) {
@@ -83,7 +92,6 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     v->grad = grad.defined() ? (grad + new_grad).impl() : new_grad.clone().impl();
   }
-  return {};
 }
 
 // ------------------------------------------------------------ SavedVariable

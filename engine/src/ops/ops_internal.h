@@ -20,7 +20,7 @@ namespace gradlab {
 
 using autograd::GradList;
 using autograd::variable_list;
-using Grads = variable_list;
+using Grads = GradList;
 
 class OpNode : public autograd::Node {
  public:
@@ -28,10 +28,11 @@ class OpNode : public autograd::Node {
   OpNode(const char* name, BackwardFn fn) : name_(name), fn_(fn) {}
   std::string name() const override { return name_; }
   variable_list apply(variable_list&& grads) override {
-    GradList r = fn_(*this, grads);
+    GradList in(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end()));
+    GradList r = fn_(*this, in);
     return variable_list(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
-  void apply_into(variable_list&& grads, GradList& out) override { out = fn_(*this, grads); }
+  void apply_into(GradList& grads, GradList& out) override { out = fn_(*this, grads); }
   void release_variables() override {
     for (auto& s : saved) s.reset_data();
     if (saved_fn) saved_fn->release_variables();
