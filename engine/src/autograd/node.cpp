@@ -118,11 +118,11 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   data_ = t.tensor_data();
 }
 
-Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
+Tensor SavedVariable::unpack_for(Node* saved_for) const {
   if (!was_defined_) return Tensor();
   if (released_ || !data_.defined()) throw Error(msg::kSecondBackward);
   const uint32_t current = data_.unsafeGetTensorImpl()->version();
-  std::shared_ptr<Node> grad_fn = is_output_ && !is_leaf_ ? saved_for : data_.grad_fn();
+  Node* grad_fn = is_output_ && !is_leaf_ ? saved_for : data_.unsafeGetTensorImpl()->grad_fn.get();
   if (!is_leaf_ && !grad_fn) grad_fn = saved_for;
   if (current != saved_version_) {
     std::string m = str_cat("one of the variables needed for gradient computation has been modified by an "
@@ -141,7 +141,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (is_output_ && !is_leaf_ && GradMode::is_enabled() && grad_fn) {
     // Double backward needs the output with its history back.
     Tensor r = data_.tensor_data();
-    impl::set_history(r, grad_fn, output_nr_);
+    impl::set_history(r, grad_fn->shared_from_this(), output_nr_);
     return r;
   }
   return data_;

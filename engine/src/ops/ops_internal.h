@@ -5,7 +5,7 @@
 //     Tensor out = unary_kernel(Unary::Exp, x);
 //     if (auto fn = record("ExpBackward0", {&x}, [](OpNode& n, Grads& g) -> GradList {
 //           return {g[0] * n.saved_at(0)};        // d/dx e^x = e^x
-//         })) { fn->save(out, /*is_output=*/true); fn->finish(out); }
+//         })) { fn->save(out, /*is_output=*/true); finish(fn, out); }
 //     return out;
 //   }
 #pragma once
@@ -45,12 +45,7 @@ class OpNode : public autograd::Node {
   }
 
   void save(const Tensor& t, bool is_output = false) { saved.emplace_back(t, is_output); }
-  Tensor saved_at(size_t i) { return saved[i].unpack(shared_from_this()); }
-  // Makes this node the grad_fn of `out` (output number `nr`).
-  void finish(const Tensor& out, uint32_t nr = 0) {
-    add_input_metadata(out);
-    autograd::impl::set_history(out, shared_from_this(), nr);
-  }
+  Tensor saved_at(size_t i) { return saved[i].unpack_for(this); }
 
   SmallVector<autograd::SavedVariable, 2> saved;
   double scalar[2] = {0, 0};
@@ -66,6 +61,16 @@ class OpNode : public autograd::Node {
   const char* name_;
   BackwardFn fn_;
 };
+
+// Makes `fn` the grad_fn of `out` (output number `nr`). A free function of
+// the caller's shared_ptr: inside the node, shared_from_this() would cost a
+// compare-and-swap loop on the reference count.
+inline void finish(const std::shared_ptr<OpNode>& fn, const Tensor& out, uint32_t nr = 0) {
+  fn->add_input_metadata(out);
+  TensorImpl* impl = out.unsafeGetTensorImpl();
+  impl->grad_fn = fn;  // what impl::set_history does, without a shared_ptr<Node> temporary
+  impl->output_nr = nr;
+}
 
 // True when grad mode is on and one of the inputs requires grad.
 bool needs_grad(std::initializer_list<const Tensor*> inputs);

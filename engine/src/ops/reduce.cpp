@@ -115,7 +115,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dtyp
     fn->ints = DimVector{dim};
     fn->flag = log;
     fn->save(out, true);
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }
@@ -161,7 +161,7 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdi
     fn->ints2 = DimVector{dim};
     fn->flag = keepdim;
     fn->save(indices, true);
-    fn->finish(values);
+    finish(fn, values);
   }
   return {values, indices};
 }
@@ -181,7 +181,7 @@ Tensor max_min_all(const Tensor& a, bool is_max) {
   if (auto fn = record(is_max ? "MaxBackward1" : "MinBackward1", {&a}, max_all_bw)) {
     fn->save(a);
     fn->save(v, true);
-    fn->finish(v);
+    finish(fn, v);
   }
   return v;
 }
@@ -195,7 +195,7 @@ Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
   if (auto fn = record("SumBackward0", {&a}, sum_bw)) {
     fn->ints = DimVector(a.sizes());
     fn->ints2 = all;
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }
@@ -210,7 +210,7 @@ Tensor sum(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sca
     fn->ints = DimVector(a.sizes());
     fn->ints2 = dims;
     fn->flag = keepdim;
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }
@@ -231,7 +231,7 @@ Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
     fn->ints = DimVector(a.sizes());
     fn->ints2 = all;
     fn->scalar[0] = static_cast<double>(a.numel());
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }
@@ -255,7 +255,7 @@ Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sc
     fn->ints2 = dims;
     fn->flag = keepdim;
     fn->scalar[0] = static_cast<double>(count);
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }

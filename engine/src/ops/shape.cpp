@@ -111,7 +111,7 @@ Tensor view_op(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64
                OpNode::BackwardFn bw, OpNode** node_out = nullptr) {
   Tensor v = make_view(self, sizes, strides, offset);
   if (auto fn = record(name, {&self}, bw)) {
-    fn->finish(v);
+    finish(fn, v);
     if (node_out) *node_out = fn.get();
   }
   return v;
@@ -144,7 +144,7 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   Tensor out = alias_with_geometry(c, s, contiguous_strides(s), 0);
   if (auto fn = record("UnsafeViewBackward0", {&c}, reshape_bw)) {
     fn->ints = DimVector(c.sizes());
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }
@@ -353,7 +353,7 @@ std::vector<Tensor> multi_output_views(const Tensor& self, int64_t dim, const st
     }
     Tensor v = make_view(self, s, st, off);
     v.unsafeGetTensorImpl()->creation_meta = CreationMeta::MultiOutput;
-    if (fn) fn->finish(v, static_cast<uint32_t>(i));
+    if (fn) finish(fn, v, static_cast<uint32_t>(i));
     out.push_back(v);
   }
   if (fn) {
@@ -400,7 +400,7 @@ Tensor Tensor::clone() const {
   checked();
   Tensor out = new_empty(sizes(), scalar_type(), device());
   backend::of(*this).copy(out, *this);
-  if (auto fn = record("CloneBackward0", {this}, identity_bw)) fn->finish(out);
+  if (auto fn = record("CloneBackward0", {this}, identity_bw)) finish(fn, out);
   return out;
 }
 
@@ -427,7 +427,7 @@ Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
     if (auto fn = record("ToCopyBackward0", {this}, to_copy_bw)) {
       fn->dtype = scalar_type();
       fn->ints = DimVector{static_cast<int64_t>(device().type)};
-      fn->finish(out);
+      finish(fn, out);
     }
   }
   return out;
@@ -470,7 +470,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
   if (auto fn = record("CatBackward0", tensors, cat_bw)) {
     fn->ints = DimVector{dim};
     fn->ints2 = lengths;
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }
@@ -491,7 +491,7 @@ Tensor stack(TensorList tensors, int64_t dim) {
   }
   if (auto fn = record("StackBackward0", tensors, stack_bw)) {
     fn->ints = DimVector{dim};
-    fn->finish(out);
+    finish(fn, out);
   }
   return out;
 }
