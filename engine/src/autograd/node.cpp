@@ -79,6 +79,19 @@ void AccumulateGrad::apply_into(GradList& grads, GradList& out) {
 void AccumulateGrad::accumulate(Tensor& new_grad) {
   if (!new_grad.defined()) return;
   TensorImpl* v = variable.unsafeGetTensorImpl();
+  if (!GradMode::is_enabled() && v->grad) {
+    // grad += new_grad in place. When the two agree in shape, dtype and
+    // device (always, but for hand-set grads), straight to the kernel: what
+    // add_ would do after its checks, which cost more than a small sum.
+    TensorImpl* g = v->grad.get();
+    const TensorImpl* n = new_grad.unsafeGetTensorImpl();
+    if (g->dtype == n->dtype && !g->inference && g->device() == n->device() && g->sizes.ref().equals(n->sizes)) {
+      const Tensor& grad = reinterpret_cast<const Tensor&>(v->grad);
+      backend::of(grad).binary(backend::Binary::Add, grad, grad, new_grad, 1);
+      ++g->version();
+      return;
+    }
+  }
   Tensor grad(v->grad);
   if (!GradMode::is_enabled()) {
     if (!grad.defined()) {
