@@ -133,8 +133,6 @@ class SavedVariable {
 
  private:
   Tensor data_;
-  std::shared_ptr<Node> grad_fn_;  // inputs: the node that produced them
-  std::weak_ptr<Node> weak_grad_fn_;  // outputs: the owning node (no cycle)
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool was_defined_ = false;

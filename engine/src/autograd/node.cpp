@@ -126,8 +126,9 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     data_ = t;
     return;
   }
-  // An output keeps no strong reference to its own node (that would be a cycle).
-  weak_grad_fn_ = impl->grad_fn;
+  // An op's own output is kept as a bare header over its memory: the output
+  // itself holds this node as its grad_fn, so keeping it would be a cycle.
+  // unpack() gives it its history back from the node it is unpacked for.
   data_ = t.tensor_data();
 }
 
@@ -164,7 +165,6 @@ void SavedVariable::reset_data() {
   if (!was_defined_) return;
   released_ = true;
   data_.reset();
-  grad_fn_.reset();
 }
 
 void SavedVariable::steal_graph_refs() {
