@@ -99,7 +99,6 @@ Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef str
   return Tensor(std::move(impl));
 }
 
-
 int64_t Tensor::size_slow(int64_t d) const { return impl()->sizes[static_cast<size_t>(wrap_dim(d, dim()))]; }
 int64_t Tensor::stride_slow(int64_t d) const { return impl()->strides[static_cast<size_t>(wrap_dim(d, dim()))]; }
 TensorOptions Tensor::options() const { return TensorOptions().dtype(scalar_type()).device(device()); }

@@ -199,8 +199,15 @@ namespace impl {
 // The edge a gradient for `t` must flow into: its grad_fn, or its leaf's AccumulateGrad.
 Edge gradient_edge(const Tensor& t);
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
-// Makes `fn` the grad_fn of `t` as output number `output_nr`.
-void set_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr = 0);
+// Makes `fn` the grad_fn of `t` as output number `output_nr`. A template over
+// the node's own type (OpNode, CppNode<T>), so that storing it costs one
+// reference count, not a converted shared_ptr<Node> temporary.
+template <class N>
+void set_history(const Tensor& t, const std::shared_ptr<N>& fn, uint32_t output_nr = 0) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  impl->grad_fn = fn;
+  impl->output_nr = output_nr;
+}
 // After an in-place op: `t` now comes from `fn` (moves retain_grad along).
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
 }  // namespace impl

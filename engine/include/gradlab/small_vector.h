@@ -34,26 +34,18 @@ class SmallVector {
   explicit SmallVector(size_t n) { resize(n); }
   template <class It, class = decltype(*std::declval<It>())>
   SmallVector(It first, It last) {
-    for (; first != last; ++first) emplace_back(*first);
+    append(first, last);
   }
-  SmallVector(std::initializer_list<T> il) {
-    reserve(il.size());
-    for (const T& v : il) emplace_back(v);
-  }
+  SmallVector(std::initializer_list<T> il) { append(il.begin(), il.end()); }
   SmallVector(const std::vector<T>& v) {  // NOLINT: interchangeable with the std::vector LibTorch uses
-    reserve(v.size());
-    for (const T& x : v) emplace_back(x);
+    append(v.begin(), v.end());
   }
-  SmallVector(const SmallVector& o) {
-    reserve(o.size_);
-    for (const T& x : o) emplace_back(x);
-  }
+  SmallVector(const SmallVector& o) { append(o.begin(), o.end()); }
   SmallVector(SmallVector&& o) noexcept(std::is_nothrow_move_constructible_v<T>) { take(o); }
   SmallVector& operator=(const SmallVector& o) {
     if (this != &o) {
       clear();
-      reserve(o.size_);
-      for (const T& x : o) emplace_back(x);
+      append(o.begin(), o.end());
     }
     return *this;
   }
@@ -125,6 +117,14 @@ class SmallVector {
   }
 
  private:
+  // Adds [first, last) at the end, growing once when the count is known up front.
+  template <class It>
+  void append(It first, It last) {
+    using Category = typename std::iterator_traits<It>::iterator_category;
+    if constexpr (std::is_base_of_v<std::forward_iterator_tag, Category>)
+      reserve(size_ + static_cast<size_t>(std::distance(first, last)));
+    for (; first != last; ++first) emplace_back(*first);
+  }
   size_t check(size_t i) const {
     if (i >= size_) throw std::out_of_range("SmallVector::at: index out of range");
     return i;

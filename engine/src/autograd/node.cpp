@@ -25,9 +25,7 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
 
 void Node::apply_into(GradList& grads, GradList& out) {
   variable_list r = apply(variable_list(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end())));
-  out.clear();
-  out.reserve(r.size());
-  for (Tensor& t : r) out.push_back(std::move(t));
+  out = GradList(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
 }
 
 // Destroying the last reference to the head of a long chain would recurse
@@ -78,32 +76,28 @@ void AccumulateGrad::apply_into(GradList& grads, GradList& out) {
 
 void AccumulateGrad::accumulate(Tensor& new_grad) {
   if (!new_grad.defined()) return;
-  TensorImpl* v = variable.unsafeGetTensorImpl();
-  if (!GradMode::is_enabled() && v->grad) {
-    // grad += new_grad in place. When the two agree in shape, dtype and
-    // device (always, but for hand-set grads), straight to the kernel: what
-    // add_ would do after its checks, which cost more than a small sum.
-    TensorImpl* g = v->grad.get();
-    const TensorImpl* n = new_grad.unsafeGetTensorImpl();
-    if (g->dtype == n->dtype && !g->inference && g->device() == n->device() && g->sizes.ref().equals(n->sizes)) {
-      const Tensor& grad = reinterpret_cast<const Tensor&>(v->grad);
-      backend::of(grad).binary(backend::Binary::Add, grad, grad, new_grad, 1);
-      ++g->version();
-      return;
-    }
+  Tensor& grad = variable.mutable_grad();
+  if (GradMode::is_enabled()) {  // create_graph: the sum is recorded, out of place
+    grad = grad.defined() ? grad + new_grad : new_grad.clone();
+    return;
   }
-  Tensor grad(v->grad);
-  if (!GradMode::is_enabled()) {
-    if (!grad.defined()) {
-      // Steal the incoming buffer when nobody else holds it, as PyTorch does.
-      const bool stealable = new_grad.use_count() == 1 && !new_grad.is_view() && new_grad.is_contiguous() &&
-                             !new_grad.requires_grad();
-      v->grad = stealable ? new_grad.impl() : new_grad.clone().impl();
-    } else {
-      grad.add_(new_grad);
-    }
+  if (!grad.defined()) {
+    // Steal the incoming buffer when nobody else holds it, as PyTorch does.
+    const bool stealable = new_grad.use_count() == 1 && !new_grad.is_view() && new_grad.is_contiguous() &&
+                           !new_grad.requires_grad();
+    grad = stealable ? new_grad : new_grad.clone();
+    return;
+  }
+  // grad += new_grad in place. When the two agree in shape, dtype and device
+  // (always, but for hand-set grads), straight to the kernel: what add_ does
+  // after its checks, which cost more than a small sum.
+  TensorImpl* g = grad.unsafeGetTensorImpl();
+  const TensorImpl* n = new_grad.unsafeGetTensorImpl();
+  if (g->dtype == n->dtype && !g->inference && g->device() == n->device() && g->sizes.ref().equals(n->sizes)) {
+    backend::of(grad).binary(backend::Binary::Add, grad, grad, new_grad, 1);
+    ++g->version();
   } else {
-    v->grad = grad.defined() ? (grad + new_grad).impl() : new_grad.clone().impl();
+    grad.add_(new_grad);
   }
 }
 
@@ -208,12 +202,6 @@ Edge gradient_edge(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (impl->grad_fn) return Edge(impl->grad_fn, impl->output_nr);
   return Edge(grad_accumulator(t), 0);
-}
-
-void set_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
-  TensorImpl* impl = t.unsafeGetTensorImpl();
-  impl->grad_fn = fn;
-  impl->output_nr = output_nr;
 }
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {

@@ -23,7 +23,6 @@ T* ptr(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-
 // Whether every element of t is the one at its data pointer: a single
 // element, or one broadcast by expand() (what sum's backward hands on).
 inline bool is_uniform(const Tensor& t) {
@@ -448,20 +447,13 @@ class CpuBackend final : public Backend {
         }
       }
       using Acc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
-      // Row by row, column by column, the products summed in order of p.
-      const bool overwrite = beta == 0;
-      const Acc b_acc = static_cast<Acc>(beta);
-      for (int64_t i = 0; i < m; ++i) {
-        const T* arow = pa + i * as0;
-        T* orow = o + i * os0;
+      for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          const T* bcol = pb + j * bs1;
           Acc acc = 0;
-          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(arow[p * as1]) * static_cast<Acc>(bcol[p * bs0]);
-          T& dst = orow[j * os1];
-          dst = static_cast<T>(overwrite ? acc : b_acc * static_cast<Acc>(dst) + acc);
+          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(pa[i * as0 + p * as1]) * static_cast<Acc>(pb[p * bs0 + j * bs1]);
+          T& dst = o[i * os0 + j * os1];
+          dst = static_cast<T>(beta == 0 ? acc : static_cast<Acc>(beta) * static_cast<Acc>(dst) + acc);
         }
-      }
     });
   }
 

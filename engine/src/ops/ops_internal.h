@@ -67,9 +67,7 @@ class OpNode : public autograd::Node {
 // compare-and-swap loop on the reference count.
 inline void finish(const std::shared_ptr<OpNode>& fn, const Tensor& out, uint32_t nr = 0) {
   fn->add_input_metadata(out);
-  TensorImpl* impl = out.unsafeGetTensorImpl();
-  impl->grad_fn = fn;  // what impl::set_history does, without a shared_ptr<Node> temporary
-  impl->output_nr = nr;
+  autograd::impl::set_history(out, fn, nr);
 }
 
 // True when grad mode is on and one of the inputs requires grad.

@@ -37,14 +37,14 @@ bool reduces_all(const Tensor& a, const DimVector& dims) {
 
 Tensor sum_kernel(const Tensor& a, const DimVector& dims, bool keepdim, ScalarType t) {
   Tensor in = a.scalar_type() == t ? a : a.detach().to(t);
-  if (!keepdim && reduces_all(a, dims)) {  // straight into a 0-d result, no reshaping view
-    Tensor out = new_empty({}, t, a.device());
-    backend::of(a).sum_to(out, in);
-    return out;
-  }
-  Tensor out = new_empty(kept_shape(a, dims), t, a.device());
+  // A sum over everything goes straight into a 0-d result (no reshaping view).
+  const bool to_scalar = !keepdim && reduces_all(a, dims);
+  Tensor out = new_empty(to_scalar ? DimVector() : kept_shape(a, dims), t, a.device());
   backend::of(a).sum_to(out, in);
-  if (!keepdim) out = alias_with_geometry(out, dropped_shape(a, dims), contiguous_strides(dropped_shape(a, dims)), 0);
+  if (!keepdim && !to_scalar) {
+    const DimVector shape = dropped_shape(a, dims);
+    out = alias_with_geometry(out, shape, contiguous_strides(shape), 0);
+  }
   return out;
 }
 
