@@ -136,6 +136,47 @@ void with_binary(Binary op, T alpha, Run&& run) {
   with_binary_impl<T>(op, alpha, run, std::make_index_sequence<static_cast<size_t>(Binary::Gt)>());
 }
 
+// C = A B + beta C through OpenBLAS, when each operand is row- or column-major
+// with a leading dimension BLAS accepts; false when it is not (the caller
+// falls back to the loop).
+template <class T>
+bool blas_gemm(T* o, int64_t os0, int64_t os1, const T* pa, int64_t as0, int64_t as1, const T* pb, int64_t bs0,
+               int64_t bs1, int64_t m, int64_t n, int64_t k, double beta) {
+  const bool a_rows = as1 == 1 && as0 >= std::max<int64_t>(k, 1), a_cols = as0 == 1 && as1 >= std::max<int64_t>(m, 1);
+  const bool b_rows = bs1 == 1 && bs0 >= std::max<int64_t>(n, 1), b_cols = bs0 == 1 && bs1 >= std::max<int64_t>(k, 1);
+  if (!(a_rows || a_cols) || !(b_rows || b_cols) || os1 != 1 || os0 < std::max<int64_t>(n, 1)) return false;
+  const auto ta = a_rows ? CblasNoTrans : CblasTrans, tb = b_rows ? CblasNoTrans : CblasTrans;
+  const int lda = static_cast<int>(a_rows ? as0 : as1), ldb = static_cast<int>(b_rows ? bs0 : bs1);
+  const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k), ldo = static_cast<int>(os0);
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, ta, tb, im, in, ik, 1.0f, pa, lda, pb, ldb, static_cast<float>(beta), o, ldo);
+  } else {
+    cblas_dgemm(CblasRowMajor, ta, tb, im, in, ik, 1.0, pa, lda, pb, ldb, beta, o, ldo);
+  }
+  return true;
+}
+
+// C = A B + beta C by the plain loop, for small products and the types BLAS
+// lacks. Each output is its sum over p in order, then beta * old + sum: the
+// same rounding whatever the strides. (Arguments by value: the compiler then
+// keeps them in registers instead of reloading them after every store.)
+template <class T>
+void loop_gemm(T* o, int64_t os0, int64_t os1, const T* pa, int64_t as0, int64_t as1, const T* pb, int64_t bs0,
+               int64_t bs1, int64_t m, int64_t n, int64_t k, double beta) {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+  for (int64_t i = 0; i < m; ++i, pa += as0, o += os0) {
+    const T* bj = pb;
+    T* oj = o;
+    for (int64_t j = 0; j < n; ++j, bj += bs1, oj += os1) {
+      Acc acc = 0;
+      const T* ap = pa;
+      const T* bp = bj;
+      for (int64_t p = 0; p < k; ++p, ap += as1, bp += bs0) acc += static_cast<Acc>(*ap) * static_cast<Acc>(*bp);
+      *oj = static_cast<T>(beta == 0 ? acc : static_cast<Acc>(beta) * static_cast<Acc>(*oj) + acc);
+    }
+  }
+}
+
 class CpuBackend final : public Backend {
   // Large blocks are kept for reuse once freed: a training loop allocates
   // the same few big shapes every step, and fresh pages from the kernel cost
@@ -417,43 +458,20 @@ class CpuBackend final : public Backend {
     // A transposed operand is the same memory read with its two strides swapped.
     const TensorImpl* ai = a.unsafeGetTensorImpl();
     const TensorImpl* bi = b.unsafeGetTensorImpl();
+    const TensorImpl* oi = out.unsafeGetTensorImpl();
     const int64_t m = ai->sizes[ta], k = ai->sizes[!ta], n = bi->sizes[!tb];
     const int64_t as0 = ai->strides[ta], as1 = ai->strides[!ta], bs0 = bi->strides[tb], bs1 = bi->strides[!tb];
-    dispatch_all(out.scalar_type(), [&](auto tag) {
+    const int64_t os0 = oi->strides[0], os1 = oi->strides[1];
+    dispatch_all(oi->dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* o = ptr<T>(out);
       const T* pa = ptr<T>(a);
       const T* pb = ptr<T>(b);
-      const int64_t os0 = out.stride(0), os1 = out.stride(1);
-      constexpr bool blas_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
-      // Small products: the loop beats BLAS's call overhead.
-      if constexpr (blas_type) {
-        const bool a_ok = (as1 == 1 && as0 >= std::max<int64_t>(k, 1)) || (as0 == 1 && as1 >= std::max<int64_t>(m, 1));
-        const bool b_ok = (bs1 == 1 && bs0 >= std::max<int64_t>(n, 1)) || (bs0 == 1 && bs1 >= std::max<int64_t>(k, 1));
-        if (m * n * k > 4096 && a_ok && b_ok && os1 == 1 && os0 >= std::max<int64_t>(n, 1)) {
-          const bool at = !(as1 == 1 && as0 >= std::max<int64_t>(k, 1));
-          const bool bt = !(bs1 == 1 && bs0 >= std::max<int64_t>(n, 1));
-          const int lda = static_cast<int>(at ? as1 : as0), ldb = static_cast<int>(bt ? bs1 : bs0);
-          if constexpr (std::is_same_v<T, float>) {
-            cblas_sgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
-                        static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, pa, lda, pb, ldb,
-                        static_cast<float>(beta), o, static_cast<int>(os0));
-          } else {
-            cblas_dgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
-                        static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, pa, lda, pb, ldb, beta,
-                        o, static_cast<int>(os0));
-          }
-          return;
-        }
+      // Small products (the lessons' matrices): the loop beats BLAS's call overhead.
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (m * n * k > 4096 && blas_gemm(o, os0, os1, pa, as0, as1, pb, bs0, bs1, m, n, k, beta)) return;
       }
-      using Acc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          Acc acc = 0;
-          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(pa[i * as0 + p * as1]) * static_cast<Acc>(pb[p * bs0 + j * bs1]);
-          T& dst = o[i * os0 + j * os1];
-          dst = static_cast<T>(beta == 0 ? acc : static_cast<Acc>(beta) * static_cast<Acc>(dst) + acc);
-        }
+      loop_gemm(o, os0, os1, pa, as0, as1, pb, bs0, bs1, m, n, k, beta);
     });
   }
 
