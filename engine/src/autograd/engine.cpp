@@ -16,47 +16,61 @@ namespace gradlab::autograd {
 
 namespace {
 
+// A ready node: its sequence number (the heap's order) and its state's index.
 struct NodeTask {
-  Node* node;
-  bool operator<(const NodeTask& o) const { return node->sequence_nr() < o.node->sequence_nr(); }
+  uint64_t sequence_nr;
+  uint32_t slot;
+  bool operator<(const NodeTask& o) const { return sequence_nr < o.sequence_nr; }
 };
+
+constexpr uint32_t kNoState = UINT32_MAX;  // a null edge leads to no state
 
 struct NodeState {
   Node* node = nullptr;
   int dependencies = 0;
   GradList inputs;  // the gradients flowing in, summed per input
+  // The state index of each next edge's node, found once by the DFS so that
+  // running the graph looks nothing up (kNoState for a null edge).
+  SmallVector<uint32_t, 2> next;
   bool needed = true;   // with explicit inputs: lies on a path to one of them
   bool executed = false;
 };
 
 // The nodes of one backward pass and their states: an open-addressing index
-// over a vector whose entries (and their gradient buffers' capacity) are
-// reused from pass to pass, so a small graph runs without allocating here.
+// over a vector whose entries (and their buffers' capacity) are reused from
+// pass to pass, so a small graph runs without allocating here. States are
+// numbered in discovery order.
 class NodeTable {
  public:
   void clear() {
-    for (size_t i = 0; i < size_; ++i) states_[i].inputs.clear();
+    for (size_t i = 0; i < size_; ++i) {
+      states_[i].inputs.clear();
+      states_[i].next.clear();
+    }
     size_ = 0;
     std::fill(index_.begin(), index_.end(), kEmpty);
   }
-  // The state of n, added when missing (second: whether it was added).
-  std::pair<NodeState*, bool> find_or_add(Node* n) {
+  // The index of n's state, added when missing (second: whether it was
+  // added). Adding may move the states: hold indices, not references.
+  std::pair<uint32_t, bool> find_or_add(Node* n) {
     if ((size_ + 1) * 2 > index_.size()) grow();
     size_t h = slot_of(n);
     while (index_[h] != kEmpty) {
-      if (states_[index_[h]].node == n) return {&states_[index_[h]], false};
+      if (states_[index_[h]].node == n) return {index_[h], false};
       h = (h + 1) & (index_.size() - 1);
     }
-    index_[h] = static_cast<uint32_t>(size_);
-    if (size_ == states_.size()) states_.emplace_back();
-    NodeState& st = states_[size_++];
+    const auto i = static_cast<uint32_t>(size_++);
+    index_[h] = i;
+    if (i == states_.size()) states_.emplace_back();
+    NodeState& st = states_[i];
     st.node = n;
     st.dependencies = 0;
     st.needed = true;
     st.executed = false;
-    return {&st, true};
+    return {i, true};
   }
-  NodeState& operator[](Node* n) { return *find_or_add(n).first; }
+  NodeState& at(uint32_t i) { return states_[i]; }
+  size_t size() const { return size_; }
   // Gives memory back after an unusually large graph.
   void trim(size_t keep) {
     if (states_.size() <= keep) return;
@@ -92,7 +106,8 @@ class NodeTable {
 // (a custom function may itself call backward) so that their capacity is reused.
 struct Workspace {
   NodeTable state;
-  std::vector<Node*> order, stack, ran;
+  std::vector<uint32_t> stack;
+  std::vector<Node*> ran;
   std::vector<NodeTask> ready;
 };
 thread_local std::vector<std::unique_ptr<Workspace>> t_workspaces;
@@ -104,7 +119,6 @@ struct WorkspaceLease {
     if (t_workspaces.size() <= t_depth) t_workspaces.push_back(std::make_unique<Workspace>());
     ws = t_workspaces[t_depth++].get();
     ws->state.clear();
-    ws->order.clear();
     ws->stack.clear();
     ws->ran.clear();
     ws->ready.clear();
@@ -113,8 +127,8 @@ struct WorkspaceLease {
     ws->state.clear();  // drop gradients held for nodes that never ran (errors)
     constexpr size_t kKeep = 4096;
     ws->state.trim(kKeep);
-    for (auto* v : {&ws->order, &ws->stack, &ws->ran})
-      if (v->capacity() > kKeep) std::vector<Node*>().swap(*v);
+    if (ws->stack.capacity() > kKeep) std::vector<uint32_t>().swap(ws->stack);
+    if (ws->ran.capacity() > kKeep) std::vector<Node*>().swap(ws->ran);
     if (ws->ready.capacity() > kKeep) std::vector<NodeTask>().swap(ws->ready);
     --t_depth;
   }
@@ -201,26 +215,26 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
   // 2. dependencies (iterative DFS over the graph reachable from the roots)
   WorkspaceLease lease;
   NodeTable& state = lease.ws->state;
-  std::vector<Node*>& order = lease.ws->order;  // discovery order, for the "needed" pass
+  SmallVector<uint32_t, 2> root_slots;
   {
-    std::vector<Node*>& stack = lease.ws->stack;
+    std::vector<uint32_t>& stack = lease.ws->stack;
     for (auto& e : root_edges) {
-      if (state.find_or_add(e.function.get()).second) {
-        stack.push_back(e.function.get());
-        order.push_back(e.function.get());
-      }
+      auto [i, inserted] = state.find_or_add(e.function.get());
+      root_slots.push_back(i);
+      if (inserted) stack.push_back(i);
     }
     while (!stack.empty()) {
-      Node* n = stack.back();
+      const uint32_t i = stack.back();
       stack.pop_back();
-      for (const Edge& e : n->next_edges()) {
-        if (!e.function) continue;
-        auto [st, inserted] = state.find_or_add(e.function.get());
-        st->dependencies++;
-        if (inserted) {
-          stack.push_back(e.function.get());
-          order.push_back(e.function.get());
+      for (const Edge& e : state.at(i).node->next_edges()) {
+        uint32_t j = kNoState;
+        if (e.function) {
+          bool inserted = false;
+          std::tie(j, inserted) = state.find_or_add(e.function.get());
+          state.at(j).dependencies++;
+          if (inserted) stack.push_back(j);
         }
+        state.at(i).next.push_back(j);
       }
     }
   }
@@ -238,17 +252,17 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
       captures.push_back(Capture{e.function.get(), e.input_nr, i});
       targets.insert(e.function.get());
     }
-    for (NodeState& st : state) st.needed = targets.count(st.node) > 0;
+    for (size_t i = 0; i < state.size(); ++i) state.at(i).needed = targets.count(state.at(i).node) > 0;
     // A node is needed when one of its edges leads to a needed node: iterate
     // to a fixed point over reverse discovery order (children first).
     bool changed = true;
     while (changed) {
       changed = false;
-      for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        NodeState& st = state[*it];
+      for (size_t i = state.size(); i-- > 0;) {
+        NodeState& st = state.at(static_cast<uint32_t>(i));
         if (st.needed) continue;
-        for (const Edge& e : (*it)->next_edges())
-          if (e.function && state[e.function.get()].needed) {
+        for (uint32_t j : st.next)
+          if (j != kNoState && state.at(j).needed) {
             st.needed = true;
             changed = true;
             break;
@@ -257,34 +271,31 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     }
   }
 
-  // 4. execute
+  // 4. execute. From here on no state is added, so references to states stay valid.
   // A binary heap over a reused vector: highest sequence number on top.
   std::vector<NodeTask>& heap = lease.ws->ready;
-  auto push_ready = [&](Node* n) {
-    heap.push_back(NodeTask{n});
+  auto push_ready = [&](uint32_t i) {
+    NodeState& st = state.at(i);
+    st.executed = true;  // queued
+    heap.push_back(NodeTask{st.node->sequence_nr(), i});
     std::push_heap(heap.begin(), heap.end());
   };
-  for (size_t i = 0; i < root_edges.size(); ++i) {
-    Node* n = root_edges[i].function.get();
-    accumulate(state[n].inputs, root_edges[i].input_nr, std::move(grads[i]));
-  }
-  for (auto& e : root_edges) {
-    NodeState& st = state[e.function.get()];
-    if (st.dependencies == 0 && !st.executed) {
-      st.executed = true;  // queued
-      push_ready(e.function.get());
-    }
+  for (size_t i = 0; i < root_edges.size(); ++i)
+    accumulate(state.at(root_slots[i]).inputs, root_edges[i].input_nr, std::move(grads[i]));
+  for (uint32_t i : root_slots) {
+    const NodeState& st = state.at(i);
+    if (st.dependencies == 0 && !st.executed) push_ready(i);
   }
 
   std::vector<Node*>& ran = lease.ws->ran;
   AutoGradMode mode(create_graph);
-  GradList in, outs;
+  GradList outs;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end());
-    Node* n = heap.back().node;
+    NodeState& st = state.at(heap.back().slot);
     heap.pop_back();
-    NodeState& st = state[n];
-    in = std::move(st.inputs);
+    Node* n = st.node;
+    GradList& in = st.inputs;
     in.resize(n->num_inputs());
     run_retain_hooks(n, in);
     for (const Capture& c : captures)
@@ -301,8 +312,8 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
         should_run = accumulate_into_grad && st.needed;
       } else {
         bool leads_on = false;
-        for (const Edge& e : n->next_edges())
-          if (e.function && state[e.function.get()].needed) leads_on = true;
+        for (uint32_t j : st.next)
+          if (j != kNoState && state.at(j).needed) leads_on = true;
         should_run = leads_on;
       }
     }
@@ -321,15 +332,12 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     }
     const edge_list& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
-      const Edge& e = edges[i];
-      if (!e.function) continue;
-      NodeState& next = state[e.function.get()];
+      const uint32_t j = st.next[i];
+      if (j == kNoState) continue;
+      NodeState& next = state.at(j);
       if (should_run && i < outs.size() && outs[i].defined())
-        accumulate(next.inputs, e.input_nr, std::move(outs[i]));
-      if (--next.dependencies == 0 && !next.executed) {
-        next.executed = true;
-        push_ready(e.function.get());
-      }
+        accumulate(next.inputs, edges[i].input_nr, std::move(outs[i]));
+      if (--next.dependencies == 0 && !next.executed) push_ready(j);
     }
     in.clear();
   }
