@@ -31,6 +31,7 @@ IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) {
 
 TensorImpl::~TensorImpl() {
   if (retain_slot) retain_slot->owner = nullptr;
+  if (parked_accumulator) autograd::impl::delete_parked_accumulator(parked_accumulator);
 }
 
 namespace {

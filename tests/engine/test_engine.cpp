@@ -105,3 +105,60 @@ TEST_CASE("the GPU: is_available, device_count, and what a CUDA request does wit
   CHECK(gradlab::cuda_device_name(0).empty());
   torch::cuda::synchronize();  // nothing to wait for
 }
+
+// A leaf that outlives its graphs keeps its AccumulateGrad parked between
+// them (impl::grad_accumulator). What PyTorch shows must not change: the
+// leaf's weak reference expires with the graph, gradients land on the leaf,
+// a leaf that only a graph holds still receives its gradient, and nothing leaks
+// (the sanitizer build runs this too).
+TEST_CASE("a parameter's AccumulateGrad across graphs", "[engine]") {
+  using torch::autograd::AccumulateGrad;
+  Tensor w = torch::tensor({1., 2., 3.}, torch::requires_grad());
+  auto* impl = w.unsafeGetTensorImpl();
+  for (int pass = 1; pass <= 3; ++pass) {
+    Tensor y = (w * w).sum();
+    auto acc = y.grad_fn()->next_edge(0).function->next_edge(0).function;
+    REQUIRE(acc->name() == "torch::autograd::AccumulateGrad");
+    CHECK(static_cast<AccumulateGrad*>(acc.get())->variable.is_same(w));
+    CHECK(torch::autograd::impl::grad_accumulator(w) == acc);  // one per leaf while a graph lives
+    CHECK(acc->input_metadata(0).shape.ref().equals(w.sizes()));
+    y.backward();
+    acc.reset();
+    y = Tensor();
+    CHECK(impl->grad_accumulator.expired());  // as in PyTorch: it died with the graph
+    // The first graph's node is an ordinary one; from the second on it is parked.
+    CHECK((impl->parked_accumulator != nullptr) == (pass > 1));
+    for (int i = 0; i < 3; ++i) CHECK(w.grad()[i].item<float>() == 2.0f * (i + 1) * pass);
+  }
+
+  // Held only by a graph: the leaf lives on through its accumulator.
+  Tensor y;
+  {
+    Tensor v = torch::ones({2}, torch::requires_grad());
+    (v * 2).sum().backward();  // v's first graph: from now on its accumulator parks
+    y = (v * 3).sum();
+  }
+  auto acc = y.grad_fn()->next_edge(0).function->next_edge(0).function;
+  y.backward();
+  const Tensor& v = static_cast<AccumulateGrad*>(acc.get())->variable;
+  CHECK(v.grad()[0].item<float>() == 5.0f);
+  // A caller's reference outlives the graph: still the same node, still holding v.
+  y = Tensor();
+  CHECK(static_cast<AccumulateGrad*>(acc.get())->variable.grad()[1].item<float>() == 5.0f);
+  acc.reset();
+
+  // A parked accumulator whose leaf changed shape is not reused.
+  Tensor u = torch::ones({1, 3}, torch::requires_grad());
+  (u * 2).sum().backward();
+  (u * 2).sum().backward();
+  REQUIRE(u.unsafeGetTensorImpl()->parked_accumulator != nullptr);
+  u.set_requires_grad(false);
+  u.squeeze_(0);
+  u.set_requires_grad(true);
+  u.mutable_grad() = Tensor();
+  Tensor z = (u * 2).sum();
+  auto acc_u = z.grad_fn()->next_edge(0).function->next_edge(0).function;
+  CHECK(acc_u->input_metadata(0).shape.ref().equals(u.sizes()));
+  z.backward();
+  CHECK(u.grad().sizes().equals(std::vector<int64_t>{3}));
+}

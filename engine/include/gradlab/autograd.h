@@ -109,6 +109,7 @@ class AccumulateGrad : public Node {
   variable_list apply(variable_list&& grads) override;
   void apply_into(GradList& grads, GradList& out) override;
   Tensor variable;
+  GRADLAB_POOLED
 
  private:
   void accumulate(Tensor& new_grad);
@@ -199,6 +200,9 @@ namespace impl {
 // The edge a gradient for `t` must flow into: its grad_fn, or its leaf's AccumulateGrad.
 Edge gradient_edge(const Tensor& t);
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+// Frees an accumulator parked on a dying leaf (out of line: every tensor's
+// destructor checks for one, and almost none has one).
+void delete_parked_accumulator(Node* acc);
 // Makes `fn` the grad_fn of `t` as output number `output_nr`. A template over
 // the node's own type (OpNode, CppNode<T>), so that storing it costs one
 // reference count, not a converted shared_ptr<Node> temporary.

@@ -78,6 +78,10 @@ struct TensorImpl : RefCounted {
   uint32_t output_nr = 0;
   std::shared_ptr<autograd::Node> grad_fn;
   std::weak_ptr<autograd::Node> grad_accumulator;
+  // A leaf's AccumulateGrad, kept for the next graph after the last one that
+  // used it died (owned; see impl::grad_accumulator).
+  autograd::Node* parked_accumulator = nullptr;
+  bool had_accumulator = false;  // one was built before: the leaf outlives graphs
   IntrusivePtr<TensorImpl> grad;
   IntrusivePtr<TensorImpl> base;  // views: the tensor that owns the viewed memory
   std::shared_ptr<RetainSlot> retain_slot;

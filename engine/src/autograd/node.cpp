@@ -188,14 +188,61 @@ bool DetectAnomalyGuard::is_enabled() { return g_anomaly; }
 
 // ------------------------------------------------------------ impl
 namespace impl {
+namespace {
+// What happens when the last reference to a leaf's accumulator goes (in
+// practice: the last graph that reached the leaf died). The node lets go of
+// the leaf, as PyTorch's would by dying, but stays parked on it, so that the
+// next forward pass over the same parameters finds it instead of building a
+// new one. From outside nothing differs: the leaf's weak reference expires
+// and the next graph gets a fresh shared_ptr.
+struct ParkAccumulator {
+  void operator()(AccumulateGrad* acc) const noexcept {
+    Tensor leaf = std::move(acc->variable);
+    TensorImpl* impl = leaf.unsafeGetTensorImpl();
+    const bool clean = acc->next_edges().empty() && acc->retain_hooks.empty();
+    if (impl && clean && !impl->parked_accumulator) {
+      impl->parked_accumulator = acc;
+    } else {
+      delete acc;
+    }
+  }  // releasing `leaf` here may destroy it, and the parked node with it
+};
+
+// Whether a parked accumulator still describes its leaf (shape, dtype, device).
+bool still_matches(const AccumulateGrad& acc, const TensorImpl& leaf) {
+  const InputMetadata& m = acc.input_metadata(0);
+  return m.shape.ref().equals(leaf.sizes) && m.dtype == leaf.dtype && m.device == leaf.device();
+}
+}  // namespace
+
+void delete_parked_accumulator(Node* acc) { delete acc; }
+
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (impl->grad_fn || !impl->requires_grad) return nullptr;
   if (auto acc = impl->grad_accumulator.lock()) return acc;
   // The accumulator refers to the leaf itself (not a copy), so .grad lands on it.
-  auto acc = make_node<AccumulateGrad>(t);
-  impl->grad_accumulator = acc;
-  return acc;
+  if (!impl->had_accumulator) {
+    // A leaf's first graph: one block for node and count, as for any node.
+    // Most such leaves (a student's x, y, z) die with their graph.
+    impl->had_accumulator = true;
+    auto acc = make_node<AccumulateGrad>(t);
+    impl->grad_accumulator = acc;
+    return acc;
+  }
+  auto* acc = static_cast<AccumulateGrad*>(std::exchange(impl->parked_accumulator, nullptr));
+  if (acc && !still_matches(*acc, *impl)) {
+    delete acc;
+    acc = nullptr;
+  }
+  if (acc) {
+    acc->variable = t;
+  } else {
+    acc = new AccumulateGrad(t);
+  }
+  std::shared_ptr<Node> sp(acc, ParkAccumulator{}, detail::PoolAllocator<char>());
+  impl->grad_accumulator = sp;
+  return sp;
 }
 
 Edge gradient_edge(const Tensor& t) {
