@@ -150,16 +150,11 @@ template int Tensor::item<int>() const;
 template bool Tensor::item<bool>() const;
 
 // ------------------------------------------------------------ autograd fields
-bool Tensor::requires_grad() const {
-  if (!impl_) return false;
-  if (impl_->requires_grad || impl_->grad_fn) return true;
-  // A view made under no_grad records no graph, yet PyTorch reports that it
-  // requires grad when its base does (it stays a leaf).
-  if (impl_->is_view && impl_->base) {
-    const TensorImpl* b = impl_->base.get();
-    return b->requires_grad || b->grad_fn != nullptr;
-  }
-  return false;
+// A view made under no_grad records no graph, yet PyTorch reports that it
+// requires grad when its base does (it stays a leaf).
+bool Tensor::view_requires_grad() const {
+  const TensorImpl* b = impl_->base.get();
+  return b && (b->requires_grad || b->grad_fn != nullptr);
 }
 
 bool Tensor::is_leaf() const { return checked()->grad_fn == nullptr; }

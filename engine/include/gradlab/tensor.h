@@ -180,7 +180,10 @@ class Tensor {
   Scalar item() const;
 
   // --- autograd
-  bool requires_grad() const;
+  bool requires_grad() const {  // inline: every op asks it of every input
+    const TensorImpl* i = impl_.get();
+    return i && (i->requires_grad || i->grad_fn || (i->is_view && view_requires_grad()));
+  }
   Tensor& requires_grad_(bool r = true) const;
   Tensor& set_requires_grad(bool r) const;
   bool is_leaf() const;
@@ -366,6 +369,7 @@ class Tensor {
   }
   int64_t size_slow(int64_t dim) const;
   int64_t stride_slow(int64_t dim) const;
+  bool view_requires_grad() const;
   IntrusivePtr<TensorImpl> impl_;
 };
 

@@ -117,14 +117,13 @@ struct WorkspaceLease {
   Workspace* ws;
   WorkspaceLease() {
     if (t_workspaces.size() <= t_depth) t_workspaces.push_back(std::make_unique<Workspace>());
-    ws = t_workspaces[t_depth++].get();
-    ws->state.clear();
+    ws = t_workspaces[t_depth++].get();  // left empty by the previous lease
+  }
+  ~WorkspaceLease() {
+    ws->state.clear();  // also drops gradients held for nodes that never ran (errors)
     ws->stack.clear();
     ws->ran.clear();
     ws->ready.clear();
-  }
-  ~WorkspaceLease() {
-    ws->state.clear();  // drop gradients held for nodes that never ran (errors)
     constexpr size_t kKeep = 4096;
     ws->state.trim(kKeep);
     if (ws->stack.capacity() > kKeep) std::vector<uint32_t>().swap(ws->stack);
@@ -143,6 +142,24 @@ struct Capture {
 
 std::string function_name(const Node& n) { return n.name(); }
 
+// A gradient that does not match what its input expects: reduced to the
+// input's shape when it broadcasts to it, converted to its dtype, or refused.
+// Out of line: the gradients that arrive are almost always already right.
+[[gnu::noinline]] void conform_gradient(const Node* fn, size_t i, Tensor& g, const InputMetadata& meta,
+                                        bool is_root) {
+  const std::string prefix = is_root || !fn ? std::string() : function_name(*fn) + ": ";
+  if (!g.sizes().equals(meta.shape)) {
+    if (!is_expandable_to(meta.shape, g.sizes()))
+      throw Error(str_cat(prefix, "invalid gradient at index ", i, " - got ", g.sizes(),
+                          " but expected shape compatible with ", IntArrayRef(meta.shape)));
+    g = sum_to(g, meta.shape);
+  }
+  if (g.scalar_type() != meta.dtype) g = g.to(meta.dtype);
+  if (g.device() != meta.device)
+    throw Error(str_cat(prefix, "invalid gradient at index ", i, " - expected device ", meta.device, " but got ",
+                        g.device()));
+}
+
 void validate_outputs(const Node* fn, const edge_list& edges, GradList& grads, bool is_root) {
   if (grads.size() != edges.size()) {
     const std::string who = fn ? function_name(*fn) : std::string("backward");
@@ -151,27 +168,21 @@ void validate_outputs(const Node* fn, const edge_list& edges, GradList& grads, b
   }
   for (size_t i = 0; i < grads.size(); ++i) {
     const Edge& e = edges[i];
-    if (!e.function) continue;
     Tensor& g = grads[i];
-    if (!g.defined()) continue;
+    if (!e.function || !g.defined()) continue;
     const InputMetadata& meta = e.function->input_metadata(e.input_nr);
-    if (!g.sizes().equals(meta.shape)) {
-      if (!is_expandable_to(meta.shape, g.sizes())) {
-        const std::string prefix = is_root || !fn ? std::string() : function_name(*fn) + ": ";
-        throw Error(str_cat(prefix, "invalid gradient at index ", i, " - got ", g.sizes(),
-                            " but expected shape compatible with ", IntArrayRef(meta.shape)));
-      }
-      g = sum_to(g, meta.shape);
-    }
-    if (g.scalar_type() != meta.dtype) g = g.to(meta.dtype);
-    if (g.device() != meta.device)
-      throw Error(str_cat(is_root || !fn ? std::string() : function_name(*fn) + ": ", "invalid gradient at index ",
-                          i, " - expected device ", meta.device, " but got ", g.device()));
+    const TensorImpl* gi = g.unsafeGetTensorImpl();
+    if (!gi->sizes.ref().equals(meta.shape) || gi->dtype != meta.dtype || gi->device() != meta.device)
+      conform_gradient(fn, i, g, meta, is_root);
   }
 }
 
 void accumulate(GradList& buf, uint32_t nr, Tensor&& g) {
-  if (buf.size() <= nr) buf.resize(nr + 1);
+  if (buf.size() == nr) {  // the usual case: the first gradient for the next input
+    buf.push_back(std::move(g));
+    return;
+  }
+  if (buf.size() < nr) buf.resize(nr + 1);
   Tensor& slot = buf[nr];
   if (!slot.defined()) {
     slot = std::move(g);

@@ -19,7 +19,11 @@ Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
 Node::Node(uint64_t seq) : sequence_nr_(seq) {}
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
-  input_metadata_.push_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()});
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  InputMetadata& m = input_metadata_.emplace_back();
+  m.shape = impl->sizes;
+  m.dtype = impl->dtype;
+  m.device = impl->device();
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
