@@ -157,23 +157,41 @@ bool blas_gemm(T* o, int64_t os0, int64_t os1, const T* pa, int64_t as0, int64_t
 }
 
 // C = A B + beta C by the plain loop, for small products and the types BLAS
-// lacks. Each output is its sum over p in order, then beta * old + sum: the
-// same rounding whatever the strides. (Arguments by value: the compiler then
-// keeps them in registers instead of reloading them after every store.)
-template <class T>
-void loop_gemm(T* o, int64_t os0, int64_t os1, const T* pa, int64_t as0, int64_t as1, const T* pb, int64_t bs0,
-               int64_t bs1, int64_t m, int64_t n, int64_t k, double beta) {
+// lacks. Each output is its sum over p in order, from zero, then beta * old +
+// sum: the same rounding whatever the strides. (Arguments by value: the
+// compiler then keeps them in registers instead of reloading them after
+// every store.) k == 1, an outer product (what mm's backward makes of a
+// matrix times a vector), gets a loop of its own.
+template <class T, bool kBeta>
+void loop_gemm_impl(T* o, int64_t os0, int64_t os1, const T* pa, int64_t as0, int64_t as1, const T* pb, int64_t bs0,
+                    int64_t bs1, int64_t m, int64_t n, int64_t k, double beta) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+  const Acc b = static_cast<Acc>(beta);
+  auto store = [b](T& dst, Acc acc) { dst = static_cast<T>(kBeta ? b * static_cast<Acc>(dst) + acc : acc); };
   for (int64_t i = 0; i < m; ++i, pa += as0, o += os0) {
     const T* bj = pb;
     T* oj = o;
+    if (k == 1) {
+      const Acc ai = static_cast<Acc>(*pa);
+      for (int64_t j = 0; j < n; ++j, bj += bs1, oj += os1) store(*oj, Acc(0) + ai * static_cast<Acc>(*bj));
+      continue;
+    }
     for (int64_t j = 0; j < n; ++j, bj += bs1, oj += os1) {
       Acc acc = 0;
       const T* ap = pa;
       const T* bp = bj;
       for (int64_t p = 0; p < k; ++p, ap += as1, bp += bs0) acc += static_cast<Acc>(*ap) * static_cast<Acc>(*bp);
-      *oj = static_cast<T>(beta == 0 ? acc : static_cast<Acc>(beta) * static_cast<Acc>(*oj) + acc);
+      store(*oj, acc);
     }
+  }
+}
+template <class T>
+void loop_gemm(T* o, int64_t os0, int64_t os1, const T* pa, int64_t as0, int64_t as1, const T* pb, int64_t bs0,
+               int64_t bs1, int64_t m, int64_t n, int64_t k, double beta) {
+  if (beta == 0) {
+    loop_gemm_impl<T, false>(o, os0, os1, pa, as0, as1, pb, bs0, bs1, m, n, k, beta);
+  } else {
+    loop_gemm_impl<T, true>(o, os0, os1, pa, as0, as1, pb, bs0, bs1, m, n, k, beta);
   }
 }
 
