@@ -14,16 +14,25 @@ StorageImpl::~StorageImpl() {
   if (deleter && data) deleter(data, device);
 }
 
+namespace {
+// A small CPU tensor's bytes live inside its storage object: one allocation.
+// Inline, since every op's result goes through here.
+[[gnu::always_inline]] inline IntrusivePtr<StorageImpl> inline_storage(size_t nbytes, Device cpu) {
+  auto s = make_intrusive<StorageImpl>();
+  s->device = cpu;
+  s->nbytes = nbytes;
+  s->data = s->inline_bytes;
+  return s;
+}
+}  // namespace
+
 IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) {
+  if (device.is_cpu() && nbytes <= StorageImpl::kInlineBytes) return inline_storage(nbytes, device);
   auto s = make_intrusive<StorageImpl>();
   // A tensor's device always has its index, as in PyTorch: torch::kCUDA
   // means the current GPU, and the tensor is on cuda:0.
   s->device = device.is_cuda() ? Device(DeviceType::CUDA, device.normalized()) : device;
   s->nbytes = nbytes;
-  if (device.is_cpu() && nbytes <= StorageImpl::kInlineBytes) {
-    s->data = s->inline_bytes;
-    return s;
-  }
   s->data = backend::for_device(device).allocate(nbytes);
   s->deleter = [](void* p, Device d) { backend::for_device(d).deallocate(p); };
   return s;
@@ -38,15 +47,18 @@ namespace {
 // Writes the row-major strides of `sizes` into `out` and returns the number
 // of elements, in one pass and without a temporary vector (empty_tensor
 // calls this for every result).
+// A negative size makes the result negative.
 [[gnu::always_inline]] inline int64_t fill_contiguous_strides(IntArrayRef sizes, DimVector& out) {
   out.resize_for_overwrite(sizes.size());
   int64_t acc = 1, numel = 1;
+  bool negative = false;
   for (size_t d = sizes.size(); d-- > 0;) {
     out[d] = acc;
     acc *= std::max<int64_t>(sizes[d], 1);
     numel *= sizes[d];
+    negative |= sizes[d] < 0;
   }
-  return numel;
+  return negative ? -1 : numel;
 }
 }  // namespace
 
@@ -74,14 +86,23 @@ void detail::throw_undefined(int arg, const char* name) {
   throw Error(str_cat(msg::kUndefinedArg, arg, " '", name, "'"));
 }
 
-Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+namespace {
+[[noreturn, gnu::noinline]] void throw_negative_size(IntArrayRef sizes) {
   for (auto s : sizes)
     GRADLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+  throw Error("negative dimension");  // not reached: the loop threw
+}
+}  // namespace
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   auto impl = make_intrusive<TensorImpl>();
   impl->sizes.assign(sizes);
   impl->numel = fill_contiguous_strides(sizes, impl->strides);
+  if (impl->numel < 0) throw_negative_size(sizes);
   impl->dtype = dtype;
-  impl->storage = allocate_storage(static_cast<size_t>(impl->numel) * element_size(dtype), device);
+  const size_t nbytes = static_cast<size_t>(impl->numel) * element_size(dtype);
+  impl->storage = device.is_cpu() && nbytes <= StorageImpl::kInlineBytes ? inline_storage(nbytes, device)
+                                                                         : allocate_storage(nbytes, device);
   impl->inference = autograd::InferenceMode::is_enabled();
   return Tensor(std::move(impl));
 }
