@@ -66,9 +66,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual std::string name() const = 0;
   virtual variable_list apply(variable_list&& grads) = 0;
   // What the engine calls: apply() over inline lists (the gradients flowing
-  // in, which it may consume, and those flowing out). The ops and
-  // AccumulateGrad override it to skip the std::vectors; others keep this default.
-  virtual void apply_into(GradList& grads, GradList& out);
+  // in, which it may consume; those flowing out are returned straight into
+  // the engine's variable). The ops and AccumulateGrad override it to skip
+  // the std::vectors; others keep this default.
+  virtual GradList apply_into(GradList& grads);
   virtual void release_variables() {}
   // Whether release_variables() freed anything a later apply() needs.
   virtual bool has_saved_variables() const { return false; }
@@ -107,7 +108,7 @@ class AccumulateGrad : public Node {
   explicit AccumulateGrad(Tensor var);
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   variable_list apply(variable_list&& grads) override;
-  void apply_into(GradList& grads, GradList& out) override;
+  GradList apply_into(GradList& grads) override;
   Tensor variable;
   GRADLAB_POOLED
 

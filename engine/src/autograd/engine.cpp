@@ -200,6 +200,18 @@ void run_retain_hooks(Node* n, const GradList& inputs) {
   }
 }
 
+// Runs one node; its gradients are built straight into the caller's variable.
+GradList apply_node(Node* n, GradList& in) {
+  try {
+    return n->apply_into(in);
+  } catch (const Error&) {
+    if (DetectAnomalyGuard::is_enabled())
+      warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},
+           str_cat("Error detected in ", n->name(), ". Traceback of forward call that caused the error:\n"));
+    throw;
+  }
+}
+
 variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool create_graph, TensorList inputs,
                   bool accumulate_into_grad, bool allow_unused) {
   // 1. root edges and their gradients
@@ -300,7 +312,6 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
 
   std::vector<Node*>& ran = lease.ws->ran;
   AutoGradMode mode(create_graph);
-  GradList outs;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end());
     NodeState& st = state.at(heap.back().slot);
@@ -328,16 +339,8 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
         should_run = leads_on;
       }
     }
-    outs.clear();
+    GradList outs = should_run ? apply_node(n, in) : GradList();
     if (should_run) {
-      try {
-        n->apply_into(in, outs);
-      } catch (const Error&) {
-        if (DetectAnomalyGuard::is_enabled())
-          warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},
-               str_cat("Error detected in ", n->name(), ". Traceback of forward call that caused the error:\n"));
-        throw;
-      }
       ran.push_back(n);
       if (!is_accumulator) validate_outputs(n, n->next_edges(), outs, false);
     }

@@ -27,9 +27,9 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
-void Node::apply_into(GradList& grads, GradList& out) {
+GradList Node::apply_into(GradList& grads) {
   variable_list r = apply(variable_list(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end())));
-  out = GradList(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+  return GradList(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
 }
 
 // Destroying the last reference to the head of a long chain would recurse
@@ -73,9 +73,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   return {};
 }
 
-void AccumulateGrad::apply_into(GradList& grads, GradList& out) {
+GradList AccumulateGrad::apply_into(GradList& grads) {
   accumulate(grads.at(0));
-  out.clear();
+  return {};
 }
 
 void AccumulateGrad::accumulate(Tensor& new_grad) {

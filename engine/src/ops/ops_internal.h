@@ -32,7 +32,7 @@ class OpNode : public autograd::Node {
     GradList r = fn_(*this, in);
     return variable_list(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
-  void apply_into(GradList& grads, GradList& out) override { out = fn_(*this, grads); }
+  GradList apply_into(GradList& grads) override { return fn_(*this, grads); }
   void release_variables() override {
     for (auto& s : saved) s.reset_data();
     if (saved_fn) saved_fn->release_variables();
