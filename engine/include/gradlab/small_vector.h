@@ -36,7 +36,20 @@ class SmallVector {
   SmallVector(It first, It last) {
     append(first, last);
   }
-  SmallVector(std::initializer_list<T> il) { append(il.begin(), il.end()); }
+  SmallVector(std::initializer_list<T> il)
+    requires std::is_trivially_copyable_v<T>
+  {
+    append(il.begin(), il.end());
+  }
+  // Braces list the elements: {a, b}. For elements with reference counts
+  // (tensors, edges) this takes temporaries by move, where an
+  // initializer_list could only copy them (a count up and down for each).
+  template <class... A>
+    requires(!std::is_trivially_copyable_v<T> && sizeof...(A) > 0 && (std::is_convertible_v<A&&, T> && ...))
+  SmallVector(A&&... a) {  // NOLINT: implicit, like the initializer_list it replaces
+    reserve(sizeof...(A));
+    (emplace_back(std::forward<A>(a)), ...);
+  }
   SmallVector(const std::vector<T>& v) {  // NOLINT: interchangeable with the std::vector LibTorch uses
     append(v.begin(), v.end());
   }
