@@ -112,6 +112,7 @@ Tensor alias_with_geometry(const Tensor& src, IntArrayRef sizes, IntArrayRef str
   const TensorImpl* s = src.unsafeGetTensorImpl();
   impl->sizes.assign(sizes);
   impl->strides.assign(strides);
+  impl->refresh_contiguous();
   impl->numel = numel_of(sizes);
   impl->offset = offset;
   impl->dtype = s->dtype;

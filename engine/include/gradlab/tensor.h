@@ -3,6 +3,7 @@
 // output_nr, version counter, view base). Tensor is a handle; TensorImpl is
 // shared by copies of the handle, exactly like at::Tensor.
 #pragma once
+#include <cassert>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,13 +83,22 @@ struct TensorImpl : RefCounted {
   // used it died (owned; see impl::grad_accumulator).
   autograd::Node* parked_accumulator = nullptr;
   bool had_accumulator = false;  // one was built before: the leaf outlives graphs
+  bool contiguous = true;        // see is_contiguous()
   IntrusivePtr<TensorImpl> grad;
   IntrusivePtr<TensorImpl> base;  // views: the tensor that owns the viewed memory
   std::shared_ptr<RetainSlot> retain_slot;
 
   ~TensorImpl() override;
   GRADLAB_POOLED
-  bool is_contiguous() const {  // inline: every kernel asks, mostly of tensors with one or two dims
+  // Every kernel asks whether its operands are contiguous, so the answer is
+  // kept (as PyTorch keeps is_contiguous_): whatever sets sizes or strides
+  // calls refresh_contiguous(). Debug builds check that it was called.
+  bool is_contiguous() const {
+    assert(contiguous == compute_contiguous() && "sizes or strides changed without refresh_contiguous()");
+    return contiguous;
+  }
+  void refresh_contiguous() { contiguous = compute_contiguous(); }
+  bool compute_contiguous() const {
     int64_t expected = 1;
     for (size_t d = sizes.size(); d-- > 0;) {
       if (sizes[d] == 1) continue;

@@ -160,12 +160,14 @@ std::string function_name(const Node& n) { return n.name(); }
                         g.device()));
 }
 
-void validate_outputs(const Node* fn, const edge_list& edges, GradList& grads, bool is_root) {
-  if (grads.size() != edges.size()) {
-    const std::string who = fn ? function_name(*fn) : std::string("backward");
-    throw std::runtime_error(str_cat("function ", who, " returned an incorrect number of gradients (expected ",
-                                     edges.size(), ", got ", grads.size(), ")"));
-  }
+[[noreturn, gnu::noinline]] void throw_wrong_count(const Node* fn, size_t expected, size_t got) {
+  const std::string who = fn ? function_name(*fn) : std::string("backward");
+  throw std::runtime_error(str_cat("function ", who, " returned an incorrect number of gradients (expected ",
+                                   expected, ", got ", got, ")"));
+}
+
+inline void validate_outputs(const Node* fn, const edge_list& edges, GradList& grads, bool is_root) {
+  if (grads.size() != edges.size()) throw_wrong_count(fn, edges.size(), grads.size());
   for (size_t i = 0; i < grads.size(); ++i) {
     const Edge& e = edges[i];
     Tensor& g = grads[i];

@@ -60,6 +60,31 @@ void map_unary(const Tensor& out, const Tensor& in, F f) {
   });
 }
 
+// The general case of map_binary, out of line: its loop set-up needs a large
+// stack frame, which the flat cases should not pay for.
+template <class T, class F>
+[[gnu::noinline]] void map_binary_strided(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  T* o = ptr<T>(out);
+  const T* pa = ptr<T>(a);
+  const T* pb = ptr<T>(b);
+  StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
+    T* po = o + bs[0];
+    const T* xa = pa + bs[1];
+    const T* xb = pb + bs[2];
+    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], xb[k]);
+    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
+      const T y = *xb;
+      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], y);
+    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+      const T x = *xa;
+      for (int64_t k = 0; k < n; ++k) po[k] = f(x, xb[k]);
+    } else {
+      for (int64_t k = 0; k < n; ++k) po[k * s[0]] = f(xa[k * s[1]], xb[k * s[2]]);
+    }
+  });
+}
+
 template <class T, class F>
 void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   T* o = ptr<T>(out);
@@ -91,22 +116,7 @@ void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
       return;
     }
   }
-  StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
-    T* po = o + bs[0];
-    const T* xa = pa + bs[1];
-    const T* xb = pb + bs[2];
-    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
-      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], xb[k]);
-    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
-      const T y = *xb;
-      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], y);
-    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
-      const T x = *xa;
-      for (int64_t k = 0; k < n; ++k) po[k] = f(x, xb[k]);
-    } else {
-      for (int64_t k = 0; k < n; ++k) po[k * s[0]] = f(xa[k * s[1]], xb[k * s[2]]);
-    }
-  });
+  map_binary_strided<T>(out, a, b, f);
 }
 
 // Calls run(f) with f the scalar function of `op` as a lambda in which `op`
@@ -405,6 +415,7 @@ class CpuBackend final : public Backend {
       Tensor view = empty_tensor({}, ScalarType::Long, Device());  // geometry carrier only
       view.impl()->sizes = DimVector(in.sizes());
       view.impl()->strides = bstr;
+      view.impl()->refresh_contiguous();
       const T* pi = ptr<T>(in);
       StridedLoop<2>({&view, &in}).run([&](int64_t n, const auto& bs, const auto& s) {
         for (int64_t k = 0; k < n; ++k) acc[static_cast<size_t>(bs[0] + k * s[0])] += static_cast<Acc>(pi[bs[1] + k * s[1]]);

@@ -139,7 +139,7 @@ Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
   auto impl = make_intrusive<TensorImpl>();
   impl->sizes = DimVector(sizes);
-  impl->strides = contiguous_strides(sizes);
+  impl->strides = contiguous_strides(sizes);  // contiguous, as a new TensorImpl assumes
   impl->numel = numel_of(sizes);
   impl->dtype = o.dtype();
   auto st = make_intrusive<StorageImpl>();

@@ -242,6 +242,7 @@ Tensor& Tensor::squeeze_(int64_t d) const {
   if (dim() > 0 && size(d) == 1) {
     impl()->sizes.erase(static_cast<size_t>(d));
     impl()->strides.erase(static_cast<size_t>(d));
+    impl()->refresh_contiguous();
   }
   Tensor& self = const_cast<Tensor&>(*this);
   bump_version(self);
