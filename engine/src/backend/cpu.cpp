@@ -18,9 +18,13 @@
 namespace gradlab::backend {
 namespace {
 
+// The typed data pointer: the offset scaled by sizeof(T), known here, rather
+// than by a lookup of the dtype's size.
 template <class T>
 T* ptr(const Tensor& t) {
-  return static_cast<T*>(t.data_ptr());
+  const TensorImpl* i = t.unsafeGetTensorImpl();
+  assert(element_size(i->dtype) == sizeof(T));
+  return static_cast<T*>(i->storage->data) + i->offset;
 }
 
 // Whether every element of t is the one at its data pointer: a single
