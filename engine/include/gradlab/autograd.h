@@ -213,6 +213,12 @@ void set_history(const Tensor& t, const std::shared_ptr<N>& fn, uint32_t output_
   impl->grad_fn = fn;
   impl->output_nr = output_nr;
 }
+template <class N>
+void set_history(const Tensor& t, std::shared_ptr<N>&& fn, uint32_t output_nr = 0) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  impl->grad_fn = std::move(fn);
+  impl->output_nr = output_nr;
+}
 // After an in-place op: `t` now comes from `fn` (moves retain_grad along).
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
 }  // namespace impl

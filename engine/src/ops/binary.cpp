@@ -156,7 +156,7 @@ Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* 
   }
   if (auto fn = record(name, {&a}, bw)) {
     fn->scalar[0] = saved;
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -167,7 +167,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   Tensor out = tensor_op(Binary::Add, a, b, alpha.toDouble(), result_type(a, b));
   if (auto fn = record("AddBackward0", {&a, &b}, add_bw)) {
     fn->scalar[0] = alpha.toDouble();
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -178,7 +178,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   Tensor out = tensor_op(Binary::Sub, a, b, alpha.toDouble(), result_type(a, b));
   if (auto fn = record("SubBackward0", {&a, &b}, sub_bw)) {
     fn->scalar[0] = alpha.toDouble();
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -197,7 +197,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = tensor_op(Binary::Mul, a, b, 1, result_type(a, b));
   if (auto fn = record("MulBackward0", {&a, &b}, mul_bw)) {
     save_mul_operands(*fn, a, b);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -210,7 +210,7 @@ Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = tensor_op(Binary::Div, a.to(rt), b.to(rt), 1, rt);
   if (auto fn = record("DivBackward0", {&a, &b}, div_bw)) {
     save_div_operands(*fn, a, b);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -225,7 +225,7 @@ Tensor pow(const Tensor& a, const Tensor& e) {
     fn->save(a);
     fn->save(e);
     fn->save(out, true);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -236,7 +236,7 @@ Tensor pow(Scalar base, const Tensor& e) {
   if (auto fn = record("PowBackward2", {&e}, pow_scalar_base_bw)) {
     fn->scalar[0] = base.toDouble();
     fn->save(out, true);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -247,7 +247,7 @@ Tensor max_min_binary(const Tensor& a, const Tensor& b, bool is_max) {
     fn->flag = is_max;
     fn->save(a);
     fn->save(b);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -264,7 +264,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   backend::of(a).where(out, cond, a.to(rt), b.to(rt));
   if (auto fn = record("WhereBackward0", {&a, &b}, where_bw)) {
     fn->save(cond);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }

@@ -89,7 +89,7 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
     fn->ints = DimVector(self.sizes());
     fn->ints2 = DimVector{dim, span};
     fn->save(flat_pos);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }

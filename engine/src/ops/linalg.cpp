@@ -90,7 +90,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   Tensor out = gemm_out(a, b);
   if (auto fn = record("MmBackward0", {&a, &b}, mm_bw)) {
     save_pair(*fn, a, b);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -110,7 +110,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
   out = out.tensor_data();
   if (auto fn = record("MvBackward0", {&a, &v}, mv_bw)) {
     save_pair(*fn, a, v);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -131,7 +131,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   out = out.tensor_data();
   if (auto fn = record("DotBackward0", {&a, &b}, dot_bw)) {
     save_pair(*fn, a, b);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -154,7 +154,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   }
   if (auto fn = record("BmmBackward0", {&a, &b}, bmm_bw)) {
     save_pair(*fn, a, b);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -165,7 +165,7 @@ Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
   Tensor out = alias_with_geometry(t, shape, contiguous_strides(shape), t.storage_offset());
   if (auto fn = record("UnsafeViewBackward0", {&t}, view_back_bw)) {
     fn->ints = DimVector(t.sizes());
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }

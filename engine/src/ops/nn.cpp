@@ -45,7 +45,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
     fn->flag = red == Reduction::Mean;
     fn->dtype = ScalarType::Float;
     fn->scalar[0] = static_cast<double>(broadcast_shapes(input.sizes(), target.sizes()).size() ? numel_of(broadcast_shapes(input.sizes(), target.sizes())) : 1);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -78,7 +78,7 @@ Tensor nll_loss(const Tensor& lp, const Tensor& target, Reduction red) {
     fn->flag = red == Reduction::Mean;
     fn->scalar[0] = static_cast<double>(lp.size(0));
     fn->save(target);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }

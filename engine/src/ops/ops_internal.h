@@ -64,10 +64,11 @@ class OpNode : public autograd::Node {
 
 // Makes `fn` the grad_fn of `out` (output number `nr`). A free function of
 // the caller's shared_ptr: inside the node, shared_from_this() would cost a
-// compare-and-swap loop on the reference count.
-inline void finish(const std::shared_ptr<OpNode>& fn, const Tensor& out, uint32_t nr = 0) {
+// compare-and-swap loop on the reference count. Callers done with `fn` move
+// it in, which hands their reference to the tensor instead of counting up and down.
+inline void finish(std::shared_ptr<OpNode> fn, const Tensor& out, uint32_t nr = 0) {
   fn->add_input_metadata(out);
-  autograd::impl::set_history(out, fn, nr);
+  autograd::impl::set_history(out, std::move(fn), nr);
 }
 
 // True when grad mode is on and one of the inputs requires grad.

@@ -115,7 +115,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dtyp
     fn->ints = DimVector{dim};
     fn->flag = log;
     fn->save(out, true);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -195,7 +195,7 @@ Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
   if (auto fn = record("SumBackward0", {&a}, sum_bw)) {
     fn->ints = DimVector(a.sizes());
     fn->ints2 = all;
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -210,7 +210,7 @@ Tensor sum(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sca
     fn->ints = DimVector(a.sizes());
     fn->ints2 = dims;
     fn->flag = keepdim;
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -231,7 +231,7 @@ Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
     fn->ints = DimVector(a.sizes());
     fn->ints2 = all;
     fn->scalar[0] = static_cast<double>(a.numel());
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -255,7 +255,7 @@ Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sc
     fn->ints2 = dims;
     fn->flag = keepdim;
     fn->scalar[0] = static_cast<double>(count);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }

@@ -144,7 +144,7 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   Tensor out = alias_with_geometry(c, s, contiguous_strides(s), 0);
   if (auto fn = record("UnsafeViewBackward0", {&c}, reshape_bw)) {
     fn->ints = DimVector(c.sizes());
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -428,7 +428,7 @@ Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
     if (auto fn = record("ToCopyBackward0", {this}, to_copy_bw)) {
       fn->dtype = scalar_type();
       fn->ints = DimVector{static_cast<int64_t>(device().type)};
-      finish(fn, out);
+      finish(std::move(fn), out);
     }
   }
   return out;
@@ -471,7 +471,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
   if (auto fn = record("CatBackward0", tensors, cat_bw)) {
     fn->ints = DimVector{dim};
     fn->ints2 = lengths;
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
@@ -492,7 +492,7 @@ Tensor stack(TensorList tensors, int64_t dim) {
   }
   if (auto fn = record("StackBackward0", tensors, stack_bw)) {
     fn->ints = DimVector{dim};
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }

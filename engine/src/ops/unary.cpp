@@ -30,7 +30,7 @@ Tensor unary_op(const Tensor& x, Unary k, const char* name, OpNode::BackwardFn b
     fn->scalar[1] = b;
     if (save & kSelf) fn->save(x);
     if (save & kResult) fn->save(out, /*is_output=*/true);
-    finish(fn, out);
+    finish(std::move(fn), out);
   }
   return out;
 }
