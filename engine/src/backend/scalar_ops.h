@@ -1,7 +1,10 @@
 // The arithmetic of every elementwise kernel, one element at a time, shared
 // by the CPU backend and the CUDA kernels (ggml's rule: the CPU backend is the
 // reference, and a device computes the same formulas). Compiled by nvcc these
-// are __host__ __device__; by the C++ compiler they are plain inline functions.
+// are __host__ __device__. They are always inlined: the CPU kernels call them
+// with the op fixed at compile time, and only inlined does the switch fold
+// to the one case (left to itself the compiler calls the whole switch once
+// per element, which for relu is most of the work).
 #pragma once
 #include <cmath>
 #include <limits>
@@ -10,9 +13,9 @@
 #include "backend/backend.h"
 
 #if defined(__CUDACC__)
-#define GRADLAB_HD __host__ __device__ inline
+#define GRADLAB_HD __host__ __device__ __forceinline__
 #else
-#define GRADLAB_HD inline
+#define GRADLAB_HD [[gnu::always_inline]] inline
 #endif
 
 namespace gradlab::backend {
