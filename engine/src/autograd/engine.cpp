@@ -277,7 +277,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
       captures.push_back(Capture{e.function.get(), e.input_nr, i});
       targets.insert(e.function.get());
     }
-    for (size_t i = 0; i < state.size(); ++i) state.at(i).needed = targets.count(state.at(i).node) > 0;
+    for (NodeState& st : state) st.needed = targets.count(st.node) > 0;
     // A node is needed when one of its edges leads to a needed node: iterate
     // to a fixed point over reverse discovery order (children first).
     bool changed = true;

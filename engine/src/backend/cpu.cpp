@@ -64,31 +64,6 @@ void map_unary(const Tensor& out, const Tensor& in, F f) {
   });
 }
 
-// The general case of map_binary, out of line: its loop set-up needs a large
-// stack frame, which the flat cases should not pay for.
-template <class T, class F>
-[[gnu::noinline]] void map_binary_strided(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  T* o = ptr<T>(out);
-  const T* pa = ptr<T>(a);
-  const T* pb = ptr<T>(b);
-  StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
-    T* po = o + bs[0];
-    const T* xa = pa + bs[1];
-    const T* xb = pb + bs[2];
-    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
-      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], xb[k]);
-    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
-      const T y = *xb;
-      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], y);
-    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
-      const T x = *xa;
-      for (int64_t k = 0; k < n; ++k) po[k] = f(x, xb[k]);
-    } else {
-      for (int64_t k = 0; k < n; ++k) po[k * s[0]] = f(xa[k * s[1]], xb[k * s[2]]);
-    }
-  });
-}
-
 template <class T, class F>
 void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   T* o = ptr<T>(out);
@@ -120,7 +95,22 @@ void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
       return;
     }
   }
-  map_binary_strided<T>(out, a, b, f);
+  StridedLoop<3>({&out, &a, &b}).run([&](int64_t n, const auto& bs, const auto& s) {
+    T* po = o + bs[0];
+    const T* xa = pa + bs[1];
+    const T* xb = pb + bs[2];
+    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], xb[k]);
+    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
+      const T y = *xb;
+      for (int64_t k = 0; k < n; ++k) po[k] = f(xa[k], y);
+    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+      const T x = *xa;
+      for (int64_t k = 0; k < n; ++k) po[k] = f(x, xb[k]);
+    } else {
+      for (int64_t k = 0; k < n; ++k) po[k * s[0]] = f(xa[k * s[1]], xb[k * s[2]]);
+    }
+  });
 }
 
 // Calls run(f) with f the scalar function of `op` as a lambda in which `op`
