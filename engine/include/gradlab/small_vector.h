@@ -126,7 +126,11 @@ class SmallVector {
     while (size_ > n) pop_back();
   }
   void clear() {
-    while (size_ > 0) pop_back();
+    if constexpr (std::is_trivially_destructible_v<T>) {
+      size_ = 0;
+    } else {
+      while (size_ > 0) pop_back();
+    }
   }
 
  private:
