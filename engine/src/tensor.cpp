@@ -15,19 +15,8 @@ StorageImpl::~StorageImpl() {
 }
 
 namespace {
-// A small CPU tensor's bytes live inside its storage object: one allocation.
-// Inline, since every op's result goes through here.
-[[gnu::always_inline]] inline IntrusivePtr<StorageImpl> inline_storage(size_t nbytes, Device cpu) {
-  auto s = make_intrusive<StorageImpl>();
-  s->device = cpu;
-  s->nbytes = nbytes;
-  s->data = s->inline_bytes;
-  return s;
-}
-}  // namespace
-
-IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) {
-  if (device.is_cpu() && nbytes <= StorageImpl::kInlineBytes) return inline_storage(nbytes, device);
+// Memory from the device's backend, owned by the storage.
+IntrusivePtr<StorageImpl> backend_storage(size_t nbytes, Device device) {
   auto s = make_intrusive<StorageImpl>();
   // A tensor's device always has its index, as in PyTorch: torch::kCUDA
   // means the current GPU, and the tensor is on cuda:0.
@@ -37,6 +26,20 @@ IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) {
   s->deleter = [](void* p, Device d) { backend::for_device(d).deallocate(p); };
   return s;
 }
+
+// A small CPU tensor's bytes live inside its storage object: one allocation.
+// Inline here, since every op's result (empty_tensor) comes through.
+[[gnu::always_inline]] inline IntrusivePtr<StorageImpl> new_storage(size_t nbytes, Device device) {
+  if (!device.is_cpu() || nbytes > StorageImpl::kInlineBytes) return backend_storage(nbytes, device);
+  auto s = make_intrusive<StorageImpl>();
+  s->device = device;
+  s->nbytes = nbytes;
+  s->data = s->inline_bytes;
+  return s;
+}
+}  // namespace
+
+IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) { return new_storage(nbytes, device); }
 
 TensorImpl::~TensorImpl() {
   if (retain_slot) retain_slot->owner = nullptr;
@@ -101,8 +104,7 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   if (impl->numel < 0) throw_negative_size(sizes);
   impl->dtype = dtype;
   const size_t nbytes = static_cast<size_t>(impl->numel) * element_size(dtype);
-  impl->storage = device.is_cpu() && nbytes <= StorageImpl::kInlineBytes ? inline_storage(nbytes, device)
-                                                                         : allocate_storage(nbytes, device);
+  impl->storage = new_storage(nbytes, device);
   impl->inference = autograd::InferenceMode::is_enabled();
   return Tensor(std::move(impl));
 }

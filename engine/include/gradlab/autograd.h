@@ -205,18 +205,13 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t);
 // destructor checks for one, and almost none has one).
 void delete_parked_accumulator(Node* acc);
 // Makes `fn` the grad_fn of `t` as output number `output_nr`. A template over
-// the node's own type (OpNode, CppNode<T>), so that storing it costs one
-// reference count, not a converted shared_ptr<Node> temporary.
-template <class N>
-void set_history(const Tensor& t, const std::shared_ptr<N>& fn, uint32_t output_nr = 0) {
+// the caller's shared_ptr to the node's own type (OpNode, CppNode<T>), so
+// that storing it costs one reference count (none when it is moved in), not a
+// converted shared_ptr<Node> temporary.
+template <class P>
+void set_history(const Tensor& t, P&& fn, uint32_t output_nr = 0) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  impl->grad_fn = fn;
-  impl->output_nr = output_nr;
-}
-template <class N>
-void set_history(const Tensor& t, std::shared_ptr<N>&& fn, uint32_t output_nr = 0) {
-  TensorImpl* impl = t.unsafeGetTensorImpl();
-  impl->grad_fn = std::move(fn);
+  impl->grad_fn = std::forward<P>(fn);
   impl->output_nr = output_nr;
 }
 // After an in-place op: `t` now comes from `fn` (moves retain_grad along).
