@@ -287,23 +287,58 @@ void use_device(const std::string& device) {
 }
 }  // namespace
 
-// argv: <channel fd> <nonce> <request JSON>. The arguments are wiped before the
-// exercise runs, so the student's code does not find the channel through them.
-int harness_main(int argc, char** argv, void (*exercise)(Lab&)) {
-  if (argc < 4) {
+// The request: the grader puts it on fd 3 (its first line the channel's fd
+// number, then the JSON request with the nonce), and this library's
+// constructor takes it and closes fd 3 before the program's own static
+// initialisers run (a shared library is initialised before the program that
+// links it; priority 101 puts it first among constructors in one file too, for
+// the LibTorch build that links the harness into the program). So no code of
+// the student's can read the nonce from argv, the environment or fd 3.
+namespace {
+struct Request {
+  bool present = false;
+  int channel = -1;
+  std::string text;
+};
+
+Request& request_slot() {
+  static Request r;
+  return r;
+}
+
+__attribute__((constructor(101))) void take_request() {
+  constexpr int kRequestFd = 3;
+  constexpr size_t kMaxRequest = 16u << 20;
+  std::string text;
+  char buf[65536];
+  for (ssize_t got; (got = read(kRequestFd, buf, sizeof buf)) > 0 && text.size() < kMaxRequest;) text.append(buf, static_cast<size_t>(got));
+  close(kRequestFd);
+  const size_t eol = text.find('\n');
+  if (eol == std::string::npos) return;
+  Request& r = request_slot();
+  r.present = true;
+  r.channel = std::atoi(text.substr(0, eol).c_str());
+  r.text = text.substr(eol + 1);
+}
+}  // namespace
+
+int harness_main(int, char**, void (*exercise)(Lab&)) {
+  Request& req = request_slot();
+  if (!req.present) {
     std::cerr << "this program is run by the gradlab grader (grade exerciseN), not by hand\n";
     return 64;
   }
-  const int fd = std::atoi(argv[1]);
-  const std::string nonce = argv[2];
+  const int fd = req.channel;
   json request;
   try {
-    request = json::parse(argv[3]);
+    request = json::parse(req.text);
   } catch (const std::exception& e) {
     std::cerr << "gradlab harness: bad request: " << e.what() << "\n";
     return 70;
   }
-  for (int i = 1; i < argc; ++i) std::memset(argv[i], 0, std::strlen(argv[i]));
+  req.text.clear();
+  const std::string nonce = request.value("nonce", std::string());
+  request.erase("nonce");
 
   Lab::State state;
   Lab lab(&state);

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "files.h"
 #include "guard.h"
+#include "sandbox.h"
 #include "sha256.h"
 
 namespace grader {
@@ -39,6 +40,7 @@ struct ToolResult {
   std::string output;
   bool killed = false;
   bool truncated = false;  // the output passed the cap and was cut
+  std::string failure;     // the fence could not be built: this machine's problem, not the file's
 };
 
 // Output past `cap` bytes is dropped: diagnostics are for reading; a tool
@@ -112,14 +114,77 @@ std::vector<std::string> split_words(const std::string& s) {
   return v;
 }
 
+bool is_libtorch(const std::string& engine) { return engine == "libtorch"; }
+
+// The student's file is untrusted input to the compiler, the assembler, nm
+// and the linker, so they run fenced like the program: as an unprivileged
+// uid, seeing the system, the engine's headers and precompiled header, the
+// student library and their private work folder, nothing else. An #include
+// or .incbin of a course file then fails because the file is not there.
+struct ToolLimits {
+  double cpu_seconds = kCompileCpuSeconds, wall_seconds = kCompileWallSeconds;
+  long memory_mb = long(kCompileMemory >> 20), output_kb = long(kMaxDiagnostics >> 10);
+  long file_size_kb = 256L << 10;  // an object or a program past 256 MiB is no exercise
+};
+
+ToolResult run_fenced(const std::vector<std::string>& args, const std::string& work, const std::vector<std::string>& readable,
+                      bool isolate, const ToolLimits& tl = {}) {
+  SandboxSpec spec;
+  spec.tool = args;
+  spec.view.read_only = readable;
+  spec.view.writable = work;
+  spec.view.chdir = work;
+  spec.view.tmpfs = {{"/tmp", 512L << 20}};
+  spec.limits.cpu_seconds = tl.cpu_seconds;
+  spec.limits.wall_seconds = tl.wall_seconds;
+  spec.limits.memory_mb = tl.memory_mb;
+  spec.limits.output_kb = tl.output_kb;
+  spec.limits.processes = 32;  // the driver, cc1plus, as, collect2, ld
+  spec.file_size_kb = tl.file_size_kb;
+  spec.isolate = isolate;
+  SandboxOutcome o = run_sandboxed(spec);
+  ToolResult r;
+  r.output = std::move(o.out);
+  r.truncated = o.out_truncated;
+  if (!o.failure.empty()) {
+    r.failure = o.failure;
+    r.status = 1;
+    return r;
+  }
+  r.killed = o.timed_out || o.signal != 0 || o.output_limit;
+  r.status = o.signal ? 128 + o.signal : o.exit_code;
+  if (o.output_limit && tl.output_kb == long(kMaxDiagnostics >> 10))
+    r.output += "\n[… diagnostics truncated by gradlab: the compiler was stopped after " +
+                std::to_string(kMaxDiagnostics >> 10) + " KiB of them …]\n";
+  else if (r.killed)
+    r.output += "\ngradlab: the compiler was stopped after " + std::to_string(kCompileCpuSeconds) +
+                " s of CPU time, " + std::to_string(int(kCompileWallSeconds)) + " s in all, " +
+                std::to_string(kCompileMemory >> 30) + " GiB of memory or a 256 MiB file; simplify the code.\n";
+  return r;
+}
+
+// What the fenced tools may read besides the system: the headers (and the
+// precompiled header) the student's file includes, and the library it links.
+std::vector<std::string> tool_paths(const std::string& engine) {
+  if (is_libtorch(engine)) return {GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
+  return {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE, GRADLAB_STUDENT_LIB};
+}
+
+// The private folder's path, as the compiler prints it, becomes the file's
+// own name again in the diagnostics.
+std::string restore_names(std::string text, const std::string& work, const std::string& copy, const std::string& shown) {
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{copy, shown}, {work + "/", std::string()}}) {
+    for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 std::string stat_key(const char* path) {
   struct stat st{};
   if (stat(path, &st) != 0) return std::string(path) + ":missing;";
   return std::string(path) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
          std::to_string(st.st_mtim.tv_nsec) + ";";
 }
-
-bool is_libtorch(const std::string& engine) { return engine == "libtorch"; }
 
 // What the compiled program depends on besides the student's file.
 std::string toolchain_key(const std::string& engine) {
@@ -218,6 +283,72 @@ std::string compiler_id() { return GRADLAB_CXX_ID; }
 
 bool libtorch_available() { return std::string(GRADLAB_LIBTORCH_LIBS).size() > 0; }
 
+namespace {
+
+// A private work folder for one build, under the system's temporary folder
+// (the compile cache may sit where the sandbox's uid cannot reach).
+std::string make_build_folder(std::string& error) {
+  std::error_code ec;
+  std::string tmpl = (fs::temp_directory_path(ec) / "gradlab-work-build-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    error = std::string("cannot create a build folder: ") + std::strerror(errno);
+    return "";
+  }
+  return tmpl;
+}
+
+// Compiles, checks the symbols and links, each step fenced, in `work`, which
+// holds the copy of the student's file. Returns the tools' result; the
+// program is work/program when it succeeded.
+ToolResult compile_and_link(const BuildRequest& req, const std::string& work, const std::string& copy,
+                            const std::string& entry, const std::string& harness) {
+  const std::vector<std::string> readable = tool_paths(req.engine);
+  const std::string object = work + "/student.o";
+  std::vector<std::string> cmd = {GRADLAB_CXX};
+  for (auto& f : compile_flags(req.engine)) cmd.push_back(f);
+  cmd.insert(cmd.end(), {"-c", copy, "-o", object});
+  ToolResult r = run_fenced(cmd, work, readable, req.isolate);
+  // Then what the object defines: nothing of the grader's, the engine's or
+  // the C library's. Every symbol is checked: a template-heavy file lists
+  // hundreds of kilobytes of them, far past the diagnostics' cap.
+  if (r.status == 0 && !r.killed && req.guarded) {
+    ToolLimits listing;
+    listing.output_kb = long(kMaxSymbolListing >> 10);
+    ToolResult symbols = run_fenced({GRADLAB_NM, "-P", "--defined-only", "-g", object}, work, readable, req.isolate, listing);
+    if (!symbols.failure.empty()) {
+      r.failure = symbols.failure;
+      return r;
+    }
+    const std::string refused =
+        symbols.status == 0 && !symbols.truncated && !symbols.killed
+            ? check_symbols(symbols.output, req.source)
+            : "gradlab: could not list the symbols of the compiled file:\n" + symbols.output.substr(0, kMaxDiagnostics);
+    if (!refused.empty()) r.output += refused, r.status = 1;
+  }
+  if (r.status != 0 || r.killed || !r.failure.empty()) return r;
+  std::error_code ec;
+  fs::copy_file(entry, work + "/entry.o", ec);
+  cmd = {GRADLAB_CXX, object, work + "/entry.o", harness};
+  if (is_libtorch(req.engine)) {
+    fs::copy_file(harness, work + "/harness.o", ec);
+    cmd[3] = work + "/harness.o";
+    for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) cmd.push_back(l);
+    cmd.push_back("-pthread");
+  } else {
+    // The library (harness and engine) is found at run time where it was built.
+    cmd.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
+    for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+  }
+  for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
+  cmd.insert(cmd.end(), {"-o", work + "/program"});
+  const std::string compiled = r.output;
+  r = run_fenced(cmd, work, readable, req.isolate);
+  r.output = compiled + r.output;
+  return r;
+}
+
+}  // namespace
+
 BuildOutcome build_program(const BuildRequest& req) {
   BuildOutcome b;
   const auto start = std::chrono::steady_clock::now();
@@ -259,8 +390,8 @@ BuildOutcome build_program(const BuildRequest& req) {
     return finish();
   }
 
-  // Built in a private folder, then renamed into place: two graders never
-  // see each other's half-written files.
+  // The result is put together in a private folder of the cache, then
+  // renamed into place: two graders never see each other's half-written files.
   std::string tmpl = (cache / "build" / "tmp-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) {
     b.failure = "cannot write to the compile cache " + cache.string() + ": " + std::strerror(errno);
@@ -273,54 +404,32 @@ BuildOutcome build_program(const BuildRequest& req) {
     const std::string refused = check_source(source, req.source);
     if (!refused.empty()) r.output = refused, r.status = 1;
   }
-  const std::string object = (tmp / "student.o").string();
   if (r.output.empty()) {
-    std::vector<std::string> cmd = {GRADLAB_CXX};
-    for (auto& f : compile_flags(req.engine)) cmd.push_back(f);
-    cmd.insert(cmd.end(), {"-c", req.source, "-o", object});
-    r = run_tool(cmd);
-  }
-  // Then what the object defines: nothing of the grader's, the engine's or
-  // the C library's.
-  if (r.status == 0 && !r.killed && req.guarded) {
-    // Every symbol is checked: a template-heavy file lists hundreds of
-    // kilobytes of them, far past the diagnostics' cap.
-    ToolResult symbols = run_tool({GRADLAB_NM, "-P", "--defined-only", "-g", object}, kMaxSymbolListing);
-    const std::string refused =
-        symbols.status == 0 && !symbols.truncated
-            ? check_symbols(symbols.output, req.source)
-            : "gradlab: could not list the symbols of the compiled file:\n" + symbols.output.substr(0, kMaxDiagnostics);
-    if (!refused.empty()) r.output += refused, r.status = 1;
-  }
-  if (r.status == 0 && !r.killed) {
-    std::vector<std::string> cmd = {GRADLAB_CXX, object, entry, harness};
-    if (is_libtorch(req.engine)) {
-      for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) cmd.push_back(l);
-      cmd.push_back("-pthread");
-    } else {
-      // The library (harness and engine) is found at run time where it was built.
-      cmd.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
-      for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+    const std::string work = make_build_folder(b.failure);
+    if (work.empty()) {
+      fs::remove_all(tmp, ec);
+      return finish();
     }
-    for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
-    cmd.push_back("-o");
-    cmd.push_back((tmp / "program").string());
-    const std::string compiled = r.output;
-    r = run_tool(cmd);
-    r.output = compiled + r.output;
+    // A copy in an otherwise empty folder: nothing lies beside it to include.
+    const std::string name = fs::path(req.source).filename().string();
+    const std::string copy = work + "/" + (name.empty() ? "submission.cpp" : name);
+    const std::string werr = write_file_atomic(copy, source);
+    r = werr.empty() ? compile_and_link(req, work, copy, entry, harness) : ToolResult{1, "gradlab: " + werr + "\n", false, false, ""};
+    r.output = restore_names(r.output, work, copy, req.source);
+    if (r.status == 0 && !r.killed) fs::copy_file(work + "/program", tmp / "program", ec);
+    if (ec) r.status = 1, r.output += "gradlab: cannot keep the program: " + ec.message() + "\n";
+    fs::remove_all(work, ec);
   }
-  fs::remove(object, ec);
-  b.ok = r.status == 0 && !r.killed;
-  b.diagnostics = r.output;
-  if (r.killed)
-    b.diagnostics += "gradlab: the compiler was stopped after " + std::to_string(kCompileCpuSeconds) +
-                     " s of CPU time or 4 GiB of memory; simplify the code.\n";
-  if (!b.ok) b.diagnostics += link_hint(r.output, req.function);
-  if (r.killed) {  // a verdict about this machine's load as much as the code: not cached
+  if (!r.failure.empty()) {  // not the file's verdict: nothing cached
+    b.failure = "cannot compile in the sandbox: " + r.failure;
     fs::remove_all(tmp, ec);
     return finish();
   }
-  // Inside the private folder, so plain writes; the folder's rename publishes them.
+  b.ok = r.status == 0 && !r.killed;
+  b.diagnostics = r.output;
+  if (!b.ok) b.diagnostics += link_hint(r.output, req.function);
+  // A compile stopped by a limit is cached as such too: sending the same
+  // bomb again costs nothing.
   std::ofstream(tmp / "diagnostics.txt", std::ios::binary) << b.diagnostics;
   std::ofstream(tmp / "status", std::ios::binary) << (b.ok ? "ok" : "failed");
   fs::create_directories(dir.parent_path(), ec);

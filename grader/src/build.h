@@ -18,6 +18,8 @@ struct BuildRequest {
   // A student's file: checked before and after compiling (guard.h). The
   // course's own reference solutions are trusted.
   bool guarded = true;
+  // Namespaces when bubblewrap works here; false: the fallback fence.
+  bool isolate = true;
 };
 
 struct BuildOutcome {

@@ -78,10 +78,10 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
                 const std::string& device) {
   Run run;
   const std::string token = nonce();
-  json request = {{"probes", rubric.probes}, {"device", device}};
+  const json request = {{"nonce", token}, {"probes", rubric.probes}, {"device", device}};
   SandboxSpec spec;
   spec.program = program;
-  spec.args = {token, request.dump()};
+  spec.request = request.dump();
   spec.limits = limits;
   spec.isolate = isolate;
   spec.gpu = device == "cuda";
@@ -224,9 +224,9 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   // The student's file and the reference build side by side: on a cold
   // cache this halves the wait.
   auto ref_build = std::async(std::launch::async, [&] {
-    return build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false});
+    return build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false, req.isolate});
   });
-  BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir, req.engine});
+  BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir, req.engine, true, req.isolate});
   BuildOutcome rb = ref_build.get();
   if (!sb.failure.empty()) throw InternalError(sb.failure);
   if (!rb.failure.empty()) throw InternalError(rb.failure);

@@ -1,5 +1,6 @@
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,7 +16,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <mutex>
 #include <random>
 
 #include "config.h"
@@ -25,63 +28,12 @@ namespace grader {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kBwrap = "/usr/bin/bwrap";
-constexpr size_t kMaxChannel = 64u << 20;  // a snapshot larger than this is not a snapshot
-constexpr int kSeccompFd = 3;  // where bubblewrap reads the filter (the channel is at 10 or above)
-
-// The directories a dynamically linked program needs, bound read-only. On a
-// merged-/usr system /lib and friends are symlinks into /usr.
-void system_binds(std::vector<std::string>& a) {
-  a.insert(a.end(), {"--ro-bind", "/usr", "/usr"});
-  for (const char* d : {"/lib", "/lib64", "/lib32", "/bin", "/sbin"}) {
-    std::error_code ec;
-    auto st = fs::symlink_status(d, ec);
-    if (ec || !fs::exists(st)) continue;
-    if (fs::is_symlink(st)) {
-      a.insert(a.end(), {"--symlink", fs::read_symlink(d, ec).string(), d});
-    } else {
-      a.insert(a.end(), {"--ro-bind", d, d});
-    }
-  }
-  // The dynamic loader's cache and Debian's alternatives (libopenblas.so.0
-  // is one) are all of /etc the program sees.
-  a.insert(a.end(), {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--ro-bind-try", "/etc/alternatives",
-                     "/etc/alternatives"});
-}
-
-// What every bubblewrap call here shares: all namespaces, gone with its
-// parent, the system read-only, a private /proc and /dev.
-std::vector<std::string> bwrap_base() {
-  std::vector<std::string> a = {kBwrap, "--unshare-all", "--die-with-parent"};
-  system_binds(a);
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
-  return a;
-}
-
-// The GPU as the CUDA driver finds it: its device files (/dev/nvidia0,
-// nvidiactl, nvidia-uvm, ...) and, read-only, /sys, where it reads the PCI
-// topology. /proc/driver/nvidia comes with the sandbox's own /proc.
-void gpu_binds(std::vector<std::string>& a) {
-  std::error_code ec;
-  std::vector<std::string> devs;
-  for (const auto& e : fs::directory_iterator("/dev", ec))
-    if (e.path().filename().string().rfind("nvidia", 0) == 0) devs.push_back(e.path().string());
-  std::sort(devs.begin(), devs.end());
-  for (const auto& d : devs) a.insert(a.end(), {"--dev-bind", d, d});
-  a.insert(a.end(), {"--ro-bind-try", "/sys", "/sys"});
-}
-
-std::vector<std::string> bwrap_prefix(const std::string& workdir, const std::string& program, bool gpu) {
-  std::vector<std::string> a = bwrap_base();
-  if (gpu) gpu_binds(a);
-  // The program, and the library it links (found by its rpath at the same path).
-  // The seccomp filter (seccomp.h) waits on fd 3; bubblewrap applies it to
-  // the program alone, after building the sandbox with the calls it forbids.
-  a.insert(a.end(), {"--new-session", "--tmpfs", "/tmp", "--bind", workdir, "/box", "--ro-bind", program,
-                     "/opt/gradlab/program", "--ro-bind-try", GRADLAB_STUDENT_LIB, GRADLAB_STUDENT_LIB, "--chdir", "/box",
-                     "--seccomp", std::to_string(kSeccompFd), "--", "/opt/gradlab/program"});
-  return a;
-}
+constexpr size_t kMaxChannel = 64u << 20;  // a result larger than this is not a result
+constexpr int kSeccompFd = 4;              // where bubblewrap reads the filter (the channel is at 10 or above)
+constexpr int kReportFd = 5;               // close-on-exec: the child's word when it could not fence itself in
+constexpr long kTmpfsBytes = 64L << 20;    // the program's /tmp and working folder, each
+constexpr const char* kProgramInside = "/opt/gradlab/program";
+constexpr const char* kWorkPrefix = "gradlab-work-";
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
   std::vector<char*> p;
@@ -95,6 +47,87 @@ void set_limit(int resource, rlim_t v) {
   setrlimit(resource, &rl);
 }
 
+// A memfd holding `bytes`, rewound: how the filter reaches bubblewrap and the
+// request the harness.
+int memfd_with(const char* name, const void* bytes, size_t n) {
+  const int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (write(fd, bytes, n) != static_cast<ssize_t>(n) || lseek(fd, 0, SEEK_SET) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Everything the child needs between fork and exec, made before the fork:
+// the child may only make async-signal-safe calls.
+struct ChildPlan {
+  std::vector<std::string> argv_s, env_s;
+  std::vector<char*> argv, envp;
+  std::string chdir;
+  const UidLease* lease = nullptr;
+  LandlockPlan landlock;
+  SeccompFilter filter;  // installed by the child itself in the fallback
+  bool fallback = false, tool = false, gpu = false;
+  int devnull = -1, out = -1, err = -1, channel = -1, channel_fd = -1, request = -1, seccomp = -1, report = -1;
+  rlim_t cpu = 1, memory = 0, fsize = 0, nproc = 0;
+};
+
+// Puts the child's files where they go: 0-2, the request at 3, the filter
+// for bubblewrap at 4, the failure report at 5, the channel at its number,
+// and nothing else.
+void arrange_fds(const ChildPlan& p) {
+  // Out of the way of the numbers the dups below write to.
+  const int request_high = p.request >= 0 ? fcntl(p.request, F_DUPFD, 64) : -1;
+  const int seccomp_high = p.seccomp >= 0 ? fcntl(p.seccomp, F_DUPFD, 64) : -1;
+  const int report_high = fcntl(p.report, F_DUPFD_CLOEXEC, 64);
+  dup2(p.devnull, 0);
+  dup2(p.out, 1);
+  dup2(p.tool ? p.out : p.err, 2);
+  if (p.channel >= 0) {
+    // dup2 does nothing when the pipe already has that number (likely in
+    // `grade batch`, whose threads keep dozens of fds open): then clear its
+    // close-on-exec by hand.
+    if (p.channel == p.channel_fd) fcntl(p.channel_fd, F_SETFD, 0);
+    else dup2(p.channel, p.channel_fd);
+  }
+  for (int fd : {kRequestFd, kSeccompFd}) close(fd);
+  if (request_high >= 0) dup2(request_high, kRequestFd);
+  if (seccomp_high >= 0) dup2(seccomp_high, kSeccompFd);
+  dup3(report_high, kReportFd, O_CLOEXEC);
+  if (p.channel_fd > 0) {
+    close_range(kReportFd + 1, static_cast<unsigned>(p.channel_fd) - 1, 0);
+    close_range(static_cast<unsigned>(p.channel_fd) + 1, ~0U, 0);
+  } else {
+    close_range(kReportFd + 1, ~0U, 0);
+  }
+}
+
+[[noreturn]] void fence_failed() {
+  const char failed = 'F';
+  (void)!write(kReportFd, &failed, 1);
+  _exit(125);
+}
+
+[[noreturn]] void exec_child(const ChildPlan& p) {
+  setpgid(0, 0);
+  arrange_fds(p);
+  if (chdir(p.chdir.c_str()) != 0) _exit(126);
+  struct rlimit cpu_rl{p.cpu, p.cpu + 1};  // SIGXCPU at the soft limit, SIGKILL one second later
+  setrlimit(RLIMIT_CPU, &cpu_rl);
+  set_limit(p.gpu ? RLIMIT_DATA : RLIMIT_AS, p.memory);
+  set_limit(RLIMIT_FSIZE, p.fsize);
+  set_limit(RLIMIT_NOFILE, p.gpu || p.tool ? 256 : 64);  // the driver opens a device file per GPU, and more
+  set_limit(RLIMIT_CORE, 0);
+  set_limit(RLIMIT_NPROC, p.nproc);
+  if (!become(*p.lease)) fence_failed();
+  if (p.fallback && (!drop_capabilities() || !confine(p.landlock) || !install_seccomp_filter(p.filter))) fence_failed();
+  execve(p.argv[0], p.argv.data(), p.envp.data());
+  const char msg[] = "gradlab: could not start the program\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  _exit(127);
+}
+
 // One of the child's pipes and where its bytes go, up to `cap`.
 struct Stream {
   int fd;
@@ -104,185 +137,44 @@ struct Stream {
   bool open = true;
 };
 
-}  // namespace
-
-bool bubblewrap_usable() {
-  static const bool ok = [] {
-    if (access(kBwrap, X_OK) != 0) return false;
-    std::vector<std::string> a = bwrap_base();
-    a.insert(a.end(), {"--", "/bin/true"});
-    auto argv = c_strings(a);
-    pid_t pid = fork();
-    if (pid == 0) {
-      int null = open("/dev/null", O_RDWR);
-      dup2(null, 1), dup2(null, 2);
-      execv(kBwrap, argv.data());
-      _exit(127);
-    }
-    if (pid < 0) return false;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }();
-  return ok;
-}
-
-SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
-  SandboxOutcome o;
-  const auto start = std::chrono::steady_clock::now();
-
-  std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / "gradlab-run-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) {
-    o.failure = std::string("cannot create a working directory: ") + std::strerror(errno);
-    return o;
-  }
-  const std::string workdir = tmpl;
-
-  // The channel's fd number in the child: not 3, and not written anywhere
-  // the student's code is told about.
-  std::random_device rd;
-  const int channel_fd = spec.channel_fd > 2 ? spec.channel_fd : 10 + static_cast<int>(rd() % 40);
-
-  const bool isolate = spec.isolate && bubblewrap_usable();
-  o.isolation = isolate ? "bubblewrap" : "rlimits";
-  std::vector<std::string> argv_s = isolate ? bwrap_prefix(workdir, spec.program, spec.gpu) : std::vector<std::string>{spec.program};
-  argv_s.push_back(std::to_string(channel_fd));
-  argv_s.insert(argv_s.end(), spec.args.begin(), spec.args.end());
-  std::vector<std::string> env_s = {"PATH=/usr/bin:/bin", "HOME=" + std::string(isolate ? "/box" : workdir),
-                                    "LANG=C.UTF-8", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1"};
-  if (spec.gpu) env_s.push_back("GRADLAB_CUDA_MEMORY_LIMIT_MB=" + std::to_string(spec.limits.memory_mb));
-  auto argv = c_strings(argv_s);
-  auto envp = c_strings(env_s);
-  const std::string exe = argv_s[0];
-
-  int out_p[2], err_p[2], chan_p[2];
-  if (pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC) || pipe2(chan_p, O_CLOEXEC)) {
-    o.failure = std::string("cannot create pipes: ") + std::strerror(errno);
-    fs::remove_all(workdir, ec);
-    return o;
-  }
-  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  // Under bubblewrap the filter travels in a memfd; without it, the child
-  // installs it itself (it needs its own pid).
-  int filter_fd = -1;
-  if (isolate) {
-    SeccompFilter f;
-    build_seccomp_filter(f, /*restrict_signals=*/false, 0);
-    filter_fd = memfd_create("gradlab-seccomp", MFD_CLOEXEC);
-    const ssize_t bytes = static_cast<ssize_t>(f.length * sizeof(sock_filter));
-    if (filter_fd < 0 || write(filter_fd, f.code, static_cast<size_t>(bytes)) != bytes || lseek(filter_fd, 0, SEEK_SET) != 0) {
-      o.failure = std::string("cannot prepare the seccomp filter: ") + std::strerror(errno);
-      for (int fd : {out_p[0], out_p[1], err_p[0], err_p[1], chan_p[0], chan_p[1], devnull, filter_fd})
-        if (fd >= 0) close(fd);
-      fs::remove_all(workdir, ec);
-      return o;
-    }
-  }
-  const Limits& L = spec.limits;
-  const rlim_t cpu = static_cast<rlim_t>(std::ceil(L.cpu_seconds));
-
-  pid_t pid = fork();
-  if (pid == 0) {
-    // Only async-signal-safe calls from here to exec.
-    setpgid(0, 0);
-    // Out of the way of the numbers the dups below write to.
-    const int filter_high = filter_fd >= 0 ? fcntl(filter_fd, F_DUPFD, 64) : -1;
-    dup2(devnull, 0);
-    dup2(out_p[1], 1);
-    dup2(err_p[1], 2);
-    // dup2 clears close-on-exec on the copy, but does nothing at all when
-    // the pipe already has that number (likely in `grade batch`, whose
-    // threads keep dozens of fds open): then clear it by hand.
-    if (chan_p[1] == channel_fd) fcntl(channel_fd, F_SETFD, 0);
-    else dup2(chan_p[1], channel_fd);
-    // Nothing else crosses exec: another thread's report half written, its
-    // pipes, would otherwise be the student's to write to.
-    if (filter_high >= 0) dup2(filter_high, kSeccompFd);
-    close_range(filter_high >= 0 ? kSeccompFd + 1 : 3, static_cast<unsigned>(channel_fd) - 1, 0);
-    close_range(static_cast<unsigned>(channel_fd) + 1, ~0U, 0);
-    if (chdir(workdir.c_str()) != 0) _exit(126);
-    struct rlimit cpu_rl{cpu, cpu + 1};  // SIGXCPU at the soft limit, SIGKILL one second later
-    setrlimit(RLIMIT_CPU, &cpu_rl);
-    set_limit(spec.gpu ? RLIMIT_DATA : RLIMIT_AS, static_cast<rlim_t>(L.memory_mb) << 20);
-    set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(L.output_kb) << 10);
-    set_limit(RLIMIT_NOFILE, spec.gpu ? 256 : 64);  // the driver opens a device file per GPU, and more
-    set_limit(RLIMIT_CORE, 0);
-    if (!isolate) {
-      set_limit(RLIMIT_NPROC, static_cast<rlim_t>(L.processes));
-      SeccompFilter f;
-      build_seccomp_filter(f, /*restrict_signals=*/true, getpid());
-      if (!drop_capabilities() || !install_seccomp_filter(f)) _exit(125);
-    }
-    execve(exe.c_str(), argv.data(), envp.data());
-    const char msg[] = "gradlab: could not start the program\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(127);
-  }
-  close(out_p[1]);
-  close(err_p[1]);
-  close(chan_p[1]);
-  if (devnull >= 0) close(devnull);
-  if (filter_fd >= 0) close(filter_fd);
-  if (pid < 0) {
-    o.failure = std::string("cannot fork: ") + std::strerror(errno);
-    close(out_p[0]), close(err_p[0]), close(chan_p[0]);
-    fs::remove_all(workdir, ec);
-    return o;
-  }
-  setpgid(pid, pid);  // also from here, so the group exists before any kill
-
-  const size_t cap = static_cast<size_t>(L.output_kb) << 10;
-  Stream streams[3] = {{out_p[0], &o.out, cap, &o.out_truncated},
-                       {err_p[0], &o.err, cap, &o.err_truncated},
-                       {chan_p[0], &o.channel, kMaxChannel, nullptr}};
-  const auto deadline = start + std::chrono::duration<double>(L.wall_seconds);
+// Reads the child's pipes until it is gone, or kills it at the deadline or
+// past an output cap. Returns its wait status.
+int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
+            std::chrono::steady_clock::time_point start, SandboxOutcome& o, rusage& ru) {
+  const auto deadline = start + std::chrono::duration<double>(wall_seconds);
   auto kill_group = [&] {
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
   };
-
   int status = 0;
-  struct rusage ru{};
   bool reaped = false;
   char buf[65536];
   for (;;) {
-    if (!reaped) {
-      pid_t w = wait4(pid, &status, WNOHANG, &ru);
-      if (w == pid) {
-        reaped = true;
-        // Whatever the program left running (a forked child holding the
-        // pipes open) goes with it.
-        kill(-pid, SIGKILL);
-      }
+    if (!reaped && wait4(pid, &status, WNOHANG, &ru) == pid) {
+      reaped = true;
+      kill(-pid, SIGKILL);  // whatever it left running goes with it
     }
     pollfd pf[3];
-    int n = 0;
     Stream* which[3];
-    for (auto& s : streams)
-      if (s.open) pf[n] = {s.fd, POLLIN, 0}, which[n++] = &s;
+    int n = 0;
+    for (size_t i = 0; i < n_streams; ++i)
+      if (streams[i].open) pf[n] = {streams[i].fd, POLLIN, 0}, which[n++] = &streams[i];
     if (n == 0 && reaped) break;
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
+    if (std::chrono::steady_clock::now() >= deadline) {
       o.timed_out = !reaped;
       kill_group();
-      if (!reaped) {
-        wait4(pid, &status, 0, &ru);
-        reaped = true;
-      }
+      if (!reaped) wait4(pid, &status, 0, &ru), reaped = true;
       break;
     }
-    const int wait_ms = reaped ? 50 : 10;
     if (n == 0) {
       usleep(1000);
       continue;
     }
-    int r = poll(pf, static_cast<nfds_t>(n), wait_ms);
-    if (r < 0 && errno != EINTR) break;
+    if (poll(pf, static_cast<nfds_t>(n), reaped ? 50 : 10) < 0 && errno != EINTR) break;
     for (int i = 0; i < n; ++i) {
       if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Stream& s = *which[i];
-      ssize_t got = read(s.fd, buf, sizeof buf);
+      const ssize_t got = read(s.fd, buf, sizeof buf);
       if (got <= 0) {
         s.open = false;
         continue;
@@ -296,20 +188,249 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
       }
     }
   }
-  for (auto& s : streams) close(s.fd);
+  for (size_t i = 0; i < n_streams; ++i) close(streams[i].fd);
   if (!reaped) wait4(pid, &status, 0, &ru);
+  return status;
+}
 
+// What the program sees: itself at a fixed path, the engine's library where
+// its rpath looks, sized tmpfs folders for /tmp and its working folder.
+FenceView program_view(const SandboxSpec& spec, const std::string& workdir, bool fallback) {
+  FenceView v;
+  v.read_only.push_back(GRADLAB_STUDENT_LIB);
+  if (fallback) {
+    v.read_only.push_back(spec.program);
+    v.writable = workdir;
+    v.chdir = workdir;
+  } else {
+    v.read_only_at.push_back({spec.program, kProgramInside});
+    v.tmpfs = {{"/tmp", kTmpfsBytes}, {"/box", kTmpfsBytes}};
+    v.chdir = "/box";
+  }
+  return v;
+}
+
+std::string make_workdir(const UidLease& lease, std::string& error) {
+  std::error_code ec;
+  std::string tmpl = (fs::temp_directory_path(ec) / (std::string(kWorkPrefix) + "XXXXXX")).string();
+  if (!mkdtemp(tmpl.data())) {
+    error = std::string("cannot create a working folder: ") + std::strerror(errno);
+    return "";
+  }
+  if (lease.active() && chown(tmpl.c_str(), lease.uid(), lease.uid()) != 0) {
+    error = std::string("cannot hand the working folder to the sandbox's uid: ") + std::strerror(errno);
+    fs::remove_all(tmpl, ec);
+    return "";
+  }
+  return tmpl;
+}
+
+// The writable folder belongs to the run's uid while it runs (what an
+// earlier step wrote in it included); symbolic links are not followed.
+bool hand_over(const std::string& dir, const UidLease& lease) {
+  if (!lease.active() || dir.empty()) return true;
+  std::error_code ec;
+  bool ok = lchown(dir.c_str(), lease.uid(), lease.uid()) == 0;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    ok = lchown(it->path().c_str(), lease.uid(), lease.uid()) == 0 && ok;
+  return ok && !ec;
+}
+
+std::vector<std::string> environment(const SandboxSpec& spec, const std::string& home, bool tool) {
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + home, "TMPDIR=" + std::string(tool ? home : "/tmp")};
+  const char* lang = std::getenv("LANG");
+  env.push_back(std::string("LANG=") + (lang && *lang ? lang : "C.UTF-8"));
+  if (!tool) {
+    env.insert(env.end(), {"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1"});
+    if (spec.gpu) env.push_back("GRADLAB_CUDA_MEMORY_LIMIT_MB=" + std::to_string(spec.limits.memory_mb));
+  }
+  return env;
+}
+
+}  // namespace
+
+const char* fence_name(Fence f) { return f == Fence::Namespaces ? "bubblewrap" : "fallback"; }
+
+bool bubblewrap_usable() { return namespaces_usable(); }
+
+FenceChoice choose_fence(bool prefer_namespaces) {
+  FenceChoice c;
+  if (prefer_namespaces && namespaces_usable()) {
+    c.ok = true, c.fence = Fence::Namespaces;
+    return c;
+  }
+  if (geteuid() == 0) {
+    UidLease probe;
+    if (!probe.active()) {
+      c.why_not = "the grader runs as root and cannot take an unprivileged uid for the run (" + probe.error() + ")";
+      return c;
+    }
+  }
+  if (landlock_abi() < 1) {
+    c.why_not = "bubblewrap cannot create namespaces here and the kernel has no Landlock, so nothing would keep the "
+                "program away from the course's files. Install bubblewrap (apt-get install bubblewrap) and allow "
+                "unprivileged user namespaces, or use a kernel with Landlock (Linux 5.13 or later, lsm=landlock)";
+    return c;
+  }
+  c.ok = true, c.fence = Fence::Fallback;
+  return c;
+}
+
+void sweep_stale_work_folders() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::error_code ec;
+    const fs::path tmp = fs::temp_directory_path(ec);
+    const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    for (const auto& e : fs::directory_iterator(tmp, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(kWorkPrefix, 0) != 0 || e.is_symlink(ec) || !e.is_directory(ec)) continue;
+      std::error_code ec2;
+      if (fs::last_write_time(e.path(), ec2) < cutoff && !ec2) fs::remove_all(e.path(), ec2);
+    }
+  });
+}
+
+SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
+  SandboxOutcome o;
+  const auto start = std::chrono::steady_clock::now();
+  sweep_stale_work_folders();
+  const bool tool = !spec.tool.empty();
+  const FenceChoice choice = choose_fence(spec.isolate);
+  if (!choice.ok) {
+    o.failure = "no sandbox can be built here: " + choice.why_not;
+    return o;
+  }
+  const bool fallback = choice.fence == Fence::Fallback;
+  o.isolation = fence_name(choice.fence);
+  UidLease lease;
+  if (geteuid() == 0 && !lease.active()) {
+    o.failure = "cannot run the work as an unprivileged uid: " + lease.error();
+    return o;
+  }
+  // A working folder: the program's own in the fallback, and where a root
+  // grader puts a copy of the program the leased uid can reach (the compile
+  // cache may lie under root's home).
+  std::string workdir;
+  if (!tool && (fallback || lease.active()) && (workdir = make_workdir(lease, o.failure)).empty()) return o;
+  if (tool && !hand_over(spec.view.writable, lease)) {
+    o.failure = "cannot hand " + spec.view.writable + " to the sandbox's uid";
+    return o;
+  }
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code e;
+      if (!dir.empty()) fs::remove_all(dir, e);
+    }
+  } cleanup{workdir};
+
+  ChildPlan p;
+  p.tool = tool, p.fallback = fallback, p.gpu = spec.gpu, p.lease = &lease;
+  SandboxSpec staged = spec;
+  if (!tool && lease.active()) {
+    staged.program = workdir + "/program";
+    std::error_code ec;
+    if (!fs::copy_file(spec.program, staged.program, ec) || chmod(staged.program.c_str(), 0555) != 0) {
+      o.failure = "cannot stage the program for the sandbox: " + ec.message();
+      return o;
+    }
+  }
+  const FenceView view = tool ? spec.view : program_view(staged, workdir, fallback);
+  p.chdir = fallback ? (view.chdir.empty() ? "/" : view.chdir) : "/";
+  std::random_device rd;
+  p.channel_fd = tool ? -1 : spec.channel_fd > kSeccompFd ? spec.channel_fd : 10 + static_cast<int>(rd() % 40);
+  if (fallback) p.argv_s = tool ? spec.tool : std::vector<std::string>{staged.program};
+  else {
+    p.argv_s = bwrap_arguments(view, kSeccompFd, spec.gpu);
+    if (tool) p.argv_s.insert(p.argv_s.end(), spec.tool.begin(), spec.tool.end());
+    else p.argv_s.push_back(kProgramInside);
+  }
+  p.env_s = environment(spec, tool ? view.chdir : fallback ? workdir : "/box", tool);
+  p.argv = c_strings(p.argv_s);
+  p.envp = c_strings(p.env_s);
+  if (fallback) p.landlock = landlock_plan(view, spec.gpu);
+
+  const Limits& L = spec.limits;
+  SeccompPolicy policy;
+  policy.allow_processes = tool;
+  p.cpu = static_cast<rlim_t>(std::ceil(L.cpu_seconds));
+  p.memory = static_cast<rlim_t>(L.memory_mb) << 20;
+  p.fsize = static_cast<rlim_t>(spec.file_size_kb > 0 ? spec.file_size_kb : L.output_kb) << 10;
+  // RLIMIT_NPROC counts every task of the uid: a leased uid has none yet; the
+  // grader's own uid has its user's others too. bubblewrap adds two.
+  p.nproc = static_cast<rlim_t>(L.processes + 2 + (lease.active() ? 0 : tasks_of(geteuid())));
+
+  int out_p[2], err_p[2], chan_p[2] = {-1, -1};
+  if (pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC) || (!tool && pipe2(chan_p, O_CLOEXEC))) {
+    o.failure = std::string("cannot create pipes: ") + std::strerror(errno);
+    return o;
+  }
+  p.out = out_p[1], p.err = err_p[1], p.channel = chan_p[1];
+  p.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // The request's first line is the channel's number; the rest, the grader's.
+  const std::string request = std::to_string(p.channel_fd) + "\n" + spec.request;
+  if (!tool) p.request = memfd_with("gradlab-request", request.data(), request.size());
+  int report_p[2] = {-1, -1};
+  if (pipe2(report_p, O_CLOEXEC) == 0) p.report = report_p[1];
+  if (!fallback) {  // in the fallback the child builds it: the filter names its pid
+    build_seccomp_filter(p.filter, policy);
+    p.seccomp = memfd_with("gradlab-seccomp", p.filter.code, p.filter.length * sizeof(sock_filter));
+  }
+  auto close_ours = [&] {
+    for (int fd : {out_p[1], err_p[1], chan_p[1], p.devnull, p.request, p.seccomp, p.report})
+      if (fd >= 0) close(fd);
+  };
+  auto close_theirs = [&] {
+    for (int fd : {out_p[0], err_p[0], chan_p[0], report_p[0]})
+      if (fd >= 0) close(fd);
+  };
+  if ((!tool && p.request < 0) || (!fallback && p.seccomp < 0) || p.report < 0) {
+    o.failure = std::string("cannot prepare the sandbox's files: ") + std::strerror(errno);
+    close_ours();
+    close_theirs();
+    return o;
+  }
+
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (fallback) build_seccomp_filter(p.filter, SeccompPolicy{tool, getpid()});
+    exec_child(p);
+  }
+  close_ours();
+  if (pid < 0) {
+    o.failure = std::string("cannot fork: ") + std::strerror(errno);
+    close_theirs();
+    return o;
+  }
+  // Nothing to read once the exec succeeded (the pipe closed with it); a
+  // byte when the child could not fence itself in.
+  char word = 0;
+  ssize_t got;
+  while ((got = read(report_p[0], &word, 1)) < 0 && errno == EINTR) {
+  }
+  close(report_p[0]);
+  report_p[0] = -1;
+  const bool unfenced = got == 1;
+  setpgid(pid, pid);  // also from here, so the group exists before any kill
+
+  const size_t cap = static_cast<size_t>(L.output_kb) << 10;
+  Stream streams[3] = {{out_p[0], &o.out, cap, &o.out_truncated},
+                       {err_p[0], &o.err, cap, &o.err_truncated},
+                       {chan_p[0], &o.channel, kMaxChannel, nullptr}};
+  struct rusage ru{};
+  const int status = collect(pid, streams, tool ? 2 : 3, L.wall_seconds, start, o, ru);
   if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) o.signal = WTERMSIG(status);
   // bubblewrap reports its child's death by signal N as exit code 128 + N.
-  if (isolate && o.exit_code > 128 && o.exit_code < 128 + 65) {
+  if (!fallback && o.exit_code > 128 && o.exit_code < 128 + 65) {
     o.signal = o.exit_code - 128;
     o.exit_code = -1;
   }
+  if (unfenced) o.failure = "the sandbox could not fence the work in (the uid change, Landlock or seccomp failed)";
   o.cpu_seconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
   o.peak_memory_kb = ru.ru_maxrss;
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fs::remove_all(workdir, ec);
   return o;
 }
 

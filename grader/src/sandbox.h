@@ -1,27 +1,52 @@
-// Runs a student's program in a child process: rlimits always (CPU time,
-// address space, file size, processes, open files, no core), a wall-clock
-// watchdog that kills the whole process group, capped stdout/stderr, a fresh
-// working directory, and bubblewrap namespaces (user, pid, net, ipc, uts,
-// read-only /usr) when bubblewrap is installed and usable. The program's
-// result comes back on a pipe at an fd number it is not told about.
+// Runs untrusted work in a child process inside the fence (fence.h): the
+// student's program, or a tool reading the student's file (the compiler, the
+// linker, nm). Always: resource limits (CPU time, memory, file size, tasks,
+// open files, no core), a wall-clock watchdog that kills the whole process
+// group, capped output, stdin from /dev/null, the seccomp filter
+// (seccomp.h), no capabilities, and a uid of the run's own when the grader is
+// root. The fence is made of namespaces when bubblewrap can make them here,
+// else of Landlock (the fallback); where neither can be built the run is
+// refused (`failure`), never made unfenced.
+//
+// The program learns its request (the nonce, the channel's fd number, the
+// probes) from fd 3, which the harness's library constructor reads and
+// closes before any of the student's code runs; its result comes back on
+// the channel, a pipe at a random fd number.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "fence.h"
 #include "rubric.h"
 
 namespace grader {
 
+enum class Fence { Namespaces, Fallback };
+const char* fence_name(Fence f);  // "bubblewrap" or "fallback", as reports name it
+
+// Which fence this machine can build, or "" when it can build none (with why).
+struct FenceChoice {
+  bool ok = false;
+  Fence fence = Fence::Fallback;
+  std::string why_not;  // when !ok: what is missing, and what to do
+};
+FenceChoice choose_fence(bool prefer_namespaces);
+
 struct SandboxSpec {
-  std::string program;  // absolute path
-  std::vector<std::string> args;
+  // The student's program (absolute path), or, for a tool, its command line
+  // (argv[0] absolute) with `view` saying what it may see.
+  std::string program;
+  std::vector<std::string> tool;
+  FenceView view;
   Limits limits;
-  bool isolate = true;  // use bubblewrap when it works here
-  int channel_fd = 0;   // the channel's fd number in the program; 0: a random one from 10 to 49
-  // A run on the GPU (--device cuda): the NVIDIA device files are bound into
-  // the sandbox, and the memory limit caps data (RLIMIT_DATA) and GPU memory
-  // (the engine's allocator) instead of address space, because the CUDA
-  // driver reserves tens of GiB of addresses it never touches.
+  long file_size_kb = 0;  // RLIMIT_FSIZE; 0: the output limit
+  bool isolate = true;    // namespaces when they work here; false: the fallback fence
+  std::string request;    // the program's request, read by the harness from fd 3
+  int channel_fd = 0;     // the channel's fd number in the program; 0: a random one from 10 to 49
+  // A run on the GPU (--device cuda): the NVIDIA device files are reachable,
+  // and the memory limit caps data (RLIMIT_DATA) and GPU memory (the
+  // engine's allocator) instead of address space, because the CUDA driver
+  // reserves tens of GiB of addresses it never touches.
   bool gpu = false;
 };
 
@@ -29,17 +54,24 @@ struct SandboxOutcome {
   int exit_code = -1;  // when it exited
   int signal = 0;      // when a signal ended it
   bool timed_out = false, output_limit = false;
-  std::string out, err, channel;
+  std::string out, err, channel;  // a tool's stderr is in `out`, in order
   bool out_truncated = false, err_truncated = false;
   double wall_seconds = 0, cpu_seconds = 0;
   long peak_memory_kb = 0;
-  std::string isolation;  // "bubblewrap" or "rlimits"
-  std::string failure;    // set when the sandbox itself could not start the program
+  std::string isolation;  // fence_name() of the fence it ran in
+  std::string failure;    // set when the sandbox itself could not start it
 };
 
 SandboxOutcome run_sandboxed(const SandboxSpec& spec);
 
 // Whether bubblewrap can create its namespaces on this machine (checked once).
 bool bubblewrap_usable();
+
+// Removes work folders that graders killed before they could clean up
+// (older than an hour: no run lives that long). Called once per process.
+void sweep_stale_work_folders();
+
+// The fd the harness reads its request from.
+inline constexpr int kRequestFd = 3;
 
 }  // namespace grader

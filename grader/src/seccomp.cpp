@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <initializer_list>
 
 namespace grader {
 namespace {
@@ -25,12 +26,34 @@ constexpr unsigned kNr = offsetof(seccomp_data, nr);
 constexpr unsigned kArchOff = offsetof(seccomp_data, arch);
 constexpr unsigned kArg0 = offsetof(seccomp_data, args[0]);  // its low 32 bits (little-endian)
 
+// Every namespace flag clone() takes (CLONE_NEWTIME shares its bit with the
+// exit signal, and needs CAP_SYS_ADMIN in any case).
+constexpr unsigned kNamespaceFlags =
+    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
+
+// Calls no grading work needs and every escape likes. Numbers absent on an
+// architecture are -1 and skipped.
+constexpr long kDenied[] = {
+    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
+    SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
+    SYS_keyctl, SYS_add_key, SYS_request_key, SYS_bpf, SYS_perf_event_open, SYS_userfaultfd,
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_pidfd_getfd, SYS_kcmp,
+    SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_kexec_file_load,
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+    SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_quotactl, SYS_swapon, SYS_swapoff, SYS_reboot,
+    SYS_acct, SYS_syslog, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex,
+    SYS_sethostname, SYS_setdomainname, SYS_vhangup, SYS_socket,
+#if defined(__x86_64__)
+    SYS_iopl, SYS_ioperm, SYS_uselib, SYS_create_module,
+#endif
+};
+
 // Jump targets, resolved once every block is laid out.
-enum Label : unsigned char { kNone, kAllow, kDeny, kNoSys, kCloneCheck, kKillCheck, kTgkillCheck, kLabels };
+enum Label : unsigned char { kNone, kAllow, kDeny, kNoSys, kCloneCheck, kSignalCheck, kPrlimitCheck, kLabels };
 
 struct Builder {
   SeccompFilter& f;
-  unsigned char jt_label[48] = {}, jf_label[48] = {};
+  unsigned char jt_label[160] = {}, jf_label[160] = {};
   unsigned short at[kLabels] = {};
 
   void stmt(unsigned short code, unsigned k) { f.code[f.length++] = {code, 0, 0, k}; }
@@ -38,6 +61,8 @@ struct Builder {
     jt_label[f.length] = jt, jf_label[f.length] = jf;
     f.code[f.length++] = {code, 0, 0, k};
   }
+  void eq(unsigned k, Label to) { jump(BPF_JMP | BPF_JEQ | BPF_K, k, to, kNone); }
+  void load(unsigned offset) { stmt(BPF_LD | BPF_W | BPF_ABS, offset); }
   void here(Label l) { at[l] = f.length; }
   void resolve() {
     for (unsigned short i = 0; i < f.length; ++i) {
@@ -47,48 +72,52 @@ struct Builder {
   }
 };
 
-}  // namespace
-
-void build_seccomp_filter(SeccompFilter& f, bool restrict_signals, pid_t self) {
-  f.length = 0;
-  Builder b{f};
-  const auto eq = [&](unsigned nr, Label to) { b.jump(BPF_JMP | BPF_JEQ | BPF_K, nr, to, kNone); };
-  b.stmt(BPF_LD | BPF_W | BPF_ABS, kArchOff);
+// The system call number's checks: straight verdicts, or a jump to a check
+// of its first argument.
+void dispatch(Builder& b, const SeccompPolicy& p) {
+  b.load(kArchOff);
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, kArch, kNone, kDeny);
-  b.stmt(BPF_LD | BPF_W | BPF_ABS, kNr);
+  b.load(kNr);
 #if defined(__x86_64__)
   b.jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, kDeny, kNone);  // the x32 ABI
-  eq(SYS_fork, kDeny);
-  eq(SYS_vfork, kDeny);
+  if (!p.allow_processes) {
+    b.eq(SYS_fork, kDeny);
+    b.eq(SYS_vfork, kDeny);
+  }
 #endif
-  // clone3 passes its flags in memory a filter cannot read: ENOSYS makes
-  // glibc fall back to clone, whose flags it can.
-  eq(SYS_clone3, kNoSys);
-  eq(SYS_clone, kCloneCheck);
-  if (restrict_signals) {
-    eq(SYS_kill, kKillCheck);
-    eq(SYS_tgkill, kTgkillCheck);
-    eq(SYS_tkill, kDeny);
-    eq(SYS_pidfd_send_signal, kDeny);
-    eq(SYS_ptrace, kDeny);
-    eq(SYS_process_vm_readv, kDeny);
-    eq(SYS_process_vm_writev, kDeny);
+  for (long nr : kDenied)
+    if (nr >= 0) b.eq(static_cast<unsigned>(nr), kDeny);
+  b.eq(SYS_clone3, kNoSys);
+  b.eq(SYS_clone, kCloneCheck);
+  b.eq(SYS_prlimit64, kPrlimitCheck);
+  if (p.self) {
+    for (long nr : {SYS_kill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo}) b.eq(static_cast<unsigned>(nr), kSignalCheck);
+    b.eq(SYS_tkill, kDeny);  // a thread id of any process: nothing the program needs
+    b.eq(SYS_pidfd_send_signal, kDeny);
+    b.eq(SYS_pidfd_open, kDeny);
   }
   b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);  // every other call
-  // The checks, then the verdicts: BPF jumps only forward.
+}
+
+// The argument checks, then the verdicts: BPF jumps only forward.
+void checks(Builder& b, const SeccompPolicy& p) {
   b.here(kCloneCheck);
-  b.stmt(BPF_LD | BPF_W | BPF_ABS, kArg0);
-  b.jump(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, kAllow, kDeny);
-  if (restrict_signals) {
-    // kill(pid, sig): itself, or its own process group (0).
-    b.here(kKillCheck);
-    b.stmt(BPF_LD | BPF_W | BPF_ABS, kArg0);
-    b.jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(self), kAllow, kNone);
+  b.load(kArg0);
+  b.jump(BPF_JMP | BPF_JSET | BPF_K, kNamespaceFlags, kDeny, kNone);
+  if (p.allow_processes) b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  else b.jump(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, kAllow, kDeny);
+  // prlimit64(pid, ...): glibc's setrlimit and getrlimit pass 0, itself.
+  b.here(kPrlimitCheck);
+  b.load(kArg0);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, kAllow, kNone);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(p.self), p.self ? kAllow : kDeny, kDeny);
+  if (p.self) {
+    // kill(pid, sig), tgkill(tgid, ...), rt_sigqueueinfo(tgid, ...): itself,
+    // or its own process group (0); raise, abort and pthread_kill stay.
+    b.here(kSignalCheck);
+    b.load(kArg0);
+    b.jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(p.self), kAllow, kNone);
     b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, kAllow, kDeny);
-    // tgkill(tgid, tid, sig): a thread of its own (raise, abort, pthread_kill).
-    b.here(kTgkillCheck);
-    b.stmt(BPF_LD | BPF_W | BPF_ABS, kArg0);
-    b.jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(self), kAllow, kDeny);
   }
   b.here(kNoSys);
   b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
@@ -96,6 +125,15 @@ void build_seccomp_filter(SeccompFilter& f, bool restrict_signals, pid_t self) {
   b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
   b.here(kDeny);
   b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+}
+
+}  // namespace
+
+void build_seccomp_filter(SeccompFilter& f, const SeccompPolicy& policy) {
+  f.length = 0;
+  Builder b{f};
+  dispatch(b, policy);
+  checks(b, policy);
   b.resolve();
 }
 
@@ -107,6 +145,7 @@ bool install_seccomp_filter(const SeccompFilter& f) {
 
 bool drop_capabilities() {
   for (int cap = 0; cap <= 63; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);  // EINVAL past the last one
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   return syscall(SYS_capset, &header, data) == 0;

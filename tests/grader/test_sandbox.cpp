@@ -15,12 +15,13 @@
 
 namespace {
 
-// A program that writes "ok" on the channel (its first argument) and lists
-// the numbers of its open fds on stderr, with builtins only (the sandbox
-// lets a program start threads, not processes).
+// A program that writes "ok" on the channel (whose number is the first line
+// of its request, on fd 3) and lists the numbers of its open fds on stderr,
+// with builtins only (the sandbox lets a program start threads, not
+// processes).
 std::string script() {
   const auto path = std::filesystem::temp_directory_path() / ("gradlab-sandbox-test-" + std::to_string(getpid()));
-  std::ofstream(path) << "#!/bin/bash\nprintf ok >&\"$1\"\nfor f in /proc/$$/fd/*; do echo \"${f##*/}\"; done >&2\n";
+  std::ofstream(path) << "#!/bin/bash\nIFS= read -r ch <&3\nprintf ok >&\"$ch\"\nfor f in /proc/$$/fd/*; do echo \"${f##*/}\"; done >&2\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path.string();
 }
