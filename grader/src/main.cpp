@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
   app.add_option("--course", course_dir, "the course folder holding solutions/ and tests/fixtures/ (default: "
                                          "$GRADLAB_COURSE, else the one gradlab was built from)");
   app.add_flag("--no-color", no_colour, "no colour even on a terminal (NO_COLOR=1 does the same)");
-  app.add_flag("--no-isolation", no_isolation, "run without bubblewrap namespaces (rlimits still apply)");
+  app.add_flag("--no-isolation", no_isolation,
+               "use the fallback fence (Landlock, an unprivileged uid, seccomp and limits) instead of bubblewrap's "
+               "namespaces, as in containers that forbid them (it is used by itself where namespaces cannot be made)");
   app.fallthrough();  // subcommands inherit it: `grade check --cache DIR` works like `grade --cache DIR check`
   auto* list = app.add_subcommand("list", "the exercises, their titles and your last result");
   auto* check = app.add_subcommand("check", "for the course's CI: every solution scores full marks and every fixture "
@@ -120,6 +122,15 @@ int main(int argc, char** argv) {
     return kExitNoDevice;
   }
 
+  // Untrusted code runs only inside a fence: namespaces, or the fallback
+  // where they cannot be made. A machine that can build neither is told what to do.
+  if (!*list && !*merge) {
+    const FenceChoice fence = choose_fence(base.isolate);
+    if (!fence.ok) {
+      std::cerr << "grade: no sandbox can be built here, so no student code is compiled or run: " << fence.why_not << ".\n";
+      return kExitNoDevice;
+    }
+  }
   try {
     if (*list) return list_exercises(std::cout, course, st);
     if (*check) return check_course(std::cout, course, base, st);
@@ -137,13 +148,6 @@ int main(int argc, char** argv) {
       for (const auto& e : bopt.exercises)
         if (!fs::exists(course.rubric_path(e))) return usage_error("no exercise \"" + e + "\" in the course");
       if (!fs::is_directory(bopt.submissions)) return usage_error("no such folder: " + bopt.submissions);
-      // A class's files are untrusted code by the hundred: without
-      // namespaces a file could reach everything the grader can. Only an
-      // explicit --no-isolation grades them that way.
-      if (base.isolate && !bubblewrap_usable())
-        return usage_error("grade batch needs bubblewrap to fence in the students' programs, and it cannot start "
-                           "here (install it: apt-get install bubblewrap). To grade without namespaces anyway "
-                           "(resource limits and a seccomp filter only), add --no-isolation.");
       bopt.out = out_dir.empty() ? "gradlab-batch" : out_dir;
       bopt.live_progress = isatty(STDERR_FILENO) && !std::getenv("CI");
       try {

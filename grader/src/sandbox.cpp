@@ -34,6 +34,7 @@ constexpr int kReportFd = 5;               // close-on-exec: the child's word wh
 constexpr long kTmpfsBytes = 64L << 20;    // the program's /tmp and working folder, each
 constexpr const char* kProgramInside = "/opt/gradlab/program";
 constexpr const char* kWorkPrefix = "gradlab-work-";
+constexpr const char* kPrlimit = "/usr/bin/prlimit";  // util-linux, in every Debian
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
   std::vector<char*> p;
@@ -302,6 +303,7 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     return o;
   }
   const bool fallback = choice.fence == Fence::Fallback;
+  const Limits& L = spec.limits;
   o.isolation = fence_name(choice.fence);
   UidLease lease;
   if (geteuid() == 0 && !lease.active()) {
@@ -343,6 +345,12 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   if (fallback) p.argv_s = tool ? spec.tool : std::vector<std::string>{staged.program};
   else {
     p.argv_s = bwrap_arguments(view, kSeccompFd, spec.gpu);
+    // Inside its own user namespace the run's tasks are counted apart from
+    // the grader's user's (the kernel counts per namespace and uid), so
+    // prlimit, run inside, bounds this run alone even where every run shares
+    // the grader's uid.
+    if (access(kPrlimit, X_OK) == 0)
+      p.argv_s.insert(p.argv_s.end(), {kPrlimit, "--nproc=" + std::to_string(L.processes), "--"});
     if (tool) p.argv_s.insert(p.argv_s.end(), spec.tool.begin(), spec.tool.end());
     else p.argv_s.push_back(kProgramInside);
   }
@@ -351,15 +359,16 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   p.envp = c_strings(p.env_s);
   if (fallback) p.landlock = landlock_plan(view, spec.gpu);
 
-  const Limits& L = spec.limits;
   SeccompPolicy policy;
   policy.allow_processes = tool;
   p.cpu = static_cast<rlim_t>(std::ceil(L.cpu_seconds));
   p.memory = static_cast<rlim_t>(L.memory_mb) << 20;
   p.fsize = static_cast<rlim_t>(spec.file_size_kb > 0 ? spec.file_size_kb : L.output_kb) << 10;
-  // RLIMIT_NPROC counts every task of the uid: a leased uid has none yet; the
-  // grader's own uid has its user's others too. bubblewrap adds two.
-  p.nproc = static_cast<rlim_t>(L.processes + 2 + (lease.active() ? 0 : tasks_of(geteuid())));
+  // RLIMIT_NPROC counts every task of the uid. A leased uid has none but
+  // this run's (bubblewrap adds two). The grader's own uid has its user's
+  // other tasks, and its other runs: room for a few runs' worth, which
+  // bounds the machine's load; inside namespaces prlimit bounds each run.
+  p.nproc = static_cast<rlim_t>(lease.active() ? L.processes + 2 : tasks_of(geteuid()) + 4 * L.processes + 2);
 
   int out_p[2], err_p[2], chan_p[2] = {-1, -1};
   if (pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC) || (!tool && pipe2(chan_p, O_CLOEXEC))) {
