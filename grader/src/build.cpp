@@ -29,11 +29,18 @@ namespace {
 
 // The compiler gets generous limits, but limits: a template bomb or an
 // #include of /dev/zero must end as a compile error, not hang the grader.
+// The grader's own trusted compiles (the entry point, the harness against
+// LibTorch) get these; a student's file gets kStudent* against the engine
+// (a few times the half second an exercise takes with the precompiled
+// header) and these against LibTorch (no precompiled header there).
 constexpr int kCompileCpuSeconds = 60;
 constexpr double kCompileWallSeconds = 90;
+constexpr int kStudentCpuSeconds = 20;
+constexpr double kStudentWallSeconds = 40;
 constexpr rlim_t kCompileMemory = rlim_t(4) << 30;
 constexpr size_t kMaxDiagnostics = 64 << 10;
 constexpr size_t kMaxSymbolListing = size_t(256) << 20;
+constexpr size_t kMaxSource = size_t(1) << 20;  // an exercise is a few KiB
 
 struct ToolResult {
   int status = -1;
@@ -157,8 +164,8 @@ ToolResult run_fenced(const std::vector<std::string>& args, const std::string& w
     r.output += "\n[… diagnostics truncated by gradlab: the compiler was stopped after " +
                 std::to_string(kMaxDiagnostics >> 10) + " KiB of them …]\n";
   else if (r.killed)
-    r.output += "\ngradlab: the compiler was stopped after " + std::to_string(kCompileCpuSeconds) +
-                " s of CPU time, " + std::to_string(int(kCompileWallSeconds)) + " s in all, " +
+    r.output += "\ngradlab: the compiler was stopped after " + std::to_string(int(tl.cpu_seconds)) +
+                " s of CPU time, " + std::to_string(int(tl.wall_seconds)) + " s in all, " +
                 std::to_string(kCompileMemory >> 30) + " GiB of memory or a 256 MiB file; simplify the code.\n";
   return r;
 }
@@ -303,11 +310,13 @@ std::string make_build_folder(std::string& error) {
 ToolResult compile_and_link(const BuildRequest& req, const std::string& work, const std::string& copy,
                             const std::string& entry, const std::string& harness) {
   const std::vector<std::string> readable = tool_paths(req.engine);
+  ToolLimits limits;
+  if (!is_libtorch(req.engine)) limits.cpu_seconds = kStudentCpuSeconds, limits.wall_seconds = kStudentWallSeconds;
   const std::string object = work + "/student.o";
   std::vector<std::string> cmd = {GRADLAB_CXX};
   for (auto& f : compile_flags(req.engine)) cmd.push_back(f);
   cmd.insert(cmd.end(), {"-c", copy, "-o", object});
-  ToolResult r = run_fenced(cmd, work, readable, req.isolate);
+  ToolResult r = run_fenced(cmd, work, readable, req.isolate, limits);
   // Then what the object defines: nothing of the grader's, the engine's or
   // the C library's. Every symbol is checked: a template-heavy file lists
   // hundreds of kilobytes of them, far past the diagnostics' cap.
@@ -342,7 +351,7 @@ ToolResult compile_and_link(const BuildRequest& req, const std::string& work, co
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
   cmd.insert(cmd.end(), {"-o", work + "/program"});
   const std::string compiled = r.output;
-  r = run_fenced(cmd, work, readable, req.isolate);
+  r = run_fenced(cmd, work, readable, req.isolate, limits);
   r.output = compiled + r.output;
   return r;
 }
@@ -400,8 +409,15 @@ BuildOutcome build_program(const BuildRequest& req) {
   const fs::path tmp = tmpl;
   // The file's rules first: a file that breaks them is not even compiled.
   ToolResult r;
-  if (req.guarded) {
-    const std::string refused = check_source(source, req.source);
+  if (req.guarded && source.size() > kMaxSource) {
+    r.output = req.source + ": error: the file is " + std::to_string(source.size() >> 10) +
+               " KiB; the grader compiles files up to " + std::to_string(kMaxSource >> 10) +
+               " KiB (an exercise is a few KiB: is this the right file?)\n";
+    r.status = 1;
+  } else if (req.guarded) {
+    std::string refused = check_source(source, req.source);
+    if (refused.size() > kMaxDiagnostics)
+      refused = refused.substr(0, refused.rfind('\n', kMaxDiagnostics) + 1) + "[… more refusals left out …]\n";
     if (!refused.empty()) r.output = refused, r.status = 1;
   }
   if (r.output.empty()) {

@@ -237,8 +237,10 @@ std::string run_section(const Result& r) {
   fact("Wall time", volatile_value(fixed(r.run.wall_seconds, "%.3f s")));
   fact("CPU time", volatile_value(fixed(r.run.cpu_seconds, "%.3f s")));
   fact("Peak memory", volatile_value(std::to_string(r.run.peak_memory_kb / 1024) + " MiB"));
-  fact("Isolation", volatile_value(r.run.isolation == "bubblewrap" ? "bubblewrap namespaces and resource limits"
-                                                                   : "resource limits only (not namespace-isolated)"));
+  fact("Isolation", volatile_value(r.run.isolation == "bubblewrap"
+                                       ? "bubblewrap namespaces, an unprivileged uid, seccomp and resource limits"
+                                       : "the fallback fence: Landlock, an unprivileged uid, seccomp and resource limits "
+                                         "(not namespace-isolated)"));
   s += "</dl>\n";
   if (!r.warnings.empty()) {
     s += "<h3>Warnings</h3>\n<ul>";

@@ -1,46 +1,55 @@
 #!/usr/bin/env bash
-# The hostile catalog (tests/fixtures/hostile/): each file is graded as
-# exercise3 and must get the verdict its .expect.json names, with the grader
-# carrying on (an exit code 1-3, a report written) and, when the run was
-# isolated by bubblewrap, nothing outside the sandbox changed: the course's
-# solutions, a canary folder, $HOME, the report folder (only the grader's
-# own files), no process left behind, no solution text in the output.
-# Then the same cases without namespaces (--no-isolation): each still ends in
-# its verdict. Last, a batch that mixes them with honest students grades the
-# honest ones exactly as alone. Prints the table: case, verdict, contained.
+# The hostile catalog (tests/fixtures/hostile/), in all four ways a grader
+# runs: as root or as an ordinary user, each with bubblewrap's namespaces and
+# with the fallback fence (--no-isolation: Landlock, no namespaces). Each file
+# is graded as exercise3 and must get the verdict its .expect.json names,
+# with the grader carrying on (an exit code 1-3, a report written) and
+# nothing outside the fence changed or read: the course's solutions, a
+# canary folder, $HOME, the grader's binaries, the kernel's core_pattern,
+# the host's /usr; no file named `pwned` anywhere; no secret (from the
+# grader's environment, its stdin or a file outside) in any report; no
+# process or work folder left behind; each case under 120 s. Then, in each
+# mode, a batch that mixes the catalog with honest students grades the honest
+# ones exactly as alone. Prints the table: case, mode, verdict, run status.
 #   hostile_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
 #
-# These files are meant to do damage, and without namespaces (the second
-# pass) nothing but the seccomp filter and rlimits stands in their way: a
-# run as root that deletes "../.." deletes the machine. So the whole test runs
-# inside an outer bubblewrap fence of its own: the file system read-only but
-# for the scratch folder, a private /tmp. Where bubblewrap cannot start, the
-# test is skipped (exit 77), never run unfenced.
+# These files are meant to do damage. The whole test runs inside an outer
+# bubblewrap fence of its own: the file system read-only but for the scratch
+# folder and a private /tmp. It grants nothing: run as root, the grader inside
+# is root as it would be on a course server, so an escape through the
+# grader's fence is an escape that the checks above see. Where bubblewrap
+# cannot start, the test is skipped (exit 77), never run unfenced.
 set -uo pipefail
 grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$(readlink -f "$3")
+bindir=$(dirname "$(dirname "$grade")")
+test_uid=60999  # the ordinary user of the user modes (no account needed)
 if [ -z "${GRADLAB_HOSTILE_FENCED:-}" ]; then
   rm -rf "$scratch" && mkdir -p "$scratch"
-  # /proc as it is, and the capabilities kept, so that the grader's own
-  # bubblewrap can still start inside (the grader drops them for programs it
-  # runs without namespaces).
-  fence=(/usr/bin/bwrap --ro-bind / / --dev /dev --dev-bind /proc /proc --tmpfs /tmp --cap-add ALL)
-  if ! "${fence[@]}" /usr/bin/bwrap --unshare-all --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
-       --proc /proc --dev /dev /usr/bin/true 2>/dev/null; then
+  fence=(/usr/bin/bwrap --ro-bind / / --dev /dev --dev-bind /proc /proc --perms 1777 --tmpfs /tmp)
+  if ! "${fence[@]}" /usr/bin/true 2>/dev/null; then
     echo "skipped: bubblewrap cannot start here, and these files are not run without a fence"
     exit 77
   fi
+  # A root grader leases uids through lock files in /run/gradlab-uids: the
+  # same folder as graders outside, so no two ever share a uid.
+  if [ "$(id -u)" = 0 ] && mkdir -p -m 700 /run/gradlab-uids 2>/dev/null; then fence+=(--bind /run/gradlab-uids /run/gradlab-uids); fi
   # A private /tmp hides whatever was there, the course and the grader too
   # when they live under /tmp (a CI checkout): bring those back read-only.
-  exec "${fence[@]}" --ro-bind "$src" "$src" --ro-bind "$(dirname "$(dirname "$grade")")" "$(dirname "$(dirname "$grade")")" \
-    --bind "$scratch" "$scratch" --die-with-parent --setenv GRADLAB_HOSTILE_FENCED 1 -- bash "$(readlink -f "$0")" "$grade" "$src" "$scratch"
+  exec "${fence[@]}" --ro-bind "$src" "$src" --ro-bind "$bindir" "$bindir" --bind "$scratch" "$scratch" \
+    --die-with-parent --setenv GRADLAB_HOSTILE_FENCED 1 -- bash "$(readlink -f "$0")" "$grade" "$src" "$scratch"
 fi
-mkdir -p "$scratch/home" "$scratch/canary" "$scratch/run"
-export GRADLAB_CACHE="$scratch/cache" NO_COLOR=1 CI=1 HOME="$scratch/home"
-echo "do not touch" >"$scratch/canary/file" && echo "dotfile" >"$scratch/home/.profile"
+
 fixtures=$src/tests/fixtures/hostile
 failures=0
+nonce=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export GRADLAB_HOSTILE_SECRET="env-secret-$nonce" NO_COLOR=1 CI=1
+mkdir -p "$scratch/outside" && echo "file-secret-$nonce" >"$scratch/outside/secret.txt"
+chmod 600 "$scratch/outside/secret.txt"
 tree_hash() { (cd "$1" && find . -printf '%p %s %m\n' | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }
-solutions_before=$(tree_hash "$src/solutions") canary_before=$(tree_hash "$scratch/canary") home_before=$(tree_hash "$scratch/home")
+solutions_before=$(tree_hash "$src/solutions")
+binaries_before=$(sha256sum "$grade" "$bindir"/grader/libgradlab_student.so | sha256sum)
+core_before=$(cat /proc/sys/kernel/core_pattern)
+touch "$scratch/usr-stamp"
 json_field() { sed -n "s/^  *\"$2\": \"\\([^\"]*\\)\".*/\\1/p" "$1" | head -1; }
 expected_ok() {  # VALUE SPEC(json: string or list)
   case "$2" in
@@ -48,11 +57,32 @@ expected_ok() {  # VALUE SPEC(json: string or list)
     *) [ "\"$1\"" = "$2" ] ;;
   esac
 }
-check_case() {  # NAME MODE(isolated|rlimits)
-  local name=$1 mode=$2 out=$scratch/reports-$2/gradlab-reports/$1 flags=()
-  [ "$mode" = rlimits ] && flags=(--no-isolation)
-  (cd "$scratch/run" && timeout 120 "$grade" exercise3 "$fixtures/$name.cpp" --out "$out" "${flags[@]}" >"$scratch/$name.$mode.log" 2>&1)
-  local code=$? verdict="" status="" contained="-" why=""
+
+modes=()
+[ "$(id -u)" = 0 ] && modes+=(root-namespaces root-fallback)
+modes+=(user-namespaces user-fallback)
+# The user modes: as root, an unprivileged uid of the test's own; otherwise
+# the tester's own uid.
+as_mode() {  # MODE COMMAND...
+  local mode=$1; shift
+  if [ "${mode%%-*}" = user ] && [ "$(id -u)" = 0 ]; then
+    setpriv --reuid="$test_uid" --regid="$test_uid" --clear-groups --inh-caps=-all --bounding-set=-all -- "$@"
+  else
+    "$@"
+  fi
+}
+leftovers() {  # processes of a sandbox uid, or of the test's user, still alive (zombies waiting for init are gone already)
+  ps -eo uid=,pid=,stat=,comm= | awk -v u="$test_uid" '(($1 >= 61000 && $1 < 62000) || $1 == u) && $3 !~ /^Z/'
+}
+
+check_case() {  # NAME MODE
+  local name=$1 mode=$2 dir=$scratch/$2
+  local out=$dir/reports/$name flags=()
+  [ "${mode#*-}" = fallback ] && flags=(--no-isolation)
+  local t0=$SECONDS
+  (cd "$dir/run" && echo "stdin-secret-$nonce" | as_mode "$mode" env HOME="$dir/home" GRADLAB_CACHE="$dir/cache" \
+     timeout 120 "$grade" exercise3 "$fixtures/$name.cpp" --out "$out" "${flags[@]}" >"$dir/$name.log" 2>&1)
+  local code=$? verdict="" status="" why=""
   local expect_v expect_s
   expect_v=$(sed -n 's/.*"verdict": \(\[[^]]*\]\|"[^"]*"\).*/\1/p' "$fixtures/$name.expect.json")
   expect_s=$(sed -n 's/.*"run_status": \(\[[^]]*\]\).*/\1/p' "$fixtures/$name.expect.json")
@@ -65,51 +95,80 @@ check_case() {  # NAME MODE(isolated|rlimits)
     status=$(sed -n '/"run": {/,/}/s/^    "status": "\([^"]*\)".*/\1/p' "$out/report.json" | head -1)
     expected_ok "$verdict" "$expect_v" || why="verdict $verdict, expected $expect_v"
     [ -n "$expect_s" ] && ! expected_ok "$status" "$expect_s" && why="$why run status $status, expected $expect_s"
+    local fence
+    fence=$(json_field "$out/report.json" isolation)
+    local want=bubblewrap
+    [ "${mode#*-}" = fallback ] && want=fallback
+    [ -n "$fence" ] && [ "$fence" != "$want" ] && why="$why ran in the $fence fence, expected $want"
   fi
-  if [ "$mode" = isolated ] && [ -z "$why" ]; then
-    local isolation
-    isolation=$(json_field "$out/report.json" isolation)
-    contained=yes
-    [ "$isolation" != bubblewrap ] && [ "$verdict" != compile_error ] && contained="n/a ($isolation)"
-    [ "$(tree_hash "$src/solutions")" != "$solutions_before" ] && contained=no why="solutions/ changed"
-    [ "$(tree_hash "$scratch/canary")" != "$canary_before" ] && contained=no why="the canary folder changed"
-    [ "$(tree_hash "$scratch/home")" != "$home_before" ] && contained=no why="\$HOME changed"
+  [ $((SECONDS - t0)) -ge 120 ] && why="$why took $((SECONDS - t0)) s"
+  [ "$(tree_hash "$src/solutions")" != "$solutions_before" ] && why="$why solutions/ changed"
+  [ "$(tree_hash "$dir/canary")" != "$canary_before" ] && why="$why the canary folder changed"
+  [ "$(tree_hash "$dir/home")" != "$home_before" ] && why="$why \$HOME changed"
+  [ "$(sha256sum "$grade" "$bindir"/grader/libgradlab_student.so | sha256sum)" != "$binaries_before" ] && why="$why the grader's binaries changed"
+  [ "$(cat /proc/sys/kernel/core_pattern)" != "$core_before" ] && why="$why kernel.core_pattern changed"
+  if [ -d "$out" ]; then
     local extra
     extra=$(ls -A "$out" | grep -Ev '^(report\.json|report\.html|graph-.*\.png)$')
-    [ -n "$extra" ] && contained=no why="the report folder holds $extra"
-    [ -n "$(find "$scratch" -name pwned 2>/dev/null)" ] && contained=no why="a forged file was written"
-    grep -q "SOLUTION FOUND" "$out/report.json" && contained=no why="the solution's text reached the output"
-    grep -q '"connected' "$out/report.json" && contained=no why="a network connection succeeded"
-    sleep 0.2
-    # The fixtures that try to leave processes behind name them gradlab-hostile.
-    if pgrep -x gradlab-hostile >/dev/null; then contained=no why="a process outlived the run"; fi
+    [ -n "$extra" ] && why="$why the report folder holds $extra"
+    grep -rqa -e "secret-$nonce" "$out" && why="$why a secret reached the report"
+    grep -qa "SOLUTION FOUND" "$out/report.json" && why="$why the solution's text reached the output"
+    grep -qa '"connected' "$out/report.json" && why="$why a network connection succeeded"
   fi
-  printf '%-22s %-9s %-15s %-14s %s\n' "$name" "$mode" "$verdict" "${status:--}" "$contained"
+  [ -n "$(find "$scratch" /tmp -name pwned 2>/dev/null | head -1)" ] && why="$why a file named pwned was written"
+  [ -n "$(find /tmp -maxdepth 1 -name 'gradlab-work-*' 2>/dev/null | head -1)" ] && why="$why a work folder was left behind"
+  sleep 0.1
+  local left
+  left=$(leftovers)
+  [ -n "$left" ] && why="$why processes outlived the run: $(echo "$left" | head -3 | tr '\n' ' ')"
+  printf '%-28s %-16s %-15s %s\n' "$name" "$mode" "$verdict" "${status:--}"
   if [ -n "$why" ]; then
-    echo "FAIL $name ($mode): $why"; tail -5 "$scratch/$name.$mode.log"; failures=$((failures + 1))
+    echo "FAIL $name ($mode):$why"; tail -c 600 "$dir/$name.log"; echo; failures=$((failures + 1))
+    leftovers | awk '{print $2}' | xargs -r kill -9 2>/dev/null
+    find "$scratch" /tmp -name pwned -delete 2>/dev/null
   fi
 }
 
-printf '%-22s %-9s %-15s %-14s %s\n' case mode verdict run contained
-for f in "$fixtures"/*.cpp; do check_case "$(basename "$f" .cpp)" isolated; done
-for f in "$fixtures"/*.cpp; do check_case "$(basename "$f" .cpp)" rlimits; done
-pkill -x gradlab-hostile 2>/dev/null  # (rlimits mode promises less; never leave anything behind)
-
-# A class with honest students and hostile ones: the honest scores are
+# A class with honest students and the hostile ones: the honest scores are
 # those they get alone.
-class=$scratch/class
-for f in "$fixtures"/*.cpp; do mkdir -p "$class/h-$(basename "$f" .cpp)" && cp "$f" "$class/h-$(basename "$f" .cpp)/exercise3.cpp"; done
-mkdir -p "$class/honest-a" "$class/honest-b"
-cp "$src/solutions/exercise3.cpp" "$class/honest-a/exercise3.cpp"
-cp "$src/tests/fixtures/exercise3/forgot-retain-grad.cpp" "$class/honest-b/exercise3.cpp"
-(cd "$scratch/run" && timeout 600 "$grade" batch "$class" --exercises exercise3 --jobs 2 --out "$scratch/batch" >"$scratch/batch.log" 2>&1)
-code=$?
-[ "$code" = 0 ] || { echo "FAIL the batch exited $code"; tail -5 "$scratch/batch.log"; failures=$((failures + 1)); }
-for s in honest-a honest-b; do
-  alone=$("$grade" exercise3 "$class/$s/exercise3.cpp" --json --out "$scratch/alone-$s" 2>/dev/null | sed -n 's/^  "score": \([0-9.]*\),$/\1/p')
-  alone=$(awk "BEGIN{print $alone + 0}")
-  in_batch=$(tr -d '\r' <"$scratch/batch/gradebook.csv" | grep "^$s," | cut -d, -f2)
-  if [ "$alone" = "$in_batch" ]; then echo "ok   $s scores $alone in a batch with $(ls "$fixtures"/*.cpp | wc -l) hostile files, as alone"
-  else echo "FAIL $s: $in_batch in the batch, $alone alone"; failures=$((failures + 1)); fi
+check_batch() {  # MODE
+  local mode=$1 dir=$scratch/$1 flags=()
+  [ "${mode#*-}" = fallback ] && flags=(--no-isolation)
+  local class=$dir/class
+  for f in "$fixtures"/*.cpp; do mkdir -p "$class/h-$(basename "$f" .cpp)" && cp "$f" "$class/h-$(basename "$f" .cpp)/exercise3.cpp"; done
+  mkdir -p "$class/honest-a" "$class/honest-b"
+  cp "$src/solutions/exercise3.cpp" "$class/honest-a/exercise3.cpp"
+  cp "$src/tests/fixtures/exercise3/forgot-retain-grad.cpp" "$class/honest-b/exercise3.cpp"
+  [ "${mode%%-*}" = user ] && [ "$(id -u)" = 0 ] && chown -R "$test_uid:$test_uid" "$class"
+  (cd "$dir/run" && as_mode "$mode" env HOME="$dir/home" GRADLAB_CACHE="$dir/cache" timeout 900 "$grade" batch "$class" \
+     --exercises exercise3 --jobs 2 --out "$dir/batch" "${flags[@]}" </dev/null >"$dir/batch.log" 2>&1)
+  local code=$?
+  [ "$code" = 0 ] || { echo "FAIL the batch ($mode) exited $code"; tail -c 600 "$dir/batch.log"; echo; failures=$((failures + 1)); }
+  for s in honest-a honest-b; do
+    local alone in_batch
+    alone=$(cd "$dir/run" && as_mode "$mode" env HOME="$dir/home" GRADLAB_CACHE="$dir/cache" "$grade" exercise3 "$class/$s/exercise3.cpp" \
+              --json --out "$dir/alone-$s" "${flags[@]}" 2>/dev/null </dev/null | sed -n 's/^  "score": \([0-9.]*\),$/\1/p')
+    alone=$(awk "BEGIN{print ${alone:-0} + 0}")
+    in_batch=$(tr -d '\r' <"$dir/batch/gradebook.csv" 2>/dev/null | grep "^$s," | cut -d, -f2)
+    if [ "$alone" = "$in_batch" ]; then echo "ok   $s scores $alone in a batch with $(ls "$fixtures"/*.cpp | wc -l) hostile files, as alone ($mode)"
+    else echo "FAIL $s ($mode): $in_batch in the batch, $alone alone"; failures=$((failures + 1)); fi
+  done
+  grep -rqa -e "secret-$nonce" "$dir/batch" && { echo "FAIL a secret reached the batch's files ($mode)"; failures=$((failures + 1)); }
+}
+
+printf '%-28s %-16s %-15s %s\n' case mode verdict run
+for mode in "${modes[@]}"; do
+  dir=$scratch/$mode
+  mkdir -p "$dir/home" "$dir/canary" "$dir/run" "$dir/reports"
+  echo "do not touch" >"$dir/canary/file" && echo "dotfile" >"$dir/home/.profile"
+  [ "${mode%%-*}" = user ] && [ "$(id -u)" = 0 ] && chown -R "$test_uid:$test_uid" "$dir"
+  canary_before=$(tree_hash "$dir/canary") home_before=$(tree_hash "$dir/home")
+  for f in "$fixtures"/*.cpp; do check_case "$(basename "$f" .cpp)" "$mode"; done
+  check_batch "$mode"
 done
+if [ -n "$(find /usr -newer "$scratch/usr-stamp" -print -quit 2>/dev/null)" ]; then
+  echo "FAIL the host's /usr changed: $(find /usr -newer "$scratch/usr-stamp" -print -quit)"; failures=$((failures + 1))
+fi
+[ "$(id -u)" = 0 ] || echo "note: not root here, so the two root modes did not run"
+echo "$failures failure(s) in ${#modes[@]} modes"
 [ "$failures" = 0 ]

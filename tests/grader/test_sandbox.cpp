@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "sandbox.h"
 
@@ -92,4 +94,107 @@ TEST_CASE("no file the grader has open reaches the program", "[sandbox]") {
   close(leak);
   std::filesystem::remove(leak_path);
   std::filesystem::remove(program);
+}
+
+namespace {
+
+// The probe's report: "NAME RESULT" lines.
+std::map<std::string, std::string> probe_lines(const std::string& out) {
+  std::map<std::string, std::string> m;
+  std::istringstream in(out);
+  for (std::string name, value; in >> name >> value;) m[name] = value;
+  return m;
+}
+
+// Runs tests/grader/fence_probe.cpp in one fence, as the student's program
+// or as a tool (the compiler's kind of run), against a world-readable file
+// and a world-writable folder outside it: only the fence stands in the way.
+std::map<std::string, std::string> probe(bool namespaces, bool as_tool) {
+  namespace fs = std::filesystem;
+  const fs::path outside = fs::temp_directory_path() / ("gradlab-fence-test-" + std::to_string(getpid()));
+  fs::create_directories(outside);
+  fs::permissions(outside, fs::perms::all);
+  std::ofstream(outside / "secret") << "secret\n";
+  fs::permissions(outside / "secret", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  grader::SandboxSpec spec;
+  spec.isolate = namespaces;
+  spec.limits.processes = 16;
+  spec.limits.wall_seconds = 30;
+  spec.limits.cpu_seconds = 10;
+  spec.file_size_kb = 1L << 20;  // so that /tmp's own size is what stops the writes
+  if (as_tool) {
+    spec.tool = {GRADLAB_FENCE_PROBE, (outside / "secret").string(), outside.string()};
+    spec.view.read_only = {GRADLAB_FENCE_PROBE};
+    spec.view.tmpfs = {{"/tmp", 64L << 20}};
+    spec.view.chdir = "/";
+  } else {
+    spec.program = GRADLAB_FENCE_PROBE;
+    spec.request = (outside / "secret").string() + " " + outside.string();
+  }
+  const auto o = grader::run_sandboxed(spec);
+  INFO(o.failure << o.out << o.err);
+  REQUIRE(o.failure.empty());
+  CHECK(o.isolation == std::string(namespaces ? "bubblewrap" : "fallback"));
+  auto lines = probe_lines(o.out);
+  CHECK(!fs::exists(outside / "pwned"));
+  fs::remove_all(outside);
+  return lines;
+}
+
+void check_fenced(const std::map<std::string, std::string>& p) {
+  for (const char* denied : {"read-outside", "create-outside", "sysctl-write"}) {
+    INFO(denied);
+    CHECK(p.count(denied) == 1);
+    CHECK(p.at(denied) != "ok");
+  }
+  for (const char* eperm : {"mount", "unshare", "socket", "ptrace", "prlimit-parent"}) {
+    INFO(eperm);
+    CHECK(p.count(eperm) == 1);
+    CHECK(p.at(eperm) == "EPERM");
+  }
+  CHECK(p.at("prlimit-self") == "ok");
+  CHECK(p.at("uid") != "0");
+  CHECK(std::stoi(p.at("threads")) >= 1);
+}
+
+}  // namespace
+
+TEST_CASE("the namespace fence: nothing outside, no privilege, bounded threads and /tmp", "[sandbox][fence]") {
+  if (!grader::bubblewrap_usable()) {
+    WARN("bubblewrap cannot make namespaces here: the namespace fence is not tested");
+    return;
+  }
+  SECTION("the student's program") {
+    const auto p = probe(true, false);
+    check_fenced(p);
+    CHECK(p.at("fork") == "EPERM");
+    CHECK(std::stoi(p.at("threads")) <= 16);
+    const long tmp = std::stol(p.at("tmp-mib"));
+    CHECK(tmp >= 1);
+    CHECK(tmp <= 64);
+  }
+  SECTION("the compiler's kind of run: it may start processes") {
+    const auto p = probe(true, true);
+    check_fenced(p);
+    CHECK(p.at("fork") == "ok");
+    CHECK(std::stoi(p.at("threads")) <= 16);
+  }
+}
+
+TEST_CASE("the fallback fence: Landlock keeps the work to its paths, with the same seccomp filter", "[sandbox][fence]") {
+  if (grader::landlock_abi() < 1) {
+    WARN("the kernel has no Landlock: the fallback fence is not tested");
+    return;
+  }
+  SECTION("the student's program") {
+    const auto p = probe(false, false);
+    check_fenced(p);
+    CHECK(p.at("fork") == "EPERM");
+    CHECK(p.at("tmp-mib") == "-1");  // /tmp is not among its paths
+  }
+  SECTION("the compiler's kind of run") {
+    const auto p = probe(false, true);
+    check_fenced(p);
+    CHECK(p.at("fork") == "ok");
+  }
 }

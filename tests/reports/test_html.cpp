@@ -46,7 +46,7 @@ grader::Result result() {
   r.checks[1].message = kHostile;
   r.checks[3].kind = "graph";
   r.compile.ok = true;
-  r.run.status = "ok", r.run.exit_code = 0, r.run.isolation = "rlimits";
+  r.run.status = "ok", r.run.exit_code = 0, r.run.isolation = "fallback";
   r.run.stdout_text = kHostile;
   r.engine = "gradlab 0.1.0", r.compiler = "GNU 12.2.0", r.created = "2026-11-22T00:00:00Z";
   grader::GraphView v;

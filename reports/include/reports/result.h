@@ -37,7 +37,7 @@ struct RunInfo {
   long peak_memory_kb = 0;
   std::string stdout_text, stderr_text;
   bool stdout_truncated = false, stderr_truncated = false;
-  std::string isolation;  // "bubblewrap" or "rlimits"
+  std::string isolation;  // the fence it ran in: "bubblewrap" or "fallback"
 };
 
 // A backward graph the reports draw. `student` (and `reference`) are node
