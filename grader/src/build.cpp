@@ -304,55 +304,67 @@ std::string make_build_folder(std::string& error) {
   return tmpl;
 }
 
-// Compiles, checks the symbols and links, each step fenced, in `work`, which
-// holds the copy of the student's file. Returns the tools' result; the
-// program is work/program when it succeeded.
-ToolResult compile_and_link(const BuildRequest& req, const std::string& work, const std::string& copy,
-                            const std::string& entry, const std::string& harness) {
-  const std::vector<std::string> readable = tool_paths(req.engine);
-  ToolLimits limits;
-  if (!is_libtorch(req.engine)) limits.cpu_seconds = kStudentCpuSeconds, limits.wall_seconds = kStudentWallSeconds;
+// A shell word: the argument between single quotes, its own quotes escaped.
+std::string quoted(const std::string& arg) {
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string shell_line(const std::vector<std::string>& words) {
+  std::string line;
+  for (const auto& w : words) line += (line.empty() ? "" : " ") + quoted(w);
+  return line;
+}
+
+// The three steps' command lines: compile, list the symbols into a file,
+// link. They run as one script in one fence (each start of a fence costs tens
+// of milliseconds); the symbols are checked afterwards, and a program whose
+// object broke the rules is thrown away unrun.
+std::string build_script(const BuildRequest& req, const std::string& work, const std::string& copy,
+                         const std::string& harness) {
   const std::string object = work + "/student.o";
-  std::vector<std::string> cmd = {GRADLAB_CXX};
-  for (auto& f : compile_flags(req.engine)) cmd.push_back(f);
-  cmd.insert(cmd.end(), {"-c", copy, "-o", object});
-  ToolResult r = run_fenced(cmd, work, readable, req.isolate, limits);
-  // Then what the object defines: nothing of the grader's, the engine's or
-  // the C library's. Every symbol is checked: a template-heavy file lists
-  // hundreds of kilobytes of them, far past the diagnostics' cap.
-  if (r.status == 0 && !r.killed && req.guarded) {
-    ToolLimits listing;
-    listing.output_kb = long(kMaxSymbolListing >> 10);
-    ToolResult symbols = run_fenced({GRADLAB_NM, "-P", "--defined-only", "-g", object}, work, readable, req.isolate, listing);
-    if (!symbols.failure.empty()) {
-      r.failure = symbols.failure;
-      return r;
-    }
-    const std::string refused =
-        symbols.status == 0 && !symbols.truncated && !symbols.killed
-            ? check_symbols(symbols.output, req.source)
-            : "gradlab: could not list the symbols of the compiled file:\n" + symbols.output.substr(0, kMaxDiagnostics);
-    if (!refused.empty()) r.output += refused, r.status = 1;
-  }
-  if (r.status != 0 || r.killed || !r.failure.empty()) return r;
-  std::error_code ec;
-  fs::copy_file(entry, work + "/entry.o", ec);
-  cmd = {GRADLAB_CXX, object, work + "/entry.o", harness};
+  std::vector<std::string> compile = {GRADLAB_CXX};
+  for (auto& f : compile_flags(req.engine)) compile.push_back(f);
+  compile.insert(compile.end(), {"-c", copy, "-o", object});
+  std::vector<std::string> link = {GRADLAB_CXX, object, work + "/entry.o", harness};
   if (is_libtorch(req.engine)) {
-    fs::copy_file(harness, work + "/harness.o", ec);
-    cmd[3] = work + "/harness.o";
-    for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) cmd.push_back(l);
-    cmd.push_back("-pthread");
+    for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) link.push_back(l);
+    link.push_back("-pthread");
   } else {
     // The library (harness and engine) is found at run time where it was built.
-    cmd.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
-    for (auto& l : split_words(GRADLAB_LINK_LIBS)) cmd.push_back(l);
+    link.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
+    for (auto& l : split_words(GRADLAB_LINK_LIBS)) link.push_back(l);
   }
-  for (auto& l : split_words(GRADLAB_LINKER_FLAG)) cmd.push_back(l);
-  cmd.insert(cmd.end(), {"-o", work + "/program"});
-  const std::string compiled = r.output;
-  r = run_fenced(cmd, work, readable, req.isolate, limits);
-  r.output = compiled + r.output;
+  for (auto& l : split_words(GRADLAB_LINKER_FLAG)) link.push_back(l);
+  link.insert(link.end(), {"-o", work + "/program"});
+  return "set -e\n" + shell_line(compile) + "\n" + shell_line({GRADLAB_NM, "-P", "--defined-only", "-g", object}) +
+         " > " + quoted(work + "/symbols.txt") + "\n" + shell_line(link) + "\n";
+}
+
+// Compiles, lists the symbols and links in `work`, which holds the copy of
+// the student's file; then checks the symbols. The program is work/program
+// when the result's status is 0.
+ToolResult compile_and_link(const BuildRequest& req, const std::string& work, const std::string& copy,
+                            const std::string& entry, const std::string& harness) {
+  std::error_code ec;
+  fs::copy_file(entry, work + "/entry.o", ec);
+  std::string linked = harness;
+  if (is_libtorch(req.engine)) fs::copy_file(harness, work + "/harness.o", ec), linked = work + "/harness.o";
+  ToolLimits limits;
+  if (!is_libtorch(req.engine)) limits.cpu_seconds = kStudentCpuSeconds, limits.wall_seconds = kStudentWallSeconds;
+  ToolResult r = run_fenced({"/bin/sh", "-c", build_script(req, work, copy, linked)}, work, tool_paths(req.engine),
+                            req.isolate, limits);
+  const std::string symbols_file = work + "/symbols.txt";
+  if (!r.failure.empty() || !fs::exists(symbols_file, ec) || !req.guarded) return r;  // the compiler's verdict
+  // What the object defines: nothing of the grader's, the engine's or the C
+  // library's. Every symbol is checked: a template-heavy file lists hundreds
+  // of kilobytes of them, far past the diagnostics' cap.
+  const auto size = fs::file_size(symbols_file, ec);
+  const auto symbols = !ec && size < kMaxSymbolListing ? read_file(symbols_file) : std::nullopt;
+  const std::string refused = symbols ? check_symbols(*symbols, req.source)
+                                      : "gradlab: could not list the symbols of the compiled file\n";
+  if (!refused.empty()) r.output += refused, r.status = 1;
   return r;
 }
 
@@ -427,8 +439,7 @@ BuildOutcome build_program(const BuildRequest& req) {
       return finish();
     }
     // A copy in an otherwise empty folder: nothing lies beside it to include.
-    const std::string name = fs::path(req.source).filename().string();
-    const std::string copy = work + "/" + (name.empty() ? "submission.cpp" : name);
+    const std::string copy = work + "/" + req.function + ".cpp";
     const std::string werr = write_file_atomic(copy, source);
     r = werr.empty() ? compile_and_link(req, work, copy, entry, harness) : ToolResult{1, "gradlab: " + werr + "\n", false, false, ""};
     r.output = restore_names(r.output, work, copy, req.source);
