@@ -292,18 +292,6 @@ bool libtorch_available() { return std::string(GRADLAB_LIBTORCH_LIBS).size() > 0
 
 namespace {
 
-// A private work folder for one build, under the system's temporary folder
-// (the compile cache may sit where the sandbox's uid cannot reach).
-std::string make_build_folder(std::string& error) {
-  std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / "gradlab-work-build-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) {
-    error = std::string("cannot create a build folder: ") + std::strerror(errno);
-    return "";
-  }
-  return tmpl;
-}
-
 // A shell word: the argument between single quotes, its own quotes escaped.
 std::string quoted(const std::string& arg) {
   std::string q = "'";
@@ -433,7 +421,7 @@ BuildOutcome build_program(const BuildRequest& req) {
     if (!refused.empty()) r.output = refused, r.status = 1;
   }
   if (r.output.empty()) {
-    const std::string work = make_build_folder(b.failure);
+    const std::string work = make_work_folder(b.failure);
     if (work.empty()) {
       fs::remove_all(tmp, ec);
       return finish();

@@ -102,6 +102,8 @@ UidLease::UidLease() {
   error_ = "all " + std::to_string(kUids) + " sandbox uids are in use";
 }
 
+bool UidLease::is_leased(uid_t uid) { return uid >= kFirstUid && uid < kFirstUid + kUids; }
+
 UidLease::~UidLease() {
   if (lock_fd_ >= 0) close(lock_fd_);  // closing releases the lock
 }

@@ -44,6 +44,7 @@ class UidLease {
   UidLease(const UidLease&) = delete;
   UidLease& operator=(const UidLease&) = delete;
   bool active() const { return uid_ != 0; }
+  static bool is_leased(uid_t uid);  // one of the uids leases hand out
   uid_t uid() const { return uid_; }
   const std::string& error() const { return error_; }  // why a root grader got no uid
 

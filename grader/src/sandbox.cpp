@@ -19,7 +19,9 @@
 #include <ctime>
 #include <filesystem>
 #include <mutex>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "config.h"
 #include "seccomp.h"
@@ -212,18 +214,42 @@ FenceView program_view(const SandboxSpec& spec, const std::string& workdir, bool
 }
 
 std::string make_workdir(const UidLease& lease, std::string& error) {
+  const std::string dir = make_work_folder(error);
+  if (dir.empty() || !lease.active() || chown(dir.c_str(), lease.uid(), lease.uid()) == 0) return dir;
+  error = std::string("cannot hand the working folder to the sandbox's uid: ") + std::strerror(errno);
   std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / (std::string(kWorkPrefix) + "XXXXXX")).string();
-  if (!mkdtemp(tmpl.data())) {
-    error = std::string("cannot create a working folder: ") + std::strerror(errno);
-    return "";
+  fs::remove_all(dir, ec);
+  return "";
+}
+
+// A process's start time (field 22 of /proc/PID/stat), which tells a live
+// grader from a later process that reused its pid; "" when it is gone.
+std::string start_time(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const size_t paren = stat.rfind(')');  // the command's name may hold spaces
+  if (paren == std::string::npos) return "";
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string f;
+  for (int i = 3; i <= 22 && fields >> f; ++i) {
   }
-  if (lease.active() && chown(tmpl.c_str(), lease.uid(), lease.uid()) != 0) {
-    error = std::string("cannot hand the working folder to the sandbox's uid: ") + std::strerror(errno);
-    fs::remove_all(tmpl, ec);
-    return "";
-  }
-  return tmpl;
+  return f;
+}
+
+// "gradlab-work-PID.START-": whose folder it is, so the next grader can tell
+// a dead owner's leftovers from a live one's.
+std::string owner_tag() {
+  static const std::string tag = std::to_string(getpid()) + "." + start_time(getpid()) + "-";
+  return tag;
+}
+
+bool owner_gone(const std::string& name) {
+  const size_t dot = name.find('.', std::strlen(kWorkPrefix)), dash = name.find('-', dot == std::string::npos ? 0 : dot);
+  if (dot == std::string::npos || dash == std::string::npos) return false;
+  const std::string pid = name.substr(std::strlen(kWorkPrefix), dot - std::strlen(kWorkPrefix));
+  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) return false;
+  return start_time(static_cast<pid_t>(std::stol(pid))) != name.substr(dot + 1, dash - dot - 1);
 }
 
 // The writable folder belongs to the run's uid while it runs (what an
@@ -277,6 +303,16 @@ FenceChoice choose_fence(bool prefer_namespaces) {
   return c;
 }
 
+std::string make_work_folder(std::string& error) {
+  std::error_code ec;
+  std::string tmpl = (fs::temp_directory_path(ec) / (kWorkPrefix + owner_tag() + "XXXXXX")).string();
+  if (!mkdtemp(tmpl.data())) {
+    error = std::string("cannot create a work folder: ") + std::strerror(errno);
+    return "";
+  }
+  return tmpl;
+}
+
 void sweep_stale_work_folders() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -285,9 +321,13 @@ void sweep_stale_work_folders() {
     const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
     for (const auto& e : fs::directory_iterator(tmp, ec)) {
       const std::string name = e.path().filename().string();
-      if (name.rfind(kWorkPrefix, 0) != 0 || e.is_symlink(ec) || !e.is_directory(ec)) continue;
       std::error_code ec2;
-      if (fs::last_write_time(e.path(), ec2) < cutoff && !ec2) fs::remove_all(e.path(), ec2);
+      if (name.rfind(kWorkPrefix, 0) != 0 || e.is_symlink(ec2) || !e.is_directory(ec2)) continue;
+      struct stat st{};
+      if (lstat(e.path().c_str(), &st) != 0) continue;
+      const bool ours = st.st_uid == geteuid() || (geteuid() == 0 && UidLease::is_leased(st.st_uid));
+      if (!ours) continue;  // another user's grader's
+      if (owner_gone(name) || fs::last_write_time(e.path(), ec2) < cutoff) fs::remove_all(e.path(), ec2);
     }
   });
 }

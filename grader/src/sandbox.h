@@ -67,8 +67,13 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec);
 // Whether bubblewrap can create its namespaces on this machine (checked once).
 bool bubblewrap_usable();
 
-// Removes work folders that graders killed before they could clean up
-// (older than an hour: no run lives that long). Called once per process.
+// A private folder in $TMPDIR for one piece of work, named after this grader
+// (gradlab-work-PID.START-XXXXXX), or "" with `error` said.
+std::string make_work_folder(std::string& error);
+
+// Removes the work folders of graders that were killed before they could
+// clean up (their process is gone), and any older than an hour. Called once
+// per process.
 void sweep_stale_work_folders();
 
 // The fd the harness reads its request from.
