@@ -113,7 +113,7 @@ void arrange_fds(const ChildPlan& p) {
 }
 
 [[noreturn]] void exec_child(const ChildPlan& p) {
-  setpgid(0, 0);
+  setsid();  // a session of its own: no controlling terminal, and a group the watchdog kills whole
   arrange_fds(p);
   if (chdir(p.chdir.c_str()) != 0) _exit(126);
   struct rlimit cpu_rl{p.cpu, p.cpu + 1};  // SIGXCPU at the soft limit, SIGKILL one second later

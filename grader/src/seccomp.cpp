@@ -25,6 +25,7 @@ constexpr unsigned kArch = AUDIT_ARCH_AARCH64;
 constexpr unsigned kNr = offsetof(seccomp_data, nr);
 constexpr unsigned kArchOff = offsetof(seccomp_data, arch);
 constexpr unsigned kArg0 = offsetof(seccomp_data, args[0]);  // its low 32 bits (little-endian)
+constexpr unsigned kArg1 = offsetof(seccomp_data, args[1]);
 
 // Every namespace flag clone() takes (CLONE_NEWTIME shares its bit with the
 // exit signal, and needs CAP_SYS_ADMIN in any case).
@@ -49,7 +50,15 @@ constexpr long kDenied[] = {
 };
 
 // Jump targets, resolved once every block is laid out.
-enum Label : unsigned char { kNone, kAllow, kDeny, kNoSys, kCloneCheck, kSignalCheck, kPrlimitCheck, kLabels };
+enum Label : unsigned char { kNone, kAllow, kDeny, kNoSys, kCloneCheck, kSignalCheck, kPrlimitCheck, kFcntlCheck,
+                             kIoctlCheck, kLabels };
+
+// A file's owner receives SIGIO and SIGURG from it: fcntl(F_SETOWN) and the
+// ioctls below aim signals at any process without kill(). TIOCSTI and
+// TIOCLINUX type into a terminal.
+constexpr unsigned kFSetOwn = 8, kFSetOwnEx = 15;
+constexpr unsigned kOwnerIoctls[] = {0x8901 /* FIOSETOWN */, 0x8902 /* SIOCSPGRP */, 0x5412 /* TIOCSTI */,
+                                     0x541C /* TIOCLINUX */};
 
 struct Builder {
   SeccompFilter& f;
@@ -90,6 +99,8 @@ void dispatch(Builder& b, const SeccompPolicy& p) {
   b.eq(SYS_clone3, kNoSys);
   b.eq(SYS_clone, kCloneCheck);
   b.eq(SYS_prlimit64, kPrlimitCheck);
+  b.eq(SYS_fcntl, kFcntlCheck);
+  b.eq(SYS_ioctl, kIoctlCheck);
   if (p.self) {
     for (long nr : {SYS_kill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo}) b.eq(static_cast<unsigned>(nr), kSignalCheck);
     b.eq(SYS_tkill, kDeny);  // a thread id of any process: nothing the program needs
@@ -111,6 +122,14 @@ void checks(Builder& b, const SeccompPolicy& p) {
   b.load(kArg0);
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, kAllow, kNone);
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(p.self), p.self ? kAllow : kDeny, kDeny);
+  b.here(kFcntlCheck);
+  b.load(kArg1);
+  b.eq(kFSetOwn, kDeny);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, kFSetOwnEx, kDeny, kAllow);
+  b.here(kIoctlCheck);
+  b.load(kArg1);
+  for (unsigned request : kOwnerIoctls) b.eq(request, kDeny);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
   if (p.self) {
     // kill(pid, sig), tgkill(tgid, ...), rt_sigqueueinfo(tgid, ...): itself,
     // or its own process group (0); raise, abort and pthread_kill stay.

@@ -8,8 +8,9 @@
 // pivot_root, chroot, unshare, setns, a clone that asks for a namespace, the
 // kernel keyring, bpf, perf_event_open, ptrace and cross-process memory or
 // file access (process_vm_*, pidfd_getfd, kcmp), modules, kexec, io_uring
-// (its requests bypass seccomp), userfaultfd, sockets, and prlimit64 aimed
-// at another process. The program may not start processes either (threads
+// (its requests bypass seccomp), userfaultfd, sockets, prlimit64 aimed at
+// another process, making itself a file's owner (F_SETOWN and its ioctls
+// send SIGIO to any process) and typing into a terminal (TIOCSTI). The program may not start processes either (threads
 // yes: OpenBLAS): fork, vfork and a clone without CLONE_THREAD fail. Where no
 // pid namespace stands between the program and the grader, signals may only
 // go to the program itself. Other architectures' calls (x32) fail. clone3

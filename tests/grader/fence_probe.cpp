@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   const long child = syscall(SYS_fork);
   if (child == 0) _exit(0);
   report("fork", child > 0);
+  report("setown-parent", fcntl(1, F_SETOWN, getppid()) == 0);
   report("sysctl-write", open("/proc/sys/kernel/core_pattern", O_WRONLY) >= 0);
   std::printf("uid %d\nthreads %d\ntmp-mib %ld\n", static_cast<int>(getuid()), thread_count(), tmp_mib());
   return 0;

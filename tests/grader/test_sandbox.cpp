@@ -147,7 +147,7 @@ void check_fenced(const std::map<std::string, std::string>& p) {
     CHECK(p.count(denied) == 1);
     CHECK(p.at(denied) != "ok");
   }
-  for (const char* eperm : {"mount", "unshare", "socket", "ptrace", "prlimit-parent"}) {
+  for (const char* eperm : {"mount", "unshare", "socket", "ptrace", "prlimit-parent", "setown-parent"}) {
     INFO(eperm);
     CHECK(p.count(eperm) == 1);
     CHECK(p.at(eperm) == "EPERM");
