@@ -201,8 +201,11 @@ int landlock_abi() {
 }
 
 std::vector<std::string> bwrap_arguments(const FenceView& view, int seccomp_fd, bool gpu) {
+  // --as-pid-1: no bubblewrap process inside the sandbox (its monitor would
+  // be a process outside the seccomp filter, in reach of /proc/1/mem).
   std::vector<std::string> a = {kBwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
-                                "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"};
+                                "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+                                "--as-pid-1"};
   for (const std::string& d : system_paths()) {
     std::error_code ec;
     auto st = fs::symlink_status(d, ec);
@@ -210,7 +213,9 @@ std::vector<std::string> bwrap_arguments(const FenceView& view, int seccomp_fd, 
     if (fs::is_symlink(st)) a.insert(a.end(), {"--symlink", fs::read_symlink(d, ec).string(), d});
     else a.insert(a.end(), {"--ro-bind", d, d});
   }
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
+  // /dev holds only the harmless devices, and is read-only: bubblewrap makes
+  // it a tmpfs of no fixed size that the work could otherwise fill.
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"});
   if (gpu) {
     // The CUDA driver's device files, and /sys read-only for its PCI topology.
     std::error_code ec;

@@ -51,7 +51,11 @@ constexpr long kDenied[] = {
 
 // Jump targets, resolved once every block is laid out.
 enum Label : unsigned char { kNone, kAllow, kDeny, kNoSys, kCloneCheck, kSignalCheck, kPrlimitCheck, kFcntlCheck,
-                             kIoctlCheck, kLabels };
+                             kIoctlCheck, kPersonalityCheck, kLabels };
+
+// personality(): the query and the plain Linux domains only (as Docker's
+// profile); ADDR_NO_RANDOMIZE or READ_IMPLIES_EXEC would prepare an exploit.
+constexpr unsigned kPersonalities[] = {0x0, 0x8, 0x20000, 0x20008, 0xffffffff};
 
 // A file's owner receives SIGIO and SIGURG from it: fcntl(F_SETOWN) and the
 // ioctls below aim signals at any process without kill(). TIOCSTI and
@@ -100,6 +104,7 @@ void dispatch(Builder& b, const SeccompPolicy& p) {
   b.eq(SYS_clone, kCloneCheck);
   b.eq(SYS_prlimit64, kPrlimitCheck);
   b.eq(SYS_fcntl, kFcntlCheck);
+  b.eq(SYS_personality, kPersonalityCheck);
   b.eq(SYS_ioctl, kIoctlCheck);
   if (p.self) {
     for (long nr : {SYS_kill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo}) b.eq(static_cast<unsigned>(nr), kSignalCheck);
@@ -126,6 +131,10 @@ void checks(Builder& b, const SeccompPolicy& p) {
   b.load(kArg1);
   b.eq(kFSetOwn, kDeny);
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, kFSetOwnEx, kDeny, kAllow);
+  b.here(kPersonalityCheck);
+  b.load(kArg0);
+  for (unsigned persona : kPersonalities) b.eq(persona, kAllow);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
   b.here(kIoctlCheck);
   b.load(kArg1);
   for (unsigned request : kOwnerIoctls) b.eq(request, kDeny);

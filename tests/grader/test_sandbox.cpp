@@ -142,12 +142,12 @@ std::map<std::string, std::string> probe(bool namespaces, bool as_tool) {
 }
 
 void check_fenced(const std::map<std::string, std::string>& p) {
-  for (const char* denied : {"read-outside", "create-outside", "sysctl-write"}) {
+  for (const char* denied : {"read-outside", "create-outside", "sysctl-write", "create-in-dev"}) {
     INFO(denied);
     CHECK(p.count(denied) == 1);
     CHECK(p.at(denied) != "ok");
   }
-  for (const char* eperm : {"mount", "unshare", "socket", "ptrace", "prlimit-parent", "setown-parent"}) {
+  for (const char* eperm : {"mount", "unshare", "socket", "ptrace", "prlimit-parent", "setown-parent", "personality"}) {
     INFO(eperm);
     CHECK(p.count(eperm) == 1);
     CHECK(p.at(eperm) == "EPERM");
