@@ -78,10 +78,11 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
                 const std::string& device) {
   Run run;
   const std::string token = nonce();
-  const json request = {{"nonce", token}, {"probes", rubric.probes}, {"device", device}};
+  const json request = {{"probes", rubric.probes}, {"device", device}};
   SandboxSpec spec;
   spec.program = program;
   spec.request = request.dump();
+  spec.nonce = token;
   spec.limits = limits;
   spec.isolate = isolate;
   spec.gpu = device == "cuda";

@@ -417,8 +417,8 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   }
   p.out = out_p[1], p.err = err_p[1], p.channel = chan_p[1];
   p.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  // The request's first line is the channel's number; the rest, the grader's.
-  const std::string request = std::to_string(p.channel_fd) + "\n" + spec.request;
+  // The request's first line is the channel's number and the nonce; the rest, the grader's.
+  const std::string request = std::to_string(p.channel_fd) + " " + spec.nonce + "\n" + spec.request;
   if (!tool) p.request = memfd_with("gradlab-request", request.data(), request.size());
   int report_p[2] = {-1, -1};
   if (pipe2(report_p, O_CLOEXEC) == 0) p.report = report_p[1];

@@ -42,6 +42,7 @@ struct SandboxSpec {
   long file_size_kb = 0;  // RLIMIT_FSIZE; 0: the output limit
   bool isolate = true;    // namespaces when they work here; false: the fallback fence
   std::string request;    // the program's request, read by the harness from fd 3
+  std::string nonce;      // the run's secret, which its result must carry (no spaces or newlines)
   int channel_fd = 0;     // the channel's fd number in the program; 0: a random one from 10 to 49
   // A run on the GPU (--device cuda): the NVIDIA device files are reachable,
   // and the memory limit caps data (RLIMIT_DATA) and GPU memory (the

@@ -23,7 +23,7 @@ namespace {
 // processes).
 std::string script() {
   const auto path = std::filesystem::temp_directory_path() / ("gradlab-sandbox-test-" + std::to_string(getpid()));
-  std::ofstream(path) << "#!/bin/bash\nIFS= read -r ch <&3\nprintf ok >&\"$ch\"\nfor f in /proc/$$/fd/*; do echo \"${f##*/}\"; done >&2\n";
+  std::ofstream(path) << "#!/bin/bash\nread -r ch rest <&3\nprintf ok >&\"$ch\"\nfor f in /proc/$$/fd/*; do echo \"${f##*/}\"; done >&2\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path.string();
 }
