@@ -195,7 +195,7 @@ std::string stat_key(const char* path) {
 
 // What the compiled program depends on besides the student's file.
 std::string toolchain_key(const std::string& engine) {
-  std::string k = std::string(GRADLAB_VERSION) + ";" + engine + ";" + GRADLAB_CXX + ";" + GRADLAB_STUDENT_FLAGS + ";";
+  std::string k = std::string(GRADLAB_VERSION) + ";rpath-origin;" + engine + ";" + GRADLAB_CXX + ";" + GRADLAB_STUDENT_FLAGS + ";";
   if (is_libtorch(engine)) {
     k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + stat_key(GRADLAB_HARNESS_SOURCE);
     for (const auto& lib : split_words(GRADLAB_LIBTORCH_LIBS)) k += stat_key(lib.c_str());
@@ -320,8 +320,9 @@ std::string build_script(const BuildRequest& req, const std::string& work, const
     for (auto& l : split_words(GRADLAB_LIBTORCH_LIBS)) link.push_back(l);
     link.push_back("-pthread");
   } else {
-    // The library (harness and engine) is found at run time where it was built.
-    link.push_back("-Wl,-rpath," + fs::path(GRADLAB_STUDENT_LIB).parent_path().string());
+    // The library (harness and engine) is found beside the program: the
+    // sandbox stages the two together (sandbox.h).
+    link.push_back("-Wl,-rpath,$ORIGIN");
     for (auto& l : split_words(GRADLAB_LINK_LIBS)) link.push_back(l);
   }
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) link.push_back(l);

@@ -34,7 +34,9 @@ constexpr size_t kMaxChannel = 64u << 20;  // a result larger than this is not a
 constexpr int kSeccompFd = 4;              // where bubblewrap reads the filter (the channel is at 10 or above)
 constexpr int kReportFd = 5;               // close-on-exec: the child's word when it could not fence itself in
 constexpr long kTmpfsBytes = 64L << 20;    // the program's /tmp and working folder, each
+constexpr const char* kProgramDir = "/opt/gradlab";
 constexpr const char* kProgramInside = "/opt/gradlab/program";
+constexpr const char* kStudentLibName = "libgradlab_student.so";
 constexpr const char* kWorkPrefix = "gradlab-work-";
 constexpr const char* kPrlimit = "/usr/bin/prlimit";  // util-linux, in every Debian
 
@@ -196,21 +198,67 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
   return status;
 }
 
-// What the program sees: itself at a fixed path, the engine's library where
-// its rpath looks, sized tmpfs folders for /tmp and its working folder.
-FenceView program_view(const SandboxSpec& spec, const std::string& workdir, bool fallback) {
+// What the program sees: itself and the engine's library side by side (its
+// rpath is $ORIGIN), at /opt/gradlab inside namespaces or in the stage
+// folder in the fallback, and sized tmpfs folders for /tmp and its working
+// folder. No path of the course's appears: /proc/self/maps and mountinfo
+// show the stage's.
+FenceView program_view(const std::string& stage, const std::string& workdir, bool fallback) {
   FenceView v;
-  v.read_only.push_back(GRADLAB_STUDENT_LIB);
   if (fallback) {
-    v.read_only.push_back(spec.program);
+    v.read_only.push_back(stage);
     v.writable = workdir;
     v.chdir = workdir;
   } else {
-    v.read_only_at.push_back({spec.program, kProgramInside});
+    v.read_only_at.push_back({stage + "/program", kProgramInside});
+    v.read_only_at.push_back({stage + "/" + kStudentLibName, std::string(kProgramDir) + "/" + kStudentLibName});
     v.tmpfs = {{"/tmp", kTmpfsBytes}, {"/box", kTmpfsBytes}};
     v.chdir = "/box";
   }
   return v;
+}
+
+// A copy of the engine's library in $TMPDIR, made once per build of it, for
+// machines where the build and $TMPDIR are different file systems (a stage
+// folder can only hard-link within one).
+std::string shared_library_copy(std::string& error) {
+  struct stat st{};
+  if (stat(GRADLAB_STUDENT_LIB, &st) != 0) return GRADLAB_STUDENT_LIB;  // no engine library: nothing to stage
+  std::error_code ec;
+  const fs::path copy = fs::temp_directory_path(ec) / ("gradlab-lib-" + std::to_string(geteuid()) + "-" +
+                                                       std::to_string(st.st_ino) + "-" + std::to_string(st.st_mtime) + ".so");
+  struct stat cs{};
+  if (lstat(copy.c_str(), &cs) == 0 && S_ISREG(cs.st_mode) && cs.st_uid == geteuid() && (cs.st_mode & 022) == 0 &&
+      cs.st_size == st.st_size)
+    return copy.string();
+  const std::string tmp = copy.string() + "." + std::to_string(getpid());
+  if (!fs::copy_file(GRADLAB_STUDENT_LIB, tmp, fs::copy_options::overwrite_existing, ec) || chmod(tmp.c_str(), 0555) != 0 ||
+      rename(tmp.c_str(), copy.c_str()) != 0) {
+    error = "cannot copy the engine's library to " + copy.string();
+    fs::remove(tmp, ec);
+    return "";
+  }
+  return copy.string();
+}
+
+// The stage: a folder the work may read but not change, holding a copy of
+// the program and a hard link to the engine's library. A root grader's
+// leased uid can reach it where it could not reach the compile cache.
+std::string stage_program(const std::string& program, std::string& error) {
+  const std::string stage = make_work_folder(error);
+  if (stage.empty()) return "";
+  std::error_code ec;
+  const std::string lib = stage + "/" + kStudentLibName;
+  bool ok = chmod(stage.c_str(), 0755) == 0 && fs::copy_file(program, stage + "/program", ec) &&
+            chmod((stage + "/program").c_str(), 0555) == 0;
+  if (ok && link(GRADLAB_STUDENT_LIB, lib.c_str()) != 0) {
+    const std::string copy = shared_library_copy(error);
+    ok = !copy.empty() && (link(copy.c_str(), lib.c_str()) == 0 || fs::copy_file(copy, lib, ec));
+  }
+  if (ok) return stage;
+  if (error.empty()) error = "cannot stage the program for the sandbox: " + std::string(std::strerror(errno));
+  fs::remove_all(stage, ec);
+  return "";
 }
 
 std::string make_workdir(const UidLease& lease, std::string& error) {
@@ -350,39 +398,35 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     o.failure = "cannot run the work as an unprivileged uid: " + lease.error();
     return o;
   }
-  // A working folder: the program's own in the fallback, and where a root
-  // grader puts a copy of the program the leased uid can reach (the compile
-  // cache may lie under root's home).
-  std::string workdir;
-  if (!tool && (fallback || lease.active()) && (workdir = make_workdir(lease, o.failure)).empty()) return o;
+  // The program's stage, and in the fallback its working folder (in
+  // namespaces that is a tmpfs).
+  std::string stage, workdir;
+  if (!tool && (stage = stage_program(spec.program, o.failure)).empty()) return o;
+  if (!tool && fallback && (workdir = make_workdir(lease, o.failure)).empty()) {
+    std::error_code ec;
+    fs::remove_all(stage, ec);
+    return o;
+  }
   if (tool && !hand_over(spec.view.writable, lease)) {
     o.failure = "cannot hand " + spec.view.writable + " to the sandbox's uid";
     return o;
   }
   struct Cleanup {
-    std::string dir;
+    std::string a, b;
     ~Cleanup() {
       std::error_code e;
-      if (!dir.empty()) fs::remove_all(dir, e);
+      if (!a.empty()) fs::remove_all(a, e);
+      if (!b.empty()) fs::remove_all(b, e);
     }
-  } cleanup{workdir};
+  } cleanup{stage, workdir};
 
   ChildPlan p;
   p.tool = tool, p.fallback = fallback, p.gpu = spec.gpu, p.lease = &lease;
-  SandboxSpec staged = spec;
-  if (!tool && lease.active()) {
-    staged.program = workdir + "/program";
-    std::error_code ec;
-    if (!fs::copy_file(spec.program, staged.program, ec) || chmod(staged.program.c_str(), 0555) != 0) {
-      o.failure = "cannot stage the program for the sandbox: " + ec.message();
-      return o;
-    }
-  }
-  const FenceView view = tool ? spec.view : program_view(staged, workdir, fallback);
+  const FenceView view = tool ? spec.view : program_view(stage, workdir, fallback);
   p.chdir = fallback ? (view.chdir.empty() ? "/" : view.chdir) : "/";
   std::random_device rd;
   p.channel_fd = tool ? -1 : spec.channel_fd > kSeccompFd ? spec.channel_fd : 10 + static_cast<int>(rd() % 40);
-  if (fallback) p.argv_s = tool ? spec.tool : std::vector<std::string>{staged.program};
+  if (fallback) p.argv_s = tool ? spec.tool : std::vector<std::string>{stage + "/program"};
   else {
     p.argv_s = bwrap_arguments(view, kSeccompFd, spec.gpu);
     // Inside its own user namespace the run's tasks are counted apart from
