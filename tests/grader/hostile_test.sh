@@ -11,7 +11,11 @@
 # process or work folder left behind; each case under 120 s. Then, in each
 # mode, a batch that mixes the catalog with honest students grades the honest
 # ones exactly as alone. Prints the table: case, mode, verdict, run status.
-#   hostile_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
+#   hostile_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR [MODE...]
+# MODE is root-namespaces, root-fallback, user-namespaces or user-fallback;
+# without one, every mode this user can run. CTest runs one mode a test, so
+# two modes can run side by side: each in a process namespace of its own,
+# where the check for processes left behind sees only its own grader's.
 #
 # These files are meant to do damage. The whole test runs inside an outer
 # bubblewrap fence of its own: the file system read-only but for the scratch
@@ -21,11 +25,16 @@
 # cannot start, the test is skipped (exit 77), never run unfenced.
 set -uo pipefail
 grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$(readlink -f "$3")
+shift 3
+asked=("$@")
 bindir=$(dirname "$(dirname "$grade")")
-test_uid=60999  # the ordinary user of the user modes (no account needed)
+# The ordinary user of the user modes (no account needed): one uid a mode,
+# since RLIMIT_NPROC counts a uid's processes across the machine and the two
+# user modes may run at once.
+test_uid=60999
 if [ -z "${GRADLAB_HOSTILE_FENCED:-}" ]; then
   rm -rf "$scratch" && mkdir -p "$scratch"
-  fence=(/usr/bin/bwrap --ro-bind / / --dev /dev --dev-bind /proc /proc --perms 1777 --tmpfs /tmp)
+  fence=(/usr/bin/bwrap --ro-bind / / --dev /dev --unshare-pid --proc /proc --perms 1777 --tmpfs /tmp)
   if ! "${fence[@]}" /usr/bin/true 2>/dev/null; then
     echo "skipped: bubblewrap cannot start here, and these files are not run without a fence"
     exit 77
@@ -36,7 +45,7 @@ if [ -z "${GRADLAB_HOSTILE_FENCED:-}" ]; then
   # A private /tmp hides whatever was there, the course and the grader too
   # when they live under /tmp (a CI checkout): bring those back read-only.
   exec "${fence[@]}" --ro-bind "$src" "$src" --ro-bind "$bindir" "$bindir" --bind "$scratch" "$scratch" \
-    --die-with-parent --setenv GRADLAB_HOSTILE_FENCED 1 -- bash "$(readlink -f "$0")" "$grade" "$src" "$scratch"
+    --die-with-parent --setenv GRADLAB_HOSTILE_FENCED 1 -- bash "$(readlink -f "$0")" "$grade" "$src" "$scratch" "${asked[@]}"
 fi
 
 fixtures=$src/tests/fixtures/hostile
@@ -61,6 +70,19 @@ expected_ok() {  # VALUE SPEC(json: string or list)
 modes=()
 [ "$(id -u)" = 0 ] && modes+=(root-namespaces root-fallback)
 modes+=(user-namespaces user-fallback)
+if [ ${#asked[@]} -gt 0 ]; then
+  for m in "${asked[@]}"; do
+    case " ${modes[*]} " in
+      *" $m "*) ;;
+      *) case "$m" in root-namespaces|root-fallback)
+           echo "skipped: $m needs root"; exit 77 ;;
+         user-namespaces|user-fallback) ;;
+         *) echo "unknown mode $m (root-namespaces, root-fallback, user-namespaces, user-fallback)"; exit 2 ;;
+         esac ;;
+    esac
+  done
+  modes=("${asked[@]}")
+fi
 # The user modes: as root, an unprivileged uid of the test's own; otherwise
 # the tester's own uid.
 as_mode() {  # MODE COMMAND...
@@ -159,6 +181,7 @@ check_batch() {  # MODE
 printf '%-28s %-16s %-15s %s\n' case mode verdict run
 for mode in "${modes[@]}"; do
   dir=$scratch/$mode
+  [ "$mode" = user-fallback ] && test_uid=60998
   mkdir -p "$dir/home" "$dir/canary" "$dir/run" "$dir/reports"
   echo "do not touch" >"$dir/canary/file" && echo "dotfile" >"$dir/home/.profile"
   [ "${mode%%-*}" = user ] && [ "$(id -u)" = 0 ] && chown -R "$test_uid:$test_uid" "$dir"
