@@ -32,7 +32,8 @@ namespace {
 // The grader's own trusted compiles (the entry point, the harness against
 // LibTorch) get these; a student's file gets kStudent* against the engine
 // (a few times the half second an exercise takes with the precompiled
-// header) and these against LibTorch (no precompiled header there).
+// header) and these against LibTorch (its precompiled header still leaves
+// some 6 s of CPU, and the link against LibTorch is slow).
 constexpr int kCompileCpuSeconds = 60;
 constexpr double kCompileWallSeconds = 90;
 constexpr int kStudentCpuSeconds = 20;
@@ -173,7 +174,7 @@ ToolResult run_fenced(const std::vector<std::string>& args, const std::string& w
 // What the fenced tools may read besides the system: the headers (and the
 // precompiled header) the student's file includes, and the library it links.
 std::vector<std::string> tool_paths(const std::string& engine) {
-  if (is_libtorch(engine)) return {GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
+  if (is_libtorch(engine)) return {GRADLAB_PCH_LIBTORCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
   return {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE, GRADLAB_STUDENT_LIB};
 }
 
@@ -197,7 +198,8 @@ std::string stat_key(const char* path) {
 std::string toolchain_key(const std::string& engine) {
   std::string k = std::string(GRADLAB_VERSION) + ";rpath-origin;" + engine + ";" + GRADLAB_CXX + ";" + GRADLAB_STUDENT_FLAGS + ";";
   if (is_libtorch(engine)) {
-    k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + stat_key(GRADLAB_HARNESS_SOURCE);
+    k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + stat_key(GRADLAB_HARNESS_SOURCE) +
+         stat_key(GRADLAB_PCH_LIBTORCH_DIR "/gradlab/lab.h.gch");
     for (const auto& lib : split_words(GRADLAB_LIBTORCH_LIBS)) k += stat_key(lib.c_str());
   } else {
     k += std::string(GRADLAB_LINK_LIBS) + ";" + stat_key(GRADLAB_STUDENT_LIB) +
@@ -210,10 +212,10 @@ std::vector<std::string> compile_flags(const std::string& engine) {
   std::vector<std::string> f = split_words(GRADLAB_STUDENT_FLAGS);
   // The precompiled header directory comes first so <gradlab/lab.h> finds
   // lab.h.gch; -isystem keeps warnings from our headers out of the student's
-  // diagnostics. LibTorch gets neither the engine's headers nor its PCH.
+  // diagnostics. LibTorch gets its own PCH and headers, not the engine's.
   std::vector<const char*> dirs = {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE};
   if (is_libtorch(engine)) {
-    dirs = {GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
+    dirs = {GRADLAB_PCH_LIBTORCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
     for (auto& x : f)
       if (x == "-std=c++20") x = "-std=c++17";  // what LibTorch 1.13's headers are written for
   }
