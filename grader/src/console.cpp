@@ -6,13 +6,15 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "reports/escape.h"
+
 namespace grader {
 namespace {
 
 // The last lines of a long text, with an explicit marker for what was cut.
 std::string tail(const std::string& s, size_t lines) {
   std::vector<std::string> all;
-  std::istringstream in(s);
+  std::istringstream in(reports::visible(s));
   for (std::string l; std::getline(in, l);) all.push_back(l);
   std::string out;
   if (all.size() > lines) out += "    [… " + std::to_string(all.size() - lines) + " earlier lines not shown …]\n";
@@ -36,12 +38,12 @@ Style terminal_style() {
 }
 
 void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir) {
-  os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << r.submission << st.reset()
+  os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << reports::visible(r.submission, false) << st.reset()
      << "\n\n";
   if (r.verdict == "compile_error") {
     os << st.red() << "✗ does not compile" << st.reset() << "\n" << tail(r.compile.diagnostics, 40) << "\n";
   } else if (r.verdict == "runtime_error") {
-    os << st.red() << "✗ the program did not finish" << st.reset() << ": " << r.run.message << "\n";
+    os << st.red() << "✗ the program did not finish" << st.reset() << ": " << reports::visible(r.run.message) << "\n";
     if (!r.run.stderr_text.empty()) os << st.dim() << "  its error output:" << st.reset() << "\n" << tail(r.run.stderr_text, 15);
     if (!r.run.stdout_text.empty()) os << st.dim() << "  its output:" << st.reset() << "\n" << tail(r.run.stdout_text, 10);
     os << "\n";
@@ -54,14 +56,14 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
       const size_t w = display_width(name);
       os << "  " << mark << " " << name << std::string(w < 56 ? 56 - w : 1, ' ') << pts << "\n";
       if (ok || c.hidden) continue;
-      if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << display_text(c.expected, 16) << "\n";
-      if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << display_text(c.found, 16) << "\n";
-      if (!c.message.empty()) os << st.dim() << "      why       " << st.reset() << c.message << "\n";
-      if (!c.hint.empty()) os << st.yellow() << "      hint      " << st.reset() << c.hint << "\n";
+      if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << reports::visible(display_text(c.expected, 16)) << "\n";
+      if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << reports::visible(display_text(c.found, 16)) << "\n";
+      if (!c.message.empty()) os << st.dim() << "      why       " << st.reset() << reports::visible(c.message) << "\n";
+      if (!c.hint.empty()) os << st.yellow() << "      hint      " << st.reset() << reports::visible(c.hint) << "\n";
     }
     if (!r.warnings.empty()) {
       os << "\n" << st.yellow() << "  warnings raised by the code:" << st.reset() << "\n";
-      for (const auto& w : r.warnings) os << "    " << w.value("message", "") << "\n";
+      for (const auto& w : r.warnings) os << "    " << reports::visible(w.value("message", "")) << "\n";
     }
     os << "\n";
   }

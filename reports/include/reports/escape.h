@@ -14,16 +14,25 @@ namespace reports {
 // sequence becomes U+FFFD. Student output is arbitrary bytes.
 std::string valid_utf8(std::string_view s);
 
+// Text as it may reach a terminal or a report: valid UTF-8, and every
+// character that could move the cursor, recolour or rewrite what is shown
+// (C0 controls, DEL, C1 controls, bidi overrides and isolates) written out
+// as an escape a reader can see: "\x1b", "\r", "\u202E". With `multiline`,
+// newline and tab stay as they are (program output keeps its lines);
+// without, they become "\n" and "\t" (a name, a CSV cell, one log line).
+// The one function every writer and the console use for submitted text.
+std::string visible(std::string_view s, bool multiline = true);
+
 // Text for XML 1.0 and HTML, in element content or in a quoted attribute:
-// & < > " ' escaped, invalid UTF-8 replaced, and the control characters XML
-// forbids (all below U+0020 except tab, newline and carriage return) shown
-// as U+FFFD, so a student's stray \0 cannot make the file unreadable.
+// visible(s), then & < > " ' escaped. No character XML 1.0 forbids is left,
+// so a student's stray \0 or ANSI escape cannot make the file unreadable.
 std::string xml_text(std::string_view s);
 
-// One CSV field (RFC 4180): quoted when it holds a comma, quote, newline or
-// surrounding space, quotes doubled. Text that a spreadsheet would run as a
-// formula (starting with = + - @ and not a number) gets a leading
-// apostrophe, so a student folder named "=cmd()" stays text.
+// One CSV field (RFC 4180), made visible on one line: quoted when it holds
+// a comma, semicolon, quote or surrounding space, quotes doubled. Text that
+// a spreadsheet would run as a formula (its first non-blank character is
+// = + - @, or it starts with a tab or CR, and it is not a number) gets a
+// leading apostrophe, so a student folder named " =cmd()" stays text.
 std::string csv_field(std::string_view s);
 
 // A JSON document as text: invalid UTF-8 in strings replaced instead of
