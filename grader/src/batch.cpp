@@ -16,7 +16,10 @@
 
 #include "build.h"
 #include "config.h"
+#include "checks.h"
 #include "files.h"
+#include "intake.h"
+#include "reports/escape.h"
 #include "reports/gradebook.h"
 #include "reports/writer.h"
 #include "sha256.h"
@@ -29,7 +32,8 @@ constexpr const char* kKeyFile = ".key";     // written last: its presence means
 constexpr const char* kErrorFile = "error.txt";  // the grader could not grade this one
 
 struct Task {
-  std::string student, exercise, file, key;
+  std::string student, exercise, file, key;  // file: the student's file as reports name it
+  const IntakeFile* src;
 };
 
 std::string slot(const std::string& out, const std::string& student, const std::string& exercise) {
@@ -133,6 +137,9 @@ reports::ClassResults collect(const std::string& out, const std::vector<std::str
 std::string write_class_files(const std::string& out, const reports::ClassResults& c) {
   json manifest;
   manifest["batch_version"] = 1;
+  json intake = json::array();
+  for (const auto& n : c.intake) intake.push_back({{"entry", n.entry}, {"reason", n.reason}, {"refused", n.refused}});
+  manifest["intake"] = intake;
   json ex = json::array();
   for (const auto& e : c.exercises) ex.push_back({{"id", e.id}, {"title", e.title}, {"max_score", e.max_score}});
   manifest["exercises"] = ex;
@@ -173,8 +180,6 @@ int shard_of(const std::string& student, int shards) {
 
 int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log) {
   std::error_code ec;
-  if (!fs::is_directory(opt.submissions, ec))
-    throw std::invalid_argument("no such folder: " + opt.submissions + " (it should hold one folder per student)");
   const std::vector<std::string> exercises = opt.exercises.empty() ? course.exercises() : opt.exercises;
 
   // Each exercise's rubric and solution, read once; they are part of the key.
@@ -192,20 +197,18 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
                sha256_hex(grader_id + "\n" + rubric_text + "\n" + read_file(course.solution_path(e)).value_or(""))};
   }
 
-  // The students of this shard and what each submitted.
-  std::vector<std::string> students;
-  for (const auto& s : subfolders(opt.submissions))
-    if (shard_of(s, opt.shards) == opt.shard) students.push_back(s);
+  // The students of this shard and what each submitted: regular files only,
+  // no link followed, at most 1 MiB each (intake.h); the rest is listed.
+  const Intake intake = take_submissions(opt.submissions, exercises,
+                                         [&](const std::string& s) { return shard_of(s, opt.shards) == opt.shard; });
+  const std::vector<std::string>& students = intake.students;
   std::vector<Task> tasks;
   std::set<std::string> used;
-  for (const auto& s : students)
-    for (const auto& e : exercises) {
-      const fs::path f = fs::path(opt.submissions) / s / (e + ".cpp");
-      if (!fs::is_regular_file(f, ec)) continue;
-      const std::string text = read_file(f.string()).value_or("");
-      tasks.push_back({s, e, f.string(), sha256_hex(info[e].fingerprint + "\n" + text)});
-      used.insert(e);
-    }
+  for (const IntakeFile& f : intake.files) {
+    const std::string content = f.too_large ? "too large: " + std::to_string(f.size) : f.text;
+    tasks.push_back({f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f});
+    used.insert(f.exercise);
+  }
 
   // What an earlier run left: results still current are kept (resume);
   // folders of students or files that are gone are removed.
@@ -277,12 +280,25 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     const auto& group = groups[order[i]];
     const std::string exercise = group[0]->exercise;
     Result r;
-    std::string error;
+    std::string error, copy;
     try {
-      GradeRequest req = base;
-      req.submission = group[0]->file;
-      req.solution = course.solution_path(exercise);
-      r = grade(info[exercise].rubric, req);
+      const IntakeFile& f = *group[0]->src;
+      if (f.too_large) {  // the student's verdict: never read whole, never compiled
+        const Rubric& rubric = info[exercise].rubric;
+        r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();
+        r.verdict = "compile_error";
+        r.compile.diagnostics = too_large_message(f);
+        r.checks = not_run(rubric, "the file is too large to be graded");
+        r.engine = base.engine, r.compiler = compiler_id(), r.device = base.device;
+      } else {
+        // What is compiled is a private copy: the student cannot change or
+        // swap it between the reading and the compiling.
+        GradeRequest req = base;
+        copy = req.submission = private_copy((fs::path(base.cache_dir) / "intake").string(), f, error);
+        if (copy.empty()) throw InternalError(error);
+        req.solution = course.solution_path(exercise);
+        r = grade(info[exercise].rubric, req);
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -292,6 +308,9 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
       if (err.empty()) {
         Result mine = r;
         mine.submission = t->file;
+        // The compiler saw the private copy; the student reads their own file's name.
+        for (size_t at; !copy.empty() && (at = mine.compile.diagnostics.find(copy)) != std::string::npos;)
+          mine.compile.diagnostics.replace(at, copy.size(), t->file);
         err = write_reports(dir, mine, writers);
       }
       if (err.empty()) err = write_file_atomic((fs::path(dir) / kKeyFile).string(), t->key);
@@ -312,7 +331,8 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   std::vector<reports::ClassExercise> ex;
   for (const auto& e : exercises)
     if (used.count(e) || opt.exercises.size()) ex.push_back({e, info[e].rubric.title, info[e].rubric.max_points()});
-  const reports::ClassResults c = collect(opt.out, students, ex);
+  reports::ClassResults c = collect(opt.out, students, ex);
+  c.intake = intake.notes;
   const std::string werr = write_class_files(opt.out, c);
   if (!werr.empty()) throw std::runtime_error(werr);
 
@@ -327,8 +347,11 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     if (before.empty()) log << "nothing was graded here before: no scores to compare\n";
     else if (!changed) log << "no score changed\n";
   }
+  for (const auto& n : intake.notes)
+    log << (n.refused ? "refused " : "flagged ") << reports::visible(n.entry, false) << ": "
+        << reports::visible(n.reason, false) << "\n";
   std::sort(problems.begin(), problems.end());
-  for (const auto& p : problems) log << "could not grade " << p << "\n";
+  for (const auto& p : problems) log << "could not grade " << reports::visible(p, false) << "\n";
   log << "gradebook: " << (fs::path(opt.out) / "gradebook.csv").string() << "\nsummary:   "
       << (fs::path(opt.out) / "summary.html").string() << "\n";
   return failures ? kExitInternal : 0;
@@ -337,6 +360,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
 int merge_batches(const std::vector<std::string>& inputs, const std::string& out, std::ostream& log) {
   std::set<std::string> students;
   std::map<std::string, reports::ClassExercise> exercises;
+  std::vector<reports::IntakeNote> intake;
   std::error_code ec;
   fs::create_directories(fs::path(out) / "students", ec);
   if (ec) throw std::runtime_error("cannot create " + out + ": " + ec.message());
@@ -345,6 +369,9 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
     const json m = read_json_or_null(fs::path(in) / "batch.json");
     if (!m.is_object() || !m.contains("students") || !m.contains("exercises"))
       throw std::invalid_argument(in + " is not the output of `grade batch` (it has no readable batch.json)");
+    if (m.contains("intake") && m["intake"].is_array())
+      for (const auto& n : m["intake"])
+        intake.push_back({n.value("entry", ""), n.value("reason", ""), n.value("refused", true)});
     for (const auto& e : m["exercises"])
       exercises[e.value("id", "")] = {e.value("id", ""), e.value("title", ""), e.value("max_score", 0.0)};
     for (const auto& s : m["students"]) {
@@ -360,7 +387,13 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   std::vector<reports::ClassExercise> ex;
   for (const auto& [id, e] : exercises) ex.push_back(e);
   std::sort(ex.begin(), ex.end(), [](const auto& a, const auto& b) { return numeric_less(a.id, b.id); });
-  const reports::ClassResults c = collect(out, {students.begin(), students.end()}, ex);
+  reports::ClassResults c = collect(out, {students.begin(), students.end()}, ex);
+  std::sort(intake.begin(), intake.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.entry, a.reason) < std::tie(b.entry, b.reason); });
+  intake.erase(std::unique(intake.begin(), intake.end(),
+                           [](const auto& a, const auto& b) { return a.entry == b.entry && a.reason == b.reason; }),
+               intake.end());
+  c.intake = intake;
   const std::string err = write_class_files(out, c);
   if (!err.empty()) throw std::runtime_error(err);
   log << "grade merge: " << students.size() << " students from " << inputs.size() << " folders\ngradebook: "

@@ -98,6 +98,10 @@ json summary_json(const ClassResults& c) {
                       {"students", students}});
   }
   j["most_failed"] = failed;
+  json intake = json::array();
+  for (const auto& n : c.intake)
+    intake.push_back({{"entry", visible(n.entry, false)}, {"reason", visible(n.reason, false)}, {"refused", n.refused}});
+  j["intake"] = intake;
   return j;
 }
 

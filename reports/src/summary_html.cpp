@@ -113,6 +113,17 @@ std::string summary_html(const ClassResults& c) {
   }
   s += "</section>\n";
 
+  if (!c.intake.empty()) {
+    // Refused entries first: a student whose file was a link has no score, and must hear why.
+    s += "<section class=\"card\" id=\"intake\" aria-labelledby=\"intake-title\">\n<h2 id=\"intake-title\">Entries "
+         "not graded or worth a look <span class=\"sub\">SUBMISSIONS as it was read</span></h2>\n<table><thead><tr>"
+         "<th>entry</th><th>taken</th><th>why</th></tr></thead><tbody>\n";
+    for (const auto& n : c.intake)
+      s += "<tr><td><code>" + h(n.entry) + "</code></td><td>" + (n.refused ? "refused" : "graded") + "</td><td>" +
+           h(n.reason) + "</td></tr>\n";
+    s += "</tbody></table>\n</section>\n";
+  }
+
   s += "<section class=\"card\" id=\"exercises\" aria-labelledby=\"exercises-title\">\n<h2 id=\"exercises-title\">"
        "Exercises</h2>\n<table><thead><tr><th>exercise</th><th class=\"n\">submitted</th><th class=\"n\">mean</th>"
        "<th class=\"n\">median</th><th class=\"n\">max</th><th>passed</th><th>failed</th><th>does not compile</th>"

@@ -34,10 +34,18 @@ struct ClassExercise {
   double max_score = 0;
 };
 
+// An entry of SUBMISSIONS that `grade batch` refused (a link, a fifo...) or
+// took but flags (a hard link); `entry` is relative to SUBMISSIONS, visible.
+struct IntakeNote {
+  std::string entry, reason;
+  bool refused = true;
+};
+
 struct ClassResults {
   std::vector<ClassExercise> exercises;  // in the course's order
   std::vector<std::string> students;     // sorted; a student may have no entry for an exercise
   std::map<std::pair<std::string, std::string>, ClassEntry> entries;  // (student, exercise)
+  std::vector<IntakeNote> intake;  // what the batch refused or flags, sorted by entry
 
   const ClassEntry* find(const std::string& student, const std::string& exercise) const;
   double max_total() const;

@@ -1,0 +1,65 @@
+// What `grade batch` takes from SUBMISSIONS, and what it refuses. The folder
+// is the students' (an unpacked archive, a clone), so nothing in it is
+// trusted: no symbolic link is followed at any level (each step is an
+// openat() with O_NOFOLLOW from the folder above), only regular files are
+// read (no devices, fifos, sockets or folders), at most 1 MiB of each, and
+// the bytes go to a private copy in the grader's cache, which is what gets
+// compiled. Every entry that was refused is listed, with its reason, in the
+// batch's summary.
+//
+// Hard links are taken, not refused, and listed as worth a look: a hard link
+// names the same file as another name (no path to follow, nothing outside is
+// reached by reading it), and instructors make them for good reasons
+// (`cp -al` or `rsync --link-dest` snapshots of each deadline). Where two
+// student files are one inode, the note names both, which is what an
+// instructor needs to see a copy.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reports/gradebook.h"
+
+namespace grader {
+
+// The most of one source file that is read; a larger one is the student's
+// verdict ("does not compile", with its size), not the grader's error.
+constexpr uint64_t kMaxSubmissionBytes = uint64_t(1) << 20;
+
+struct IntakeFile {
+  std::string student;   // the student's safe name: their reports' folder and gradebook row
+  std::string exercise;
+  std::string shown;     // "SUBMISSIONS/<folder>/<exercise>.cpp" made visible: what reports call the file
+  std::string text;      // the file's bytes (empty when too large)
+  uint64_t size = 0;     // its size on disk
+  bool too_large = false;
+};
+
+struct Intake {
+  std::vector<std::string> students;      // safe names, sorted
+  std::vector<IntakeFile> files;          // by student, then exercise
+  std::vector<reports::IntakeNote> notes;  // refused and suspicious entries, sorted by entry
+};
+
+// A name that is safe as a file name and in a report: control characters,
+// bidi controls, '/' and '\' become '_', so do a leading '-', '.', '=', '+',
+// '@' or blank and a trailing blank or '.'; at most 80 bytes. A name that had
+// to change gets "~" and 8 hex digits of its hash, so two names never meet.
+std::string safe_name(std::string_view raw);
+
+// Reads SUBMISSIONS/<student>/<exercise>.cpp for every student folder (those
+// whose safe name `keep` accepts) and every exercise. Throws
+// std::invalid_argument when `root` is not a readable folder.
+Intake take_submissions(const std::string& root, const std::vector<std::string>& exercises,
+                        const std::function<bool(const std::string&)>& keep);
+
+// Writes the file's bytes to DIR/<hash of them>/<exercise>.cpp (owner-only)
+// and returns that path; "" with `error` set when it cannot.
+std::string private_copy(const std::string& dir, const IntakeFile& f, std::string& error);
+
+// The student's verdict for a file over kMaxSubmissionBytes.
+std::string too_large_message(const IntakeFile& f);
+
+}  // namespace grader
