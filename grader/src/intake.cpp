@@ -36,6 +36,7 @@ struct Fd {
 };
 
 std::string kind_of(mode_t m) {
+  if (S_ISREG(m)) return "a file";
   if (S_ISLNK(m)) return "a symbolic link";
   if (S_ISDIR(m)) return "a folder";
   if (S_ISFIFO(m)) return "a named pipe (fifo)";
