@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `grade batch` and `grade merge` end to end, on a generated class: correct,
 # wrong, not compiling, crashing, identical and missing submissions, and a
-# student whose name needs CSV quoting.
+# student whose name needs CSV quoting; and a hostile class (links, a fifo,
+# a 2 MiB file, odd names, a fake score painted in escapes: issue 19).
 #   batch_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
 # Checks: each gradebook cell equals what `grade` gives that file alone; the
 # class files are the same bytes with --jobs 1 and 2; a run killed with -9
@@ -133,6 +134,71 @@ cp "$fx/exercise3/forgot-retain-grad.cpp" "$class/bob/exercise3.cpp"
 grade_batch "$class" --exercises exercise3,exercise5 --regrade --out "$scratch/j2" >"$scratch/r.log" 2>&1
 grep -q "0 already graded, 9 to grade" "$scratch/r.log" && grep -q "  bob exercise3: 18 → " "$scratch/r.log" &&
   ok "--regrade grades everything and names the score that changed" || { fail "--regrade"; cat "$scratch/r.log"; }
+
+# Issue 19: a hostile class. Nothing in SUBMISSIONS is followed: links to a
+# peer's file, to the solutions, to a file outside (whose text must reach no
+# report), a student folder that links to a peer's, a fifo (must not hang), a
+# 2 MiB file (the student's verdict), a hard link (graded, flagged), names
+# with a newline, escapes and a formula, and a program painting a fake score.
+hc=$scratch/hostile-class outside=$scratch/outside
+mkdir -p "$outside" "$hc"
+{ cat "$src/solutions/exercise3.cpp"; echo "// OUTSIDE-SECRET-7f3a"; } >"$outside/copy.cpp"
+printf '#error OUTSIDE-SECRET-7f3a\n' >"$outside/leak.cpp"
+mkdir -p "$hc/honest" "$hc/mallory" "$hc/trent" "$hc/oscar" "$hc/hardy"
+cp "$src/solutions/exercise3.cpp" "$hc/honest/exercise3.cpp"
+ln -s ../honest/exercise3.cpp "$hc/mallory/exercise3.cpp"
+ln -s "$src/solutions/exercise5.cpp" "$hc/mallory/exercise5.cpp"
+ln -s "$outside/leak.cpp" "$hc/trent/exercise3.cpp"
+ln -s "$outside/copy.cpp" "$hc/trent/exercise5.cpp"
+ln -s honest "$hc/sybil"
+ln -s "$outside" "$hc/peggy"
+mkfifo "$hc/oscar/exercise3.cpp"
+ln "$hc/honest/exercise3.cpp" "$hc/hardy/exercise3.cpp"
+mkdir -p "$hc/bigfoot" && { cat "$src/solutions/exercise3.cpp"; head -c $((2 << 20)) /dev/zero | tr '\0' '/'; echo; } >"$hc/bigfoot/exercise3.cpp"
+nl_name=$'eve\nhonest,18,18,36' esc_name=$'\e[2J =cmd()'
+mkdir -p "$hc/$nl_name" "$hc/$esc_name" "$hc/painter"
+cp "$src/solutions/exercise3.cpp" "$hc/$nl_name/exercise3.cpp"
+cp "$src/solutions/exercise3.cpp" "$hc/$esc_name/exercise3.cpp"
+cp "$fx/hostile/term-ansi-fake-score.cpp" "$hc/painter/exercise3.cpp"
+timeout 600 "$grade" batch "$hc" "${iso[@]}" --exercises exercise3,exercise5 --jobs 2 --out "$scratch/h" >"$scratch/h.log" 2>&1
+code=$?
+[ "$code" = 0 ] && ok "a hostile class is graded (exit 0, the fifo did not hang it)" || { fail "hostile batch exited $code"; cat "$scratch/h.log"; }
+hb=$(tr -d '\r' <"$scratch/h/gradebook.csv")
+for s in mallory trent oscar; do
+  grep -qx "$s,,,0" <<<"$hb" && ok "$s's links and fifo get no marks" || fail "$s: $(grep "^$s," <<<"$hb")"
+done
+grep -q '^sybil\|^peggy' <<<"$hb" && fail "a student folder that is a link was graded" || ok "student folders that are links are not students"
+grep -qx "honest,18,,18" <<<"$hb" && grep -qx "hardy,18,,18" <<<"$hb" && ok "the honest student and the hard link are graded" ||
+  fail "honest/hardy rows: $(grep '^h' <<<"$hb")"
+grep -qx "bigfoot,0,,0" <<<"$hb" && grep -q '^bigfoot,exercise3,compile_error,' "$scratch/h/checks.csv" &&
+  grep -q '[0-9]\{7\} bytes; the grader reads files up to 1048576 bytes (1 MiB)' "$scratch/h/students/bigfoot/exercise3/report.html" &&
+  ok "a 2 MiB file is the student's compile_error, with its size" || fail "bigfoot: $(grep '^bigfoot' <<<"$hb")"
+[ "$(grep -c . <<<"$hb")" = 10 ] && ok "one gradebook row per student folder (a newline in a name makes no row)" ||
+  { fail "gradebook rows"; cat -A "$scratch/h/gradebook.csv"; }
+grep -q "^\"eve_honest,18,18,36~[0-9a-f]*\",18,,18$" <<<"$hb" && ok "the name with a newline has a safe, quoted cell" ||
+  fail "no safe cell for the name with a newline"
+grep -q "^_\[2J =cmd()~[0-9a-f]*,18,,18$" <<<"$hb" && ok "the name with an escape and a formula is safe" ||
+  fail "no safe cell for the name with an escape: $(grep 'cmd' <<<"$hb")"
+leaks=$(grep -rl "OUTSIDE-SECRET" "$scratch/h" "$scratch/h.log")
+[ -z "$leaks" ] && ok "no text from outside SUBMISSIONS is in any report" || fail "outside text in: $leaks"
+escapes=$(grep -rlP --include='*.csv' --include='*.html' --include='*.json' --include='*.xml' --include='*.txt' '\x1b' \
+  "$scratch/h" "$scratch/h.log")
+[ -z "$escapes" ] && ok "no ESC byte in any report, CSV or the log" || fail "raw escapes in: $escapes"
+grep -q '\\x1b\[32m\\x1b\[1mscore 18/18' "$scratch/h/students/painter/exercise3/report.html" &&
+  ok "the fake score is shown as text in the painter's report" || fail "the painter's output is not in its report, made visible"
+python3 - "$scratch/h/summary.json" <<'PY' && ok "summary.json lists every refused entry with its reason" || fail "summary.json's intake list"
+import json, sys
+notes = {n["entry"]: n for n in json.load(open(sys.argv[1]))["intake"]}
+want = {"mallory/exercise3.cpp": "symbolic link (to ../honest/exercise3.cpp)", "mallory/exercise5.cpp": "symbolic link",
+        "trent/exercise3.cpp": "symbolic link", "trent/exercise5.cpp": "symbolic link", "sybil": "symbolic link",
+        "peggy": "symbolic link", "oscar/exercise3.cpp": "fifo", "hardy/exercise3.cpp": "hard link"}
+bad = [e for e, why in want.items() if e not in notes or why not in notes[e]["reason"]]
+bad += [e for e in want if e in notes and notes[e]["refused"] != (e != "hardy/exercise3.cpp")]
+print("missing or wrong:", bad, "have:", sorted(notes)) if bad else None
+sys.exit(1 if bad else 0)
+PY
+grep -q 'refused mallory/exercise3.cpp: a symbolic link' "$scratch/h.log" && ok "the log names what was refused" ||
+  fail "the log does not name the refused entries"
 
 # Bad input: a usage error, not a crash.
 grade_batch "$scratch/nowhere" --out "$scratch/x" >/dev/null 2>&1
