@@ -168,7 +168,17 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       continue;
     }
     const std::string student = safe_name(folder);
-    if (!keep(student)) continue;
+    if (!keep(student)) {
+      // Another shard's student: only their hard links are looked at, so a
+      // note here names a peer in any shard, as one unsharded run would.
+      Fd other(openat(rootfd.fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      struct stat ls {};
+      for (const std::string& e : exercises)
+        if (other.fd >= 0 && fstatat(other.fd, (e + ".cpp").c_str(), &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(ls.st_mode) && ls.st_nlink > 1)
+          inodes[{ls.st_dev, ls.st_ino}].push_back(folder + "/" + e + ".cpp");
+      continue;
+    }
     if (auto [it, fresh] = taken.emplace(student, folder); !fresh) {
       note(folder, "its safe name \"" + student + "\" is the safe name of another folder too", true);
       continue;
@@ -206,6 +216,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
   }
   for (const auto& [inode, names] : inodes)
     for (const auto& n : names) {
+      if (!links.count(n)) continue;  // another shard's file: named, not noted
       std::string others;
       for (const auto& m : names)
         if (m != n) others += (others.empty() ? "" : ", ") + reports::visible(m, false);

@@ -199,6 +199,11 @@ sys.exit(1 if bad else 0)
 PY
 grep -q 'refused mallory/exercise3.cpp: a symbolic link' "$scratch/h.log" && ok "the log names what was refused" ||
   fail "the log does not name the refused entries"
+# Sharded and merged: the same refusals and flags as one run (hard links name a peer in another shard).
+grade_batch "$hc" --exercises exercise3,exercise5 --shard 1/2 --out "$scratch/hs1" >/dev/null 2>&1
+grade_batch "$hc" --exercises exercise3,exercise5 --shard 2/2 --out "$scratch/hs2" >/dev/null 2>&1
+"$grade" merge "$scratch/hs1" "$scratch/hs2" --out "$scratch/hm" >/dev/null 2>&1 || fail "merging the hostile shards failed"
+same_class_files "$scratch/hm" "$scratch/h" "a hostile class in 2 shards merged equals one run, refusals included"
 
 # Bad input: a usage error, not a crash.
 grade_batch "$scratch/nowhere" --out "$scratch/x" >/dev/null 2>&1

@@ -123,6 +123,11 @@ TEST_CASE("intake: a hard link is graded and flagged, naming the other student",
   CHECK(reason(in, "mallory/exercise3.cpp") ==
         "flagged: a hard link (2 names share this file, alice/exercise3.cpp among them): graded, but check whose work it is");
   CHECK_THAT(reason(in, "alice/exercise3.cpp"), Catch::Contains("mallory/exercise3.cpp among them"));
+  // In a shard without alice, mallory's note still names her; alice's file is not noted there.
+  const grader::Intake shard = take_submissions(subs.string(), {"exercise3"}, [](const std::string& s) { return s == "mallory"; });
+  CHECK(shard.files.size() == 1);
+  CHECK(reason(shard, "mallory/exercise3.cpp") == reason(in, "mallory/exercise3.cpp"));
+  CHECK(reason(shard, "alice/exercise3.cpp").empty());
 }
 
 TEST_CASE("intake: odd folder names get safe names, shown visibly", "[grader][intake]") {
