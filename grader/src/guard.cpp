@@ -1,5 +1,7 @@
 #include "guard.h"
 
+#include "guard_lex.h"
+
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 namespace grader {
@@ -40,7 +43,9 @@ const std::map<std::string, std::string>& forbidden_words() {
       {"asm", assembly},          {"__asm", assembly},          {"__asm__", assembly},
       {"_Pragma", "pragmas change how the grader builds the program"},
       {"__attribute", attribute}, {"__attribute__", attribute}, {"__declspec", attribute},
-      {"__has_include", probe},   {"__has_include_next", probe}};
+      {"__has_include", probe},   {"__has_include_next", probe},
+      {"gnu", "it names the compiler's own attributes ([[gnu::weak]], [[using gnu: alias(…)]]), which change the link"},
+      {"__gnu__", "it names the compiler's own attributes ([[__gnu__::weak]]), which change the link"}};
   return w;
 }
 
@@ -51,188 +56,164 @@ const std::set<std::string>& allowed_directives() {
   return d;
 }
 
-class Scanner {
+// The attributes of the standard: they change nothing of how the program is
+// linked or started. Everything else ([[gnu::weak]], [[using gnu: alias(…)]])
+// is refused, whatever else stands in the same list.
+const std::set<std::string>& standard_attributes() {
+  static const std::set<std::string> a = {"noreturn", "carries_dependency", "deprecated", "fallthrough",
+                                          "likely",   "unlikely",           "maybe_unused", "nodiscard",
+                                          "no_unique_address", "assume"};
+  return a;
+}
+
+// Names the implementation keeps for itself ([lex.name]): _Upper and __x.
+bool reserved(const std::string& w) {
+  return (w.size() > 1 && w[0] == '_' && std::isupper(static_cast<unsigned char>(w[1]))) ||
+         w.find("__") != std::string::npos;
+}
+
+// The source rules, run on the tokens GCC will read (guard_lex.h).
+class Rules {
  public:
-  Scanner(const std::string& text, const std::string& shown) : shown_(shown) {
-    // Translation phase 2 first: a backslash-newline joins lines, so
-    // "as\<newline>m" is "asm". Each kept character remembers its place.
-    int line = 1, col = 1;
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\\' && (text.compare(i + 1, 1, "\n") == 0 || text.compare(i + 1, 2, "\r\n") == 0)) {
-        i += text[i + 1] == '\r' ? 2 : 1;
-        ++line, col = 1;
-        continue;
-      }
-      s_ += text[i];
-      where_.push_back({line, col});
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
-    }
-  }
+  Rules(const std::string& text, const std::string& shown) : lexed_(lex(text)), t_(lexed_.tokens), shown_(shown) {}
 
   std::string run() {
-    bool line_start = true;
-    while (i_ < s_.size()) {
-      const char c = s_[i_];
-      if (c == '\n') {
-        line_start = true;
-        ++i_;
-      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-        ++i_;
-      } else if (skip_comment()) {
-      } else if (line_start && (c == '#' || starts("%:"))) {
-        line_start = false;
-        directive();
-      } else {
-        line_start = false;
-        token();
+    for (const auto& p : lexed_.problems) error(p.line, p.col, p.what);
+    for (size_t k = 0; k < t_.size(); ++k) {
+      const Token& tok = t_[k];
+      if (tok.kind == Token::Punct && tok.text == "#" && (tok.first || tok.after_newline)) {
+        directive(k);
+      } else if (tok.kind == Token::Punct && tok.text == "##") {
+        error(tok, "token pasting (##) is not allowed in an exercise");
+      } else if (tok.kind == Token::Ident) {
+        word(k);
+      } else if (tok.kind == Token::Punct && tok.text == "[" && is(k + 1, Token::Punct, "[")) {
+        k = attributes(k + 2);
+      } else if (tok.kind == Token::Other && (tok.text[0] == '\\' || static_cast<unsigned char>(tok.text[0]) >= 0x80)) {
+        error(tok, "stray `" + tok.text + "` outside a string or a comment: write the code in ASCII (an identifier "
+                   "with \\u escapes or non-ASCII letters is not allowed)");
       }
     }
-    return out_;
+    std::stable_sort(errors_.begin(), errors_.end(),
+                     [](const auto& a, const auto& b) { return std::tie(a.line, a.col) < std::tie(b.line, b.col); });
+    std::string out;
+    for (const auto& e : errors_)
+      out += shown_ + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": error: " + e.what + "\n";
+    return out;
   }
 
  private:
-  bool starts(const char* p) const { return s_.compare(i_, std::char_traits<char>::length(p), p) == 0; }
-
-  // Skips a comment at the cursor, if there is one.
-  bool skip_comment() {
-    if (starts("//")) {
-      while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-      return true;
-    }
-    if (starts("/*")) {
-      const size_t end = s_.find("*/", i_ + 2);
-      i_ = end == std::string::npos ? s_.size() : end + 2;
-      return true;
-    }
-    return false;
+  bool is(size_t k, Token::Kind kind, const char* text = nullptr) const {
+    return k < t_.size() && t_[k].kind == kind && (!text || t_[k].text == text);
   }
+  // The token k of the directive that starts at `hash`, if the directive has one.
+  const Token* in_line(size_t k) const { return k < t_.size() && !t_[k].first ? &t_[k] : nullptr; }
 
-  void error(size_t at, const std::string& what) {
-    const auto [line, col] = at < where_.size() ? where_[at] : std::pair<int, int>{0, 0};
-    out_ += shown_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": error: " + what + "\n";
-  }
+  void error(int line, int col, const std::string& what) { errors_.push_back({line, col, what}); }
+  void error(const Token& at, const std::string& what) { error(at.line, at.col, what); }
 
-  std::string identifier() {
-    const size_t start = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' ||
-                              static_cast<unsigned char>(s_[i_]) >= 0x80))
-      ++i_;
-    return s_.substr(start, i_ - start);
-  }
-
-  void skip_blanks() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
-    if (!starts("//") && skip_comment()) skip_blanks();  // a /* */ between words; // ends the line
-  }
-
-  void directive() {
-    const size_t at = i_;
-    i_ += s_[i_] == '#' ? 1 : 2;
-    skip_blanks();
-    const std::string name = identifier();
-    if (name.empty()) return;  // the null directive, or a stray '#' the compiler will judge
-    if (name == "include") {
-      skip_blanks();
-      const size_t hat = i_;
-      std::string header;
-      if (i_ < s_.size() && (s_[i_] == '<' || s_[i_] == '"')) {
-        const char close = s_[i_] == '<' ? '>' : '"';
-        const size_t end = s_.find_first_of(std::string(1, close) + "\n", i_ + 1);
-        if (end != std::string::npos && s_[end] == close) {
-          header = s_.substr(i_ + 1, end - i_ - 1);
-          if (close == '"' && header != "gradlab/lab.h") header = "\"" + header + "\"";  // only the exercise header
-          i_ = end + 1;
-        }
-      }
-      if (header.empty()) {
-        error(hat, "#include must name a header directly, as in #include <vector> (a macro or a computed name is "
-                   "not allowed)");
-      } else if (!allowed_headers().count(header)) {
-        error(hat, "#include " + (header[0] == '"' ? header : "<" + header + ">") +
-                       " is not allowed: an exercise may include only <gradlab/lab.h> and the standard library's "
-                       "headers (<vector>, <cmath>, <iostream>, ...)");
-      }
-    } else if (!allowed_directives().count(name)) {
-      error(at, "#" + name + " is not allowed in an exercise (only #include, #define, #undef and #if/#ifdef/#else/"
-                "#endif)");
-    }
-    // The rest of the directive's line: its tokens follow the usual rules,
-    // and ## (which could paste a forbidden word together) is refused.
-    while (i_ < s_.size() && s_[i_] != '\n') {
-      if (starts("##") || starts("%:%:")) {
-        error(i_, "token pasting (##) is not allowed in an exercise");
-        i_ += s_[i_] == '#' ? 2 : 4;
-      } else if (skip_comment()) {
-      } else if (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r') {
-        ++i_;
-      } else {
-        token();
-      }
+  void directive(size_t hash) {
+    const Token* name = in_line(hash + 1);
+    if (!name) return;  // the null directive
+    if (name->kind != Token::Ident) {
+      error(t_[hash], "`# " + name->text + "` is not allowed in an exercise (a line marker, like #line, changes the "
+                      "names and lines the compiler reports)");
+    } else if (name->text == "include") {
+      include(in_line(hash + 2), *name);
+    } else if (!allowed_directives().count(name->text)) {
+      error(t_[hash], "#" + name->text + " is not allowed in an exercise (only #include, #define, #undef and "
+                      "#if/#ifdef/#else/#endif)");
+    } else if (name->text == "define" || name->text == "undef") {
+      const Token* macro = in_line(hash + 2);
+      if (macro && macro->kind == Token::Ident && reserved(macro->text))
+        error(*macro, "#" + name->text + " " + macro->text + ": names that begin with _ and a capital or hold __ "
+                      "belong to the compiler and its library (they change how <vector> & co. are built); choose "
+                      "another name");
     }
   }
 
-  // A string or character literal from its opening quote; raw strings too.
-  void quoted(bool raw) {
-    const char q = s_[i_];
-    if (raw) {
-      const size_t open = s_.find('(', i_);
-      if (open == std::string::npos) {
-        i_ = s_.size();
-        return;
-      }
-      const std::string close = ")" + s_.substr(i_ + 1, open - i_ - 1) + "\"";
-      const size_t end = s_.find(close, open);
-      i_ = end == std::string::npos ? s_.size() : end + close.size();
-      return;
+  void include(const Token* h, const Token& name) {
+    if (!h || h->kind != Token::Header) {
+      const Token& at = h ? *h : name;
+      return error(at, "#include must name a header directly, as in #include <vector> (a macro or a computed name "
+                       "is not allowed)");
     }
-    for (++i_; i_ < s_.size() && s_[i_] != q && s_[i_] != '\n'; ++i_)
-      if (s_[i_] == '\\') ++i_;
-    ++i_;
+    std::string header = h->text.substr(1, h->text.size() - 2);
+    if (h->text[0] == '"' && header != "gradlab/lab.h") header = h->text;  // only the exercise header
+    if (!allowed_headers().count(header))
+      error(*h, "#include " + h->text + " is not allowed: an exercise may include only <gradlab/lab.h> and the "
+                "standard library's headers (<vector>, <cmath>, <iostream>, ...)");
   }
 
-  void token() {
-    const char c = s_[i_];
-    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_ + 1])))) {
-      // A pp-number: digits, letters, '.', digit separators (1'000) and e+ / p- exponents.
-      for (++i_; i_ < s_.size(); ++i_) {
-        const char d = s_[i_];
-        if (std::isalnum(static_cast<unsigned char>(d)) || d == '.' || d == '_' || d == '\'') continue;
-        if ((d == '+' || d == '-') && std::string("eEpP").find(s_[i_ - 1]) != std::string::npos) continue;
-        break;
-      }
-    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80) {
-      const size_t at = i_;
-      const std::string word = identifier();
-      // An encoding prefix (u8, L, R, …) right before a quote is part of a literal.
-      if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'') &&
-          std::set<std::string>{"u8", "u", "U", "L", "R", "u8R", "uR", "UR", "LR"}.count(word)) {
-        quoted(word.back() == 'R' && s_[i_] == '"');
-        return;
-      }
-      if (auto it = forbidden_words().find(word); it != forbidden_words().end())
-        error(at, "`" + word + "` is not allowed in an exercise: " + it->second);
-    } else if (c == '"' || c == '\'') {
-      quoted(false);
-    } else if (starts("[[")) {
-      // [[gnu::constructor]], [[using gnu: section(".x")]]: vendor attributes.
-      const size_t at = i_;
-      i_ += 2;
-      skip_blanks();
-      const std::string first = identifier();
-      skip_blanks();
-      if (first == "using" || (!first.empty() && starts("::") && first != "std"))
-        error(at, "the attribute [[" + first + (first == "using" ? " …" : "::…") +
-                      "]] is not allowed in an exercise (standard attributes such as [[maybe_unused]] are)");
-    } else {
-      ++i_;
-    }
+  void word(size_t k) {
+    const Token& tok = t_[k];
+    if (auto it = forbidden_words().find(tok.text); it != forbidden_words().end())
+      return error(tok, "`" + tok.text + "` is not allowed in an exercise: " + it->second);
+    if (tok.text == "operator" && k + 1 < t_.size() && (t_[k + 1].text == "new" || t_[k + 1].text == "delete"))
+      error(tok, "`operator " + t_[k + 1].text + "` is not allowed in an exercise: defining it would replace the "
+                 "allocator of the whole program, the grader's part included (new and delete expressions are fine)");
   }
 
-  std::string s_, shown_, out_;
-  std::vector<std::pair<int, int>> where_;
-  size_t i_ = 0;
+  // An attribute list from just after its "[[": every attribute in it is
+  // checked. Returns the index of its closing "]".
+  size_t attributes(size_t k) {
+    const size_t open = k - 2;
+    const bool using_list = is(k, Token::Ident, "using");
+    if (using_list)
+      error(t_[k], "the attribute list [[using …]] is not allowed in an exercise (it names the compiler's own "
+                   "attributes)");
+    bool expect_name = !using_list;
+    int depth = 0;
+    for (; k < t_.size() && (!t_[open].in_directive || !t_[k].first); ++k) {
+      const Token& tok = t_[k];
+      if (tok.kind == Token::Punct && (tok.text == "(" || tok.text == "[" || tok.text == "{")) ++depth;
+      if (tok.kind == Token::Punct && (tok.text == ")" || tok.text == "]" || tok.text == "}")) {
+        if (depth == 0) return tok.text == "]" && is(k + 1, Token::Punct, "]") ? k + 1 : k;
+        --depth;
+      }
+      if (depth > 0) continue;
+      if (tok.kind == Token::Punct && tok.text == ",") expect_name = !using_list;
+      if (!expect_name || tok.kind != Token::Ident || tok.text == "using") continue;
+      expect_name = false;
+      if (is(k + 1, Token::Punct, "::") && k + 2 < t_.size()) {
+        error(tok, "the attribute [[" + tok.text + "::" + t_[k + 2].text + "]] is not allowed in an exercise "
+                   "(standard attributes such as [[maybe_unused]] are)");
+      } else if (!is(k + 1, Token::Punct, ":") && !standard_attributes().count(tok.text)) {
+        error(tok, "the attribute [[" + tok.text + "]] is not allowed in an exercise (standard attributes such as "
+                   "[[maybe_unused]] are)");
+      }
+    }
+    return k;
+  }
+
+  struct Error {
+    int line, col;
+    std::string what;
+  };
+  Lexed lexed_;
+  const std::vector<Token>& t_;
+  std::string shown_;
+  std::vector<Error> errors_;
 };
+
+// The placement forms of operator new and delete: inline in <new>, emitted
+// weak at -O0 by any `new (p) T`, and not replaceable.
+const std::set<std::string>& placement_forms() {
+  static const std::set<std::string> p = {"_ZnwmPv", "_ZnamPv", "_ZdlPvS_", "_ZdaPvS_"};
+  return p;
+}
+
+// The first reserved part (__x, _Upper) of a demangled name's qualified name, or "".
+std::string reserved_part(const std::string& pretty) {
+  const std::string qualified = pretty.substr(0, pretty.find_first_of("(<"));
+  for (size_t at = 0; at <= qualified.size();) {
+    const size_t end = std::min(qualified.find("::", at), qualified.size());
+    const std::string part = qualified.substr(at, end - at);
+    if (reserved(part)) return part;
+    at = end + 2;
+  }
+  return "";
+}
 
 std::vector<std::string> lines(const std::string& s) {
   std::vector<std::string> v;
@@ -243,7 +224,7 @@ std::vector<std::string> lines(const std::string& s) {
 
 }  // namespace
 
-std::string check_source(const std::string& text, const std::string& shown) { return Scanner(text, shown).run(); }
+std::string check_source(const std::string& text, const std::string& shown) { return Rules(text, shown).run(); }
 
 std::string check_symbols(const std::string& nm_output, const std::string& shown) {
   std::string out;
@@ -255,30 +236,40 @@ std::string check_symbols(const std::string& nm_output, const std::string& shown
     const char type = line[sp + 1];
     // Demangled here rather than by a second nm run: one process less per compile.
     std::string pretty = name;
-    int status = 0;
+    int status = -1;
     if (char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status)) {
       if (status == 0) pretty = d;
       std::free(d);
     }
+    // Weak definitions (inline functions, template instantiations) are most
+    // often the same code as everyone's and may stand in any namespace; but
+    // a weak main, allocator or C function still replaces the program's own
+    // (an `extern "C" inline` function, [[gnu::weak]]), so those are checked.
     const bool weak = type == 'W' || type == 'V' || type == 'w' || type == 'v' || type == 'u';
     auto complain = [&](const std::string& what) { out += shown + ": error: " + what + "\n"; };
     if (type == 'i') {
       complain("defines " + pretty + " as an indirect function (GNU ifunc), which runs while the program loads");
-    } else if (weak) {
-      continue;  // inline functions and template instantiations: the same code as everyone's
     } else if (name == "main") {
       complain("defines main(); remove main(): the grader provides its own and calls your exercise function");
-    } else if (pretty.rfind("operator new", 0) == 0 || pretty.rfind("operator delete", 0) == 0) {
+    } else if ((pretty.rfind("operator new", 0) == 0 || pretty.rfind("operator delete", 0) == 0) &&
+               !placement_forms().count(name)) {
       complain("defines " + pretty + ", which would replace the allocator of the whole program, the grader's "
                "part included");
     } else if (name.rfind("_Z", 0) != 0) {
+      if (name.rfind("DW.ref.", 0) == 0) continue;  // the compiler's own pointer to the exception personality
       complain("defines `" + name + "` with C linkage, which would replace the C library's or the grader's own; "
-               "give it C++ linkage (drop extern \"C\") or a name of your own");
-    } else {
-      for (const char* ns : {"lab::", "gradlab::", "torch::", "c10::", "at::", "std::", "nlohmann::", "__gnu_cxx::"})
+               "give it C++ linkage (drop extern \"C\", or put a global variable in a namespace) or a name of your "
+               "own");
+    } else if (!weak) {
+      if (const std::string part = status == 0 ? reserved_part(pretty) : ""; !part.empty()) {
+        complain("defines " + pretty + ", whose name `" + part + "` is reserved for the compiler and its library; "
+                 "an exercise may define only its own functions and types");
+        continue;
+      }
+      for (const char* ns : {"lab::", "gradlab::", "torch::", "c10::", "at::", "std::", "nlohmann::"})
         if (pretty.rfind(ns, 0) == 0) {
           complain("defines " + pretty + ", which belongs to the " +
-                   (std::string(ns) == "std::" || std::string(ns) == "__gnu_cxx::" ? "C++ library" : "engine or the grader") +
+                   (std::string(ns) == "std::" ? "C++ library" : "engine or the grader") +
                    "; an exercise may define only its own functions and types");
           break;
         }
