@@ -97,3 +97,135 @@ TEST_CASE("symbols: no main, no C-linkage definitions, nothing of the engine's o
   CHECK_THAT(check_symbols("_Znwm T 0 8\n", "f.cpp"),
              Catch::Contains("defines operator new(unsigned long), which would replace the allocator"));
 }
+
+// Issue 19: the guard must read the text the way GCC does (translation
+// phases 1-3, -std=c++20). Each attack below was checked by hand with
+// `g++ -std=c++20 -E` (or -fsyntax-only) to read as the comment says.
+namespace {
+std::string src(const std::string& text) { return check_source(text, "f.cpp"); }
+}  // namespace
+
+TEST_CASE("phase 1: a BOM, \\r\\n and a lone \\r are read as GCC reads them", "[guard]") {
+  CHECK_THAT(src("\xEF\xBB\xBF#include \"x.h\"\n"), Catch::StartsWith("f.cpp:1:10: error: #include \"x.h\" is not allowed"));
+  CHECK_THAT(src("int x;\r#include </etc/passwd>\r"), Catch::StartsWith("f.cpp:2:10: error: #include </etc/passwd>"));
+  CHECK_THAT(src("int x; // a comment\rasm(\"\");\r"), Catch::StartsWith("f.cpp:2:1: error: `asm` is not allowed"));
+  CHECK_THAT(src("int x;\r\nas\\\r\nm(\"\");\r\n"), Catch::StartsWith("f.cpp:2:1: error: `asm`"));
+  CHECK(src("\xEF\xBB\xBF#include <vector>\r\nint x; // it's fine\r\n") == "");
+}
+
+TEST_CASE("phase 2: a splice may have blanks before its line end, and joins comments and words", "[guard]") {
+  CHECK_THAT(src("void f() { as\\ \t\nm(\"\"); }\n"), Catch::StartsWith("f.cpp:1:12: error: `asm`"));
+  CHECK_THAT(src("as\\\f\v\nm(\"\");\n"), Catch::StartsWith("f.cpp:1:1: error: `asm`"));
+  CHECK_THAT(src("#if __has_\\  \ninclude(\"/etc/shadow\")\n#endif\n"),
+             Catch::StartsWith("f.cpp:1:5: error: `__has_include` is not allowed"));
+  CHECK_THAT(src("_Pra\\ \ngma(\"weak write\")\n"), Catch::StartsWith("f.cpp:1:1: error: `_Pragma` is not allowed"));
+  CHECK_THAT(src("# \\  \n include </etc/passwd>\n"), Catch::StartsWith("f.cpp:2:10: error: #include </etc/passwd>"));
+  // A // comment ending in a splice goes on over the next line: what is there is comment.
+  CHECK(src("int x; // note \\\nasm(\"\");\n") == "");
+  CHECK(src("int x; // note \\ \t\n#include </etc/passwd>\n") == "");
+  // "/\<newline>*" opens a comment.
+  CHECK(src("int a = 4 /\\\n* asm */;\n") == "");
+  CHECK_THAT(src("int a = 4 /\\ \n* 2 */;\nasm(\"\");\n"), Catch::StartsWith("f.cpp:3:1: error: `asm`"));
+}
+
+TEST_CASE("trigraphs are text: GCC ignores them under -std=c++20", "[guard]") {
+  // With trigraphs on, ??/ would splice the comment over the asm line.
+  CHECK_THAT(src("int x; // ?\?/\nasm(\"\");\n"), Catch::StartsWith("f.cpp:2:1: error: `asm`"));
+  CHECK(src("const char* s = \"?\?=?\?/?\?'\"; // what?\?!\n") == "");
+}
+
+TEST_CASE("directives: blanks GCC allows before the name, digraphs, line markers", "[guard]") {
+  CHECK_THAT(src("#\fpragma weak write\n"), Catch::StartsWith("f.cpp:1:1: error: #pragma is not allowed"));
+  CHECK_THAT(src("#\vpragma weak write\n"), Catch::StartsWith("f.cpp:1:1: error: #pragma is not allowed"));
+  CHECK_THAT(src("int x;\n  #/* c */\v include </etc/passwd>\n"), Catch::StartsWith("f.cpp:2:21: error: #include </etc/passwd>"));
+  CHECK_THAT(src("#/*\n*/pragma weak write\n"), Catch::StartsWith("f.cpp:1:1: error: #pragma is not allowed"));
+  CHECK_THAT(src("%:include \"x.h\"\n"), Catch::StartsWith("f.cpp:1:11: error: #include \"x.h\" is not allowed"));
+  CHECK_THAT(src(" %:  pragma weak write\n"), Catch::StartsWith("f.cpp:1:2: error: #pragma is not allowed"));
+  CHECK_THAT(src("#define CAT(a, b) a %:%: b\n"), Catch::StartsWith("f.cpp:1:21: error: token pasting (##)"));
+  CHECK_THAT(src("# 1 \"other.cpp\"\n"), Catch::StartsWith("f.cpp:1:1: error: `# 1` is not allowed"));
+  CHECK(src("#\n#  define N 3\n# /* c */ if N > 2\nint a[N];\n#endif\n") == "");
+  // "<::" is '<' then "::" (no digraph): std::vector<::size_t> reads as written.
+  CHECK(src("#include <vector>\n#include <cstddef>\nstd::vector<::size_t> v;\n") == "");
+}
+
+TEST_CASE("literals: raw strings, prefixes, suffixes and digit separators", "[guard]") {
+  // GCC reverts splices inside a raw string: ")\<newline>a\"" does not close R"a(.
+  CHECK(src("auto s = R\"a( )\\\na\" asm(\"\") )a\";\n") == "");
+  CHECK_THAT(src("auto s = R\"a(\\\n)a\"; asm(\"\");\n"), Catch::StartsWith("f.cpp:2:6: error: `asm`"));
+  CHECK(src("auto a = u8R\"(asm)\"; auto b = LR\"x(#include </etc/passwd>)x\"; auto c = u8\"asm\"; auto d = U'a';\n") == "");
+  // A raw string may not span lines in a directive: GCC ends it with the line (an error), and the next lines are code.
+  CHECK_THAT(src("#define N R\"x(\n#include <../../solutions/exercise3.cpp>\n)x\"\n"),
+             Catch::StartsWith("f.cpp:1:11: error: a raw string literal may not span lines in a directive") &&
+                 Catch::Contains("\nf.cpp:2:10: error: #include <../../solutions/exercise3.cpp> is not allowed"));
+  CHECK_THAT(src("auto s = R\"a b(x)a b\";\n"), Catch::StartsWith("f.cpp:1:10: error: malformed raw string literal"));
+  CHECK_THAT(src("auto s = R\"x(never closed\n"), Catch::StartsWith("f.cpp:1:10: error: unterminated raw string"));
+  // $ is a letter for GCC: $R"x( is a word then an ordinary string, not a raw string.
+  CHECK_THAT(src("#define $R\nconst char* s = $R\"x(\";\n#include <../../solutions/exercise3.cpp>\n// )x\";\n"),
+             Catch::StartsWith("f.cpp:3:10: error: #include <../../solutions/exercise3.cpp>"));
+  // "x"R"a(...)a": R is the first literal's suffix, or (if R names a macro) a raw string's prefix.
+  CHECK_THAT(src("auto s = \"x\"R\"a(\" asm(\"\") )a\";\n"), Catch::StartsWith("f.cpp:1:13: error: a literal directly"));
+  CHECK(src("auto s = \"x\"_sv; auto t = \"x\" R\"(y)\";\n") == "");
+  // A digit separator is no quote: 1'000 and 0x1'F' leave the rest of the line code.
+  CHECK_THAT(src("int n = 1'000'000; asm(\"\");\n"), Catch::StartsWith("f.cpp:1:20: error: `asm`"));
+  CHECK_THAT(src("int n = 1'\"'; asm(\"\");\n"), Catch::StartsWith("f.cpp:1:15: error: `asm`"));
+  CHECK(src("int n = 0x1'F; char c = 'a'; double d = 1'0.5e+3; // don't\n") == "");
+  CHECK_THAT(src("int \xC3\xA9 = 1;\n"), Catch::StartsWith("f.cpp:1:5: error: stray"));
+  CHECK(src("// caf\xC3\xA9\nconst char* s = \"caf\xC3\xA9\";\n") == "");
+}
+
+TEST_CASE("attributes: every attribute of every list, however spelled", "[guard]") {
+  CHECK_THAT(src("[[maybe_unused, gnu::weak]] int v;\n"), Catch::StartsWith("f.cpp:1:17: error: the attribute [[gnu::weak]]"));
+  CHECK_THAT(src("extern \"C\" [[maybe_unused, gnu::weak, gnu::alias(\"f\")]] int strlen(const char*);\n"),
+             Catch::StartsWith("f.cpp:1:28: error: the attribute [[gnu::weak]] is not allowed") &&
+                 Catch::Contains("\nf.cpp:1:39: error: the attribute [[gnu::alias]] is not allowed"));
+  CHECK_THAT(src("[[using gnu: weak]] int v;\n"), Catch::StartsWith("f.cpp:1:3: error: the attribute list [[using …]]"));
+  CHECK_THAT(src("[ [gnu::weak] ] int v;\n"), Catch::StartsWith("f.cpp:1:4: error: the attribute [[gnu::weak]]"));
+  CHECK_THAT(src("<:<:__gnu__::weak:>:> int v;\n"), Catch::StartsWith("f.cpp:1:5: error: the attribute [[__gnu__::weak]]"));
+  CHECK_THAT(src("[[weak]] int v;\n"), Catch::StartsWith("f.cpp:1:3: error: the attribute [[weak]]"));
+  CHECK_THAT(src("#define W gnu::weak\n[[W]] int v;\n"),
+             Catch::StartsWith("f.cpp:1:11: error: `gnu` is not allowed") &&
+                 Catch::Contains("\nf.cpp:2:3: error: the attribute [[W]]"));
+  CHECK_THAT(src("#define OPEN [[\nOPEN gnu::weak]] int v;\n"), Catch::Contains("f.cpp:2:6: error: `gnu` is not allowed"));
+  for (const char* a : {"__attribute__((weak))", "__attribute__((__weak__))", "__attribute__((alias(\"f\")))",
+                        "__attribute((constructor))", "__declspec(selectany)"}) {
+    INFO(a);
+    CHECK_THAT(src(std::string(a) + " int v;\n"), Catch::StartsWith("f.cpp:1:1: error: `__"));
+  }
+  CHECK(src("[[nodiscard(\"why\"), maybe_unused]] int f();\n[[noreturn]] void g();\n"
+            "int h(int x) { switch (x) { case 1: [[fallthrough]]; default: return x; } }\n"
+            "struct S { [[no_unique_address]] int e; };\nint a[2]; int b = a[a[0]];\n") == "");
+}
+
+TEST_CASE("operator new and delete are refused in every spelling, reserved names when defined", "[guard]") {
+  for (const char* s : {"void* operator new(std::size_t n);", "void* operator new[](std::size_t n);",
+                        "void* ::operator new(std::size_t, std::align_val_t);", "void operator delete(void*) noexcept;",
+                        "void* operator/**/new(std::size_t);", "[[nodiscard]] void* operator \\\nnew(std::size_t);"}) {
+    INFO(s);
+    CHECK_THAT(src(std::string("#include <new>\n") + s + "\n"), Catch::Contains("error: `operator "));
+  }
+  CHECK_THAT(src("#define _GLIBCXX_DEBUG 1\n"), Catch::StartsWith("f.cpp:1:9: error: #define _GLIBCXX_DEBUG"));
+  CHECK_THAT(src("#undef __cplusplus\n"), Catch::StartsWith("f.cpp:1:8: error: #undef __cplusplus"));
+  CHECK(src("#define MY_N 3\nconst char* f() { return __FILE__; }\nint l = __LINE__;\n") == "");
+  CHECK(src("namespace {\nint counter = 0;\nauto twice = [](auto x) { return 2 * x; };\n}\n"
+            "template <typename T> T sq(T x) { return x * x; }\n/* it's a comment with 'quotes' */\n") == "");
+}
+
+TEST_CASE("symbols: weak definitions of main, the allocator and C functions are refused too", "[guard]") {
+  CHECK_THAT(check_symbols("main W 0 8\n", "f.cpp"), Catch::Contains("defines main()"));
+  CHECK_THAT(check_symbols("write W 0 16\n", "f.cpp"), Catch::Contains("defines `write` with C linkage"));
+  CHECK_THAT(check_symbols("malloc W 0 16\n", "f.cpp"), Catch::Contains("defines `malloc` with C linkage"));
+  CHECK_THAT(check_symbols("_Znwm W 0 8\n", "f.cpp"), Catch::Contains("defines operator new(unsigned long)"));
+  CHECK_THAT(check_symbols("_Znam T 0 8\n", "f.cpp"), Catch::Contains("defines operator new[](unsigned long)"));
+  CHECK_THAT(check_symbols("_ZnwmSt11align_val_t T 0 8\n", "f.cpp"),
+             Catch::Contains("defines operator new(unsigned long, std::align_val_t)"));
+  CHECK_THAT(check_symbols("_ZdlPv W 0 8\n", "f.cpp"), Catch::Contains("defines operator delete(void*)"));
+  CHECK_THAT(check_symbols("_ZNK7gradlab6Tensor8data_ptrIdEEPT_v T 0 8\n", "f.cpp"),
+             Catch::Contains("which belongs to the engine"));
+  CHECK_THAT(check_symbols("_ZN10__cxxabiv119__terminate_handlerE D 0 8\n", "f.cpp"),
+             Catch::Contains("`__cxxabiv1` is reserved"));
+  // What any honest file produces: placement new, the personality pointer, the library's instantiations.
+  CHECK(check_symbols("_ZnwmPv W 0 12\nDW.ref.__gxx_personality_v0 V 0 8\n_ZNSt6vectorIiSaIiEE9push_backEOi W 0 31\n"
+                      "_ZN9__gnu_cxx17__normal_iteratorIPivEppEv W 0 20\n_ZN12_GLOBAL__N_17counterE B 0 4\n"
+                      "_ZN2my5tableE D 0 8\n",
+                      "f.cpp") == "");
+}
