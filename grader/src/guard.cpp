@@ -86,9 +86,9 @@ class Rules {
       } else if (tok.kind == Token::Punct && tok.text == "##") {
         error(tok, "token pasting (##) is not allowed in an exercise");
       } else if (tok.kind == Token::Ident) {
-        word(k);
+        if (!attribute_names_.count(k)) word(k);
       } else if (tok.kind == Token::Punct && tok.text == "[" && is(k + 1, Token::Punct, "[")) {
-        k = attributes(k + 2);
+        attributes(k + 2);
       } else if (tok.kind == Token::Other && (tok.text[0] == '\\' || static_cast<unsigned char>(tok.text[0]) >= 0x80)) {
         error(tok, "stray `" + tok.text + "` outside a string or a comment: write the code in ASCII (an identifier "
                    "with \\u escapes or non-ASCII letters is not allowed)");
@@ -155,8 +155,8 @@ class Rules {
   }
 
   // An attribute list from just after its "[[": every attribute in it is
-  // checked. Returns the index of its closing "]".
-  size_t attributes(size_t k) {
+  // checked. Its other words (arguments) are checked as anywhere else.
+  void attributes(size_t k) {
     const size_t open = k - 2;
     const bool using_list = is(k, Token::Ident, "using");
     if (using_list)
@@ -168,14 +168,16 @@ class Rules {
       const Token& tok = t_[k];
       if (tok.kind == Token::Punct && (tok.text == "(" || tok.text == "[" || tok.text == "{")) ++depth;
       if (tok.kind == Token::Punct && (tok.text == ")" || tok.text == "]" || tok.text == "}")) {
-        if (depth == 0) return tok.text == "]" && is(k + 1, Token::Punct, "]") ? k + 1 : k;
+        if (depth == 0) return;
         --depth;
       }
       if (depth > 0) continue;
       if (tok.kind == Token::Punct && tok.text == ",") expect_name = !using_list;
       if (!expect_name || tok.kind != Token::Ident || tok.text == "using") continue;
       expect_name = false;
+      attribute_names_.insert(k);
       if (is(k + 1, Token::Punct, "::") && k + 2 < t_.size()) {
+        attribute_names_.insert(k + 2);
         error(tok, "the attribute [[" + tok.text + "::" + t_[k + 2].text + "]] is not allowed in an exercise "
                    "(standard attributes such as [[maybe_unused]] are)");
       } else if (!is(k + 1, Token::Punct, ":") && !standard_attributes().count(tok.text)) {
@@ -183,7 +185,6 @@ class Rules {
                    "[[maybe_unused]] are)");
       }
     }
-    return k;
   }
 
   struct Error {
@@ -194,6 +195,7 @@ class Rules {
   const std::vector<Token>& t_;
   std::string shown_;
   std::vector<Error> errors_;
+  std::set<size_t> attribute_names_;  // checked as attributes, not as words
 };
 
 // The placement forms of operator new and delete: inline in <new>, emitted

@@ -186,6 +186,11 @@ TEST_CASE("attributes: every attribute of every list, however spelled", "[guard]
              Catch::StartsWith("f.cpp:1:11: error: `gnu` is not allowed") &&
                  Catch::Contains("\nf.cpp:2:3: error: the attribute [[W]]"));
   CHECK_THAT(src("#define OPEN [[\nOPEN gnu::weak]] int v;\n"), Catch::Contains("f.cpp:2:6: error: `gnu` is not allowed"));
+  // An attribute's arguments are words like any other: _Pragma runs wherever it stands.
+  CHECK_THAT(src("[[nodiscard(_Pragma(\"weak write\") \"x\")]] int f();\n"),
+             Catch::StartsWith("f.cpp:1:13: error: `_Pragma` is not allowed"));
+  CHECK_THAT(src("#define A(x, y) [[x ## y]]\n"), Catch::StartsWith("f.cpp:1:19: error: the attribute [[x]]") &&
+                                                     Catch::Contains("f.cpp:1:21: error: token pasting"));
   for (const char* a : {"__attribute__((weak))", "__attribute__((__weak__))", "__attribute__((alias(\"f\")))",
                         "__attribute((constructor))", "__declspec(selectany)"}) {
     INFO(a);
