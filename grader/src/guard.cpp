@@ -87,8 +87,8 @@ class Rules {
         error(tok, "token pasting (##) is not allowed in an exercise");
       } else if (tok.kind == Token::Ident) {
         if (!attribute_names_.count(k)) word(k);
-      } else if (tok.kind == Token::Punct && tok.text == "[" && is(k + 1, Token::Punct, "[")) {
-        attributes(k + 2);
+      } else if (tok.kind == Token::Punct && tok.text == "[" && is(k + 1, Token::Punct, "[") && k >= attributes_end_) {
+        attributes_end_ = attributes(k + 2);
       } else if (tok.kind == Token::Other && (tok.text[0] == '\\' || static_cast<unsigned char>(tok.text[0]) >= 0x80)) {
         error(tok, "stray `" + tok.text + "` outside a string or a comment: write the code in ASCII (an identifier "
                    "with \\u escapes or non-ASCII letters is not allowed)");
@@ -156,7 +156,9 @@ class Rules {
 
   // An attribute list from just after its "[[": every attribute in it is
   // checked. Its other words (arguments) are checked as anywhere else.
-  void attributes(size_t k) {
+  // Returns where the list ends: a "[[" inside it (or a few thousand "[")
+  // starts no second scan, so the rules stay linear in the file's size.
+  size_t attributes(size_t k) {
     const size_t open = k - 2;
     const bool using_list = is(k, Token::Ident, "using");
     if (using_list)
@@ -164,11 +166,11 @@ class Rules {
                    "attributes)");
     bool expect_name = !using_list;
     int depth = 0;
-    for (; k < t_.size() && (!t_[open].in_directive || !t_[k].first); ++k) {
+    for (; k < t_.size() && k - open < 4096 && (!t_[open].in_directive || !t_[k].first); ++k) {
       const Token& tok = t_[k];
       if (tok.kind == Token::Punct && (tok.text == "(" || tok.text == "[" || tok.text == "{")) ++depth;
       if (tok.kind == Token::Punct && (tok.text == ")" || tok.text == "]" || tok.text == "}")) {
-        if (depth == 0) return;
+        if (depth == 0) return k;
         --depth;
       }
       if (depth > 0) continue;
@@ -185,6 +187,7 @@ class Rules {
                    "[[maybe_unused]] are)");
       }
     }
+    return k;
   }
 
   struct Error {
@@ -196,6 +199,7 @@ class Rules {
   std::string shown_;
   std::vector<Error> errors_;
   std::set<size_t> attribute_names_;  // checked as attributes, not as words
+  size_t attributes_end_ = 0;
 };
 
 // The placement forms of operator new and delete: inline in <new>, emitted

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 namespace grader {
@@ -231,17 +232,19 @@ class Lexer {
       return emit(Token::Other, start, s_.substr(start, i_ - start));
     }
     const std::string close = ")" + p.substr(quote + 1, open - quote - 1) + "\"";
-    const size_t end = p.find(close, open + 1);
+    // In a directive GCC ends the raw string with the (spliced) line, an
+    // error, and reads the lines after it as code; elsewhere it runs on.
+    const size_t eol = line_end(i_), limit = in_directive_ && eol < s_.size() ? src_.phys[eol] : p.size();
+    const size_t end = std::string_view(p).substr(0, limit).find(close, open + 1);
+    if (end == std::string::npos && in_directive_ && limit < p.size()) {
+      problem(start, "a raw string literal may not span lines in a directive (#define)");
+      i_ = eol;
+      return emit(Token::Other, start, s_.substr(start, i_ - start));
+    }
     if (end == std::string::npos) {
       problem(start, "unterminated raw string literal");
       i_ = s_.size();
       return emit(Token::Other, start, s_.substr(start));
-    }
-    if (in_directive_ && std::find(p.begin() + open, p.begin() + end, '\n') != p.begin() + end) {
-      // GCC ends a directive's raw string with the line, an error: the lines after it are code.
-      problem(start, "a raw string literal may not span lines in a directive (#define)");
-      i_ = line_end(i_);
-      return emit(Token::Other, start, s_.substr(start, i_ - start));
     }
     const size_t after = end + close.size();
     i_ = std::lower_bound(src_.phys.begin(), src_.phys.end(), after) - src_.phys.begin();

@@ -157,6 +157,7 @@ TEST_CASE("literals: raw strings, prefixes, suffixes and digit separators", "[gu
   CHECK_THAT(src("#define N R\"x(\n#include <../../solutions/exercise3.cpp>\n)x\"\n"),
              Catch::StartsWith("f.cpp:1:11: error: a raw string literal may not span lines in a directive") &&
                  Catch::Contains("\nf.cpp:2:10: error: #include <../../solutions/exercise3.cpp> is not allowed"));
+  CHECK(src("#define X R\"(a\\\nb)\"\nconst char* s = X;\n") == "");  // spliced: one line for the directive
   CHECK_THAT(src("auto s = R\"a b(x)a b\";\n"), Catch::StartsWith("f.cpp:1:10: error: malformed raw string literal"));
   CHECK_THAT(src("auto s = R\"x(never closed\n"), Catch::StartsWith("f.cpp:1:10: error: unterminated raw string"));
   // $ is a letter for GCC: $R"x( is a word then an ordinary string, not a raw string.
