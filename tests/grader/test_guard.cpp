@@ -139,6 +139,10 @@ TEST_CASE("directives: blanks GCC allows before the name, digraphs, line markers
   CHECK_THAT(src("#\vpragma weak write\n"), Catch::StartsWith("f.cpp:1:1: error: #pragma is not allowed"));
   CHECK_THAT(src("int x;\n  #/* c */\v include </etc/passwd>\n"), Catch::StartsWith("f.cpp:2:21: error: #include </etc/passwd>"));
   CHECK_THAT(src("#/*\n*/pragma weak write\n"), Catch::StartsWith("f.cpp:1:1: error: #pragma is not allowed"));
+  // A comment over lines does not end the line for GCC: this # opens a directive.
+  CHECK_THAT(src("/*\n*/ #include </etc/passwd>\n"), Catch::StartsWith("f.cpp:2:13: error: #include </etc/passwd>"));
+  // Here GCC reads no directive (the line began with `int a;`), but the guard refuses it all the same.
+  CHECK_THAT(src("int a; /*\n*/ # pragma weak write\n"), Catch::StartsWith("f.cpp:2:4: error: #pragma is not allowed"));
   CHECK_THAT(src("%:include \"x.h\"\n"), Catch::StartsWith("f.cpp:1:11: error: #include \"x.h\" is not allowed"));
   CHECK_THAT(src(" %:  pragma weak write\n"), Catch::StartsWith("f.cpp:1:2: error: #pragma is not allowed"));
   CHECK_THAT(src("#define CAT(a, b) a %:%: b\n"), Catch::StartsWith("f.cpp:1:21: error: token pasting (##)"));
