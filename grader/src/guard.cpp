@@ -66,6 +66,11 @@ const std::set<std::string>& standard_attributes() {
   return a;
 }
 
+const std::set<std::string>& engine_namespaces() {
+  static const std::set<std::string> n = {"lab", "gradlab", "torch", "c10", "at"};
+  return n;
+}
+
 // Names the implementation keeps for itself ([lex.name]): _Upper and __x.
 bool reserved(const std::string& w) {
   return (w.size() > 1 && w[0] == '_' && std::isupper(static_cast<unsigned char>(w[1]))) ||
@@ -94,6 +99,7 @@ class Rules {
                    "with \\u escapes or non-ASCII letters is not allowed)");
       }
     }
+    engine_declarations();
     std::stable_sort(errors_.begin(), errors_.end(),
                      [](const auto& a, const auto& b) { return std::tie(a.line, a.col) < std::tie(b.line, b.col); });
     std::string out;
@@ -188,6 +194,81 @@ class Rules {
       }
     }
     return k;
+  }
+
+  // Declarations at namespace scope whose name is the engine's or the
+  // grader's: `inline bool gradlab::Tensor::is_leaf() const {…}` is emitted
+  // weak, like the header's own inline functions, so the symbol check cannot
+  // tell it from them; and reopening their namespaces. Bodies of functions
+  // and classes are skipped: only a declarator's own name is looked at.
+  void engine_declarations() {
+    bool assigned = false, declarator_seen = false;
+    for (size_t k = 0; k < t_.size(); ++k) {
+      const Token& tok = t_[k];
+      if (tok.in_directive || tok.kind == Token::Other) continue;
+      const bool punct = tok.kind == Token::Punct;
+      if (punct && (tok.text == ";" || tok.text == "}" || tok.text == "{")) {
+        if (tok.text == "{" && !namespace_brace(k)) k = matching(k, "{", "}");
+        assigned = declarator_seen = false;
+      } else if (punct && tok.text == "=") {
+        assigned = true;
+      } else if (tok.kind == Token::Ident && tok.text == "namespace" && k + 1 < t_.size() &&
+                 engine_namespaces().count(t_[k + 1].text)) {
+        error(t_[k + 1], "namespace " + t_[k + 1].text + " belongs to the engine or the grader: an exercise may "
+                         "not add to it (define your own functions and types in a namespace of your own)");
+      } else if (punct && tok.text == "(" && !assigned && !declarator_seen) {
+        declarator_seen = true;
+        declarator(k);
+        k = matching(k, "(", ")");
+      }
+    }
+  }
+
+  // The name before the parameter list that opens at `paren`, if it is qualified by an engine namespace.
+  void declarator(size_t paren) {
+    size_t j = paren;
+    auto skip_template_args = [&] {
+      for (int depth = 0; j > 0;) {
+        const std::string& x = t_[--j].text;
+        depth += x == ">" ? 1 : x == ">>" ? 2 : x == "<" ? -1 : 0;
+        if (depth <= 0) return;
+      }
+    };
+    auto name_at = [&] {  // from one past a name (and its template arguments) to its first token
+      if (t_[j - 1].text == ">" || t_[j - 1].text == ">>") skip_template_args();
+      if (j > 0) --j;
+    };
+    if (j == 0) return;
+    name_at();
+    if (j > 0 && t_[j - 1].text == "operator") --j;  // operator+, operator()
+    std::string name = t_[j].text;
+    while (j >= 2 && t_[j - 1].text == "::" &&
+           (t_[j - 2].kind == Token::Ident || t_[j - 2].text == ">" || t_[j - 2].text == ">>")) {
+      --j;
+      name_at();
+      name = t_[j].text + "::" + name;
+    }
+    if (name.find("::") != std::string::npos && engine_namespaces().count(t_[j].text))
+      error(t_[j], "declares " + name + ", which belongs to the engine or the grader; an exercise may define only "
+                   "its own functions and types");
+  }
+
+  // Whether the "{" at k opens a namespace's body (namespace x {, extern "C" {).
+  bool namespace_brace(size_t k) const {
+    size_t j = k;
+    while (j > 0 && (t_[j - 1].kind == Token::Ident || t_[j - 1].text == "::") && t_[j - 1].text != "namespace") --j;
+    if (j > 0 && t_[j - 1].text == "namespace") return true;
+    return k >= 2 && t_[k - 1].kind == Token::Literal && t_[k - 2].text == "extern";
+  }
+
+  // The index of the bracket that closes the one at k (or the last token).
+  size_t matching(size_t k, const char* open, const char* close) const {
+    for (int depth = 0; k < t_.size(); ++k) {
+      if (t_[k].kind != Token::Punct || t_[k].in_directive) continue;
+      depth += t_[k].text == open ? 1 : t_[k].text == close ? -1 : 0;
+      if (depth == 0) return k;
+    }
+    return t_.size() - 1;
   }
 
   struct Error {

@@ -239,3 +239,21 @@ TEST_CASE("symbols: weak definitions of main, the allocator and C functions are 
                       "_ZN2my5tableE D 0 8\n__odr_asan._ZN2my5tableE B c1 1\n",
                       "f.cpp") == "");
 }
+
+TEST_CASE("declarations of the engine's own names are refused at their line", "[guard]") {
+  CHECK_THAT(src("#include <gradlab/lab.h>\ninline bool gradlab::Tensor::is_leaf() const { return true; }\n"),
+             Catch::StartsWith("f.cpp:2:13: error: declares gradlab::Tensor::is_leaf, which belongs to the engine"));
+  CHECK_THAT(src("inline int lab::harness_main(int, char**, void (*)(lab::Lab&)) { return 0; }\n"),
+             Catch::StartsWith("f.cpp:1:12: error: declares lab::harness_main"));
+  CHECK_THAT(src("template <>\ndouble* gradlab::Tensor::data_ptr<double>() const { return nullptr; }\n"),
+             Catch::StartsWith("f.cpp:2:9: error: declares gradlab::Tensor::data_ptr"));
+  CHECK_THAT(src("bool torch::Tensor::operator()(int) const;\n"), Catch::StartsWith("f.cpp:1:6: error: declares torch::Tensor::operator"));
+  CHECK_THAT(src("namespace gradlab { int x; }\n"), Catch::StartsWith("f.cpp:1:11: error: namespace gradlab belongs"));
+  // What a file does with the engine's names: returns, parameters, initialisers, calls inside bodies.
+  CHECK(src("namespace {\ngradlab::Tensor make(const gradlab::Tensor& t) { return gradlab::ones({2}) * t; }\n"
+            "gradlab::Tensor g = gradlab::ones({2});\nstd::vector<gradlab::Tensor> v(3);\n"
+            "struct S : torch::autograd::Function<S> { static gradlab::Tensor forward(int x); };\n"
+            "gradlab::Tensor S::forward(int x) { return gradlab::Tensor(x); }\n}\n"
+            "void exercise3(lab::Lab& lab) { auto t = torch::ones({2}); lab.check(\"t\", t); }\n"
+            "[[maybe_unused]] static auto const keep = &gradlab::Tensor::is_leaf;\n") == "");
+}
