@@ -199,17 +199,33 @@ class Rules {
   // Declarations at namespace scope whose name is the engine's or the
   // grader's: `inline bool gradlab::Tensor::is_leaf() const {…}` is emitted
   // weak, like the header's own inline functions, so the symbol check cannot
-  // tell it from them; and reopening their namespaces. Bodies of functions
-  // and classes are skipped: only a declarator's own name is looked at.
+  // tell it from them; reopening their namespaces; functions defined with C
+  // linkage (declaring one is fine). Bodies of functions and classes are
+  // skipped: only a declarator's own name is looked at. The symbol check
+  // stays the wall for what macros spell; this says where.
   void engine_declarations() {
     bool assigned = false, declarator_seen = false;
+    size_t statement = std::string::npos;  // where the current declaration starts
+    std::vector<bool> c_linkage;  // the namespace-like bodies we are in: extern "C" { or not
     for (size_t k = 0; k < t_.size(); ++k) {
       const Token& tok = t_[k];
       if (tok.in_directive || tok.kind == Token::Other) continue;
       const bool punct = tok.kind == Token::Punct;
+      if (statement == std::string::npos) statement = k;
       if (punct && (tok.text == ";" || tok.text == "}" || tok.text == "{")) {
-        if (tok.text == "{" && !namespace_brace(k)) k = matching(k, "{", "}");
+        const bool c = is(statement, Token::Ident, "extern") && is(statement + 1, Token::Literal);
+        if (tok.text == "{" && namespace_brace(k)) {
+          c_linkage.push_back(c);
+        } else if (tok.text == "{") {
+          if (declarator_seen && (c || (!c_linkage.empty() && c_linkage.back())))
+            error(t_[statement], "defines a function with C linkage (extern \"C\"), which would replace the C "
+                                 "library's or the grader's own function of that name; drop extern \"C\"");
+          k = matching(k, "{", "}");
+        } else if (tok.text == "}" && !c_linkage.empty()) {
+          c_linkage.pop_back();
+        }
         assigned = declarator_seen = false;
+        statement = std::string::npos;
       } else if (punct && tok.text == "=") {
         assigned = true;
       } else if (tok.kind == Token::Ident && tok.text == "namespace" && k + 1 < t_.size() &&
@@ -230,6 +246,7 @@ class Rules {
     auto skip_template_args = [&] {
       for (int depth = 0; j > 0;) {
         const std::string& x = t_[--j].text;
+        if (x == ";" || x == "{" || x == "}") return;  // never past the declaration: linear in the file
         depth += x == ">" ? 1 : x == ">>" ? 2 : x == "<" ? -1 : 0;
         if (depth <= 0) return;
       }

@@ -257,3 +257,12 @@ TEST_CASE("declarations of the engine's own names are refused at their line", "[
             "void exercise3(lab::Lab& lab) { auto t = torch::ones({2}); lab.check(\"t\", t); }\n"
             "[[maybe_unused]] static auto const keep = &gradlab::Tensor::is_leaf;\n") == "");
 }
+
+TEST_CASE("functions defined with C linkage are refused at their line, declared ones are not", "[guard]") {
+  CHECK_THAT(src("#include <cstddef>\nextern \"C\" inline long write(int, const void*, std::size_t) { return 0; }\n"),
+             Catch::StartsWith("f.cpp:2:1: error: defines a function with C linkage"));
+  CHECK_THAT(src("extern \"C\" {\nint x;\nvoid* malloc(unsigned long n) { return nullptr; }\n}\n"),
+             Catch::StartsWith("f.cpp:3:1: error: defines a function with C linkage"));
+  CHECK(src("extern \"C\" int close(int);\nextern \"C\" {\nint fcntl(int, int, ...);\n}\n"
+            "extern \"C++\" { }\nnamespace { int f() { return 1; } }\n") == "");
+}
