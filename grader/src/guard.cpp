@@ -213,7 +213,7 @@ class Rules {
       const bool punct = tok.kind == Token::Punct;
       if (statement == std::string::npos) statement = k;
       if (punct && (tok.text == ";" || tok.text == "}" || tok.text == "{")) {
-        const bool c = is(statement, Token::Ident, "extern") && is(statement + 1, Token::Literal);
+        const bool c = is(statement, Token::Ident, "extern") && is(statement + 1, Token::Literal, "\"C\"");
         if (tok.text == "{" && namespace_brace(k)) {
           c_linkage.push_back(c);
         } else if (tok.text == "{") {
