@@ -86,7 +86,11 @@ class Rules {
     for (const auto& p : lexed_.problems) error(p.line, p.col, p.what);
     for (size_t k = 0; k < t_.size(); ++k) {
       const Token& tok = t_[k];
-      if (tok.kind == Token::Punct && tok.text == "#" && (tok.first || tok.after_newline)) {
+      // A # after a comment over lines opens no directive for GCC unless it is
+      // the first token of its line; the guard reads one there all the same,
+      // but never inside a directive (a macro's # stringizes).
+      const bool hash = tok.kind == Token::Punct && tok.text == "#";
+      if (hash && (tok.first || (tok.after_newline && !tok.in_directive))) {
         directive(k);
       } else if (tok.kind == Token::Punct && tok.text == "##") {
         error(tok, "token pasting (##) is not allowed in an exercise");

@@ -143,6 +143,7 @@ TEST_CASE("directives: blanks GCC allows before the name, digraphs, line markers
   CHECK_THAT(src("/*\n*/ #include </etc/passwd>\n"), Catch::StartsWith("f.cpp:2:13: error: #include </etc/passwd>"));
   // Here GCC reads no directive (the line began with `int a;`), but the guard refuses it all the same.
   CHECK_THAT(src("int a; /*\n*/ # pragma weak write\n"), Catch::StartsWith("f.cpp:2:4: error: #pragma is not allowed"));
+  CHECK(src("#define S(x) /* a comment\n over lines */ #x\nconst char* s = S(y);\n") == "");
   CHECK_THAT(src("%:include \"x.h\"\n"), Catch::StartsWith("f.cpp:1:11: error: #include \"x.h\" is not allowed"));
   CHECK_THAT(src(" %:  pragma weak write\n"), Catch::StartsWith("f.cpp:1:2: error: #pragma is not allowed"));
   CHECK_THAT(src("#define CAT(a, b) a %:%: b\n"), Catch::StartsWith("f.cpp:1:21: error: token pasting (##)"));
