@@ -434,19 +434,39 @@ bool close(const json& found, const json& expected, const Tolerance& tol) {
 std::string format_values(const json& values, const json& shape) {
   if (!values.is_array()) return "?";
   if (!shape.is_array() || shape.empty()) return values.empty() ? "[]" : format_number(values[0]);
-  std::vector<size_t> dims;
-  for (const auto& d : shape) dims.push_back(d.get<size_t>());
+  std::vector<uint64_t> dims;
+  for (const auto& d : shape) {
+    if (!d.is_number_integer() || (!d.is_number_unsigned() && d.get<int64_t>() < 0)) return "?";
+    dims.push_back(d.get<uint64_t>());
+  }
+  // An explicit stack of open brackets, each with how many entries it has
+  // written, and a budget: a shape such as [2^40, 0] holds nothing, yet
+  // nesting over it would write "[]" 2^40 times.
+  constexpr size_t kMaxText = 4096;
+  std::vector<uint64_t> written = {0};
+  std::string s = "[";
   size_t pos = 0;
-  std::function<std::string(size_t)> nest = [&](size_t depth) -> std::string {
-    std::string s = "[";
-    for (size_t i = 0; i < dims[depth]; ++i) {
-      if (i) s += ", ";
-      if (depth + 1 == dims.size()) s += pos < values.size() ? format_number(values[pos++]) : "…";
-      else s += nest(depth + 1);
+  while (!written.empty()) {
+    const size_t depth = written.size() - 1;
+    if (written[depth] == dims[depth]) {
+      s += "]";
+      written.pop_back();
+      continue;
     }
-    return s + "]";
-  };
-  return nest(0);
+    if (s.size() > kMaxText) {
+      s += ", …";
+      s.append(written.size(), ']');
+      break;
+    }
+    if (written[depth]++) s += ", ";
+    if (depth + 1 == dims.size()) {
+      s += pos < values.size() ? format_number(values[pos++]) : "…";
+    } else {
+      s += "[";
+      written.push_back(0);
+    }
+  }
+  return s;
 }
 
 std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference) {
