@@ -17,7 +17,7 @@ struct Refusal {
 };
 
 [[noreturn]] void refuse(const std::string& where, const std::string& what) {
-  throw Refusal{(where.empty() ? "the document" : where) + ": " + what};
+  throw Refusal{(where.empty() ? "the top level" : where) + ": " + what};
 }
 
 // A student's string in a message: quoted, escaped, cut short.
@@ -180,7 +180,10 @@ long node_index(const std::string& id, size_t nodes) {
 // the same graph, no cycle, every node reached from the root, leaves without
 // inputs; checked with explicit queues, since its depth is the student's to choose.
 void graph(const json& g, const json& tensors, const std::string& at, size_t& total) {
-  array(g, at, kMaxGraphNodes);
+  if (!g.is_array()) refuse(at, "expected an array of nodes, found " + brief(g));
+  if (g.size() > kMaxGraphNodes)
+    refuse(at, std::to_string(g.size()) + " nodes (at most " + std::to_string(kMaxGraphNodes) +
+                   "): does a loop keep adding to one graph? (detach(), or .item() for a number)");
   if (g.empty()) refuse(at, "a graph without nodes (the harness writes a graph only for a tensor with a grad_fn)");
   total += g.size();
   if (total > kMaxSnapshotNodes) refuse(at, "more than " + std::to_string(kMaxSnapshotNodes) + " graph nodes in all");
@@ -247,7 +250,8 @@ void graph(const json& g, const json& tensors, const std::string& at, size_t& to
     for (size_t j : next[i]) {
       depth[j] = std::max(depth[j], depth[i] + 1);
       if (depth[j] > kMaxGraphDepth)
-        refuse(at, "a path of more than " + std::to_string(kMaxGraphDepth) + " nodes from the root (at " + id_of(j) + ")");
+        refuse(at, "a path of more than " + std::to_string(kMaxGraphDepth) + " nodes from the root (at " + id_of(j) +
+                       "): does a loop keep adding to one graph? (detach(), or .item() for a number)");
       if (--incoming[j] == 0) ready.push_back(j);
     }
   }
@@ -306,7 +310,7 @@ const json& named_map(const json& v, const std::string& at) {
 }
 
 void document(const json& s, const std::string& nonce) {
-  if (!s.is_object()) refuse("", "the result is not a JSON object but " + brief(s));
+  if (!s.is_object()) throw Refusal{"the result is not a JSON object but " + brief(s)};
   if (!s.contains("nonce") || !s["nonce"].is_string() || s["nonce"].get_ref<const std::string&>() != nonce)
     throw Refusal{"the result does not carry this run's token"};
   keys(s, "", {{"nonce", true}, {"status", true}, {"message", false}, {"tensors", false}, {"graphs", false},
