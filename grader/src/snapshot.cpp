@@ -295,7 +295,7 @@ void probe(const json& p, const std::string& at) {
   object(p["after"], aat);
   if (p["after"].size() > kMaxEntries) refuse(aat, std::to_string(p["after"].size()) + " tensors (at most " + std::to_string(kMaxEntries) + ")");
   for (const auto& [name, t] : p["after"].items()) {
-    if (name.size() > kMaxNameBytes) refuse(aat, "a name of " + std::to_string(name.size()) + " bytes");
+    if (name.size() > kMaxNameBytes) refuse(aat, "the name " + quoted(name) + " is longer than " + std::to_string(kMaxNameBytes) + " bytes");
     if (!t.is_null()) tensor(t, entry(aat, name));
   }
 }
@@ -305,7 +305,7 @@ const json& named_map(const json& v, const std::string& at) {
   object(v, at);
   if (v.size() > kMaxEntries) refuse(at, std::to_string(v.size()) + " entries (at most " + std::to_string(kMaxEntries) + ")");
   for (const auto& [k, x] : v.items())
-    if (k.size() > kMaxNameBytes) refuse(at, "a name of " + std::to_string(k.size()) + " bytes: " + quoted(k));
+    if (k.size() > kMaxNameBytes) refuse(at, "the name " + quoted(k) + " is longer than " + std::to_string(kMaxNameBytes) + " bytes");
   return v;
 }
 

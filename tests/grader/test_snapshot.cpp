@@ -258,7 +258,7 @@ TEST_CASE("a forged tensor is refused: shapes, values, types, keys, strings", "[
     CHECK(refusal(d) == "warnings[0].message: a string of 1048576 bytes (at most 65536)");
     json n = base;
     n["tensors"][std::string(5000, 'x')] = base["tensors"]["x"];
-    CHECK(refusal(n).rfind("tensors: a name of 5000 bytes: \"xxxx", 0) == 0);
+    CHECK(refusal(n) == "tensors: the name \"" + std::string(60, 'x') + "\"… (5000 bytes) is longer than 1024 bytes");
   }
 }
 
