@@ -300,6 +300,14 @@ void ops() {
   torch::manual_seed(7);
   fact("factory.randn_20", torch::randn({20}));
   fact("factory.rand_5", torch::rand({5}));
+  // Tensors without elements are contiguous whatever their strides, and
+  // copying one costs nothing even when its shape is astronomical.
+  for (auto [label, t] : {std::pair{"empty.t", torch::empty({2, 0}).t()},
+                          {"empty.permuted", torch::empty({3, 0, 2}).permute({2, 0, 1})},
+                          {"empty.huge_t", torch::empty({int64_t{1} << 40, 0}).t()}}) {
+    emit(std::string(label) + ".layout", {{"contiguous", t.is_contiguous()}, {"strides", t.strides().vec()},
+                                          {"clone_numel", t.clone().numel()}, {"sizes", t.contiguous().sizes().vec()}});
+  }
 }
 
 }  // namespace

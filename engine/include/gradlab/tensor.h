@@ -99,6 +99,11 @@ struct TensorImpl : RefCounted {
   }
   void refresh_contiguous() { contiguous = compute_contiguous(); }
   bool compute_contiguous() const {
+    // As in PyTorch, a tensor without elements is contiguous whatever its
+    // strides: there is nothing to lay out (and walking a [2^40, 0] shape
+    // index by index would take hours).
+    for (int64_t s : sizes)
+      if (s == 0) return true;
     int64_t expected = 1;
     for (size_t d = sizes.size(); d-- > 0;) {
       if (sizes[d] == 1) continue;
