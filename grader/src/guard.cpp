@@ -3,6 +3,7 @@
 #include "guard_lex.h"
 
 #include <cxxabi.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cctype>
@@ -381,6 +382,22 @@ std::string check_symbols(const std::string& nm_output, const std::string& shown
       // label could, and asm is refused): DW.ref.__gxx_personality_v0, the
       // sanitizer's __odr_asan.NAME beside each global.
       if (name.find('.') != std::string::npos) continue;
+      // A variable at file scope (`double lr = 0.1;`, `torch::Tensor W;`)
+      // has an unmangled name too. It is the student's own unless its name
+      // is reserved or a library the program loads defines it as well (a
+      // global named `log` or `environ` would stand in for the C library's):
+      // the grader loads the same C, math and C++ libraries, so asking its
+      // dynamic linker tells.
+      if (std::string("BDRGSCV").find(type) != std::string::npos && name[0] != '_' &&
+          dlsym(RTLD_DEFAULT, name.c_str()) == nullptr)
+        continue;
+      if (std::string("BDRGSCV").find(type) != std::string::npos) {
+        complain("defines a global variable `" + name + "`, a name " +
+                 (name[0] == '_' ? std::string("reserved for the compiler and its library")
+                                 : "the C or C++ library also defines") +
+                 "; rename it, or put it in a namespace of your own");
+        continue;
+      }
       complain("defines `" + name + "` with C linkage, which would replace the C library's or the grader's own; "
                "give it C++ linkage (drop extern \"C\", or put a global variable in a namespace) or a name of your "
                "own");

@@ -93,6 +93,14 @@ TEST_CASE("symbols: no main, no C-linkage definitions, nothing of the engine's o
   CHECK_THAT(check_symbols("_ZN3lab12harness_mainEiPPcPFvRNS_3LabEE T 0 5\n", "f.cpp"),
              Catch::Contains("lab::harness_main"));
   CHECK(check_symbols("_Z5tableB D 0 8\n", "f.cpp") == "");  // a global of the student's own
+  // Variables at file scope are unmangled: the student's own, unless the C
+  // library has the name too or it is reserved.
+  CHECK(check_symbols("lr D 0 8\nW B 0 8\nepochs R 0 4\n", "f.cpp") == "");
+  CHECK_THAT(check_symbols("log B 0 8\n", "f.cpp"),
+             Catch::Contains("defines a global variable `log`, a name the C or C++ library also defines"));
+  CHECK_THAT(check_symbols("environ D 0 8\n", "f.cpp"), Catch::Contains("`environ`"));
+  CHECK_THAT(check_symbols("_secret B 0 8\n", "f.cpp"), Catch::Contains("reserved for the compiler"));
+  CHECK_THAT(check_symbols("lr T 0 8\n", "f.cpp"), Catch::Contains("defines `lr` with C linkage"));
   CHECK_THAT(check_symbols("resolver i 0 8\n", "f.cpp"), Catch::Contains("indirect function"));
   CHECK_THAT(check_symbols("_Znwm T 0 8\n", "f.cpp"),
              Catch::Contains("defines operator new(unsigned long), which would replace the allocator"));
