@@ -112,6 +112,12 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
     r.status = "output_limit";
     r.message = "stopped after printing more than " + std::to_string(L.output_kb) +
                 " KiB: exercises print little, so this is probably printing inside an endless loop";
+  } else if (o.disk_limit) {
+    r.status = "output_limit";  // output written to files rather than printed
+    r.message = "stopped after writing more than " + std::to_string(kWorkFolderBytes >> 20) + " MiB or " +
+                std::to_string(kWorkFolderEntries) +
+                " files to its working folder: exercises write no files, so this is probably writing inside an "
+                "endless loop";
     // Memory before CPU: paging in the last gigabyte costs CPU time too.
   } else if ((snap.is_object() && snap.value("status", "") == "out_of_memory") || (o.signal && near_memory_limit)) {
     r.status = "memory_limit";

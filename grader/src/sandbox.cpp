@@ -34,6 +34,8 @@ constexpr size_t kMaxChannel = 64u << 20;  // a result larger than this is not a
 constexpr int kSeccompFd = 4;              // where bubblewrap reads the filter (the channel is at 10 or above)
 constexpr int kReportFd = 5;               // close-on-exec: the child's word when it could not fence itself in
 constexpr long kTmpfsBytes = 64L << 20;    // the program's /tmp and working folder, each
+static_assert(kTmpfsBytes == kWorkFolderBytes, "the fallback's working folder gets the tmpfs's size");
+constexpr auto kWatchEvery = std::chrono::milliseconds(50);
 constexpr const char* kProgramDir = "/opt/gradlab";
 constexpr const char* kProgramInside = "/opt/gradlab/program";
 constexpr const char* kStudentLibName = "libgradlab_student.so";
@@ -142,10 +144,67 @@ struct Stream {
   bool open = true;
 };
 
-// Reads the child's pipes until it is gone, or kills it at the deadline or
-// past an output cap. Returns its wait status.
+// Visits every entry under `root`, folders before what they hold, without
+// following links, until `visit(folder, name, stat)` returns false. Where the
+// run shares the grader's uid (no root, no lease), a folder it shut (mode
+// 000) is opened again; as root the grader reads it anyway, and changes no
+// mode in a tree a run could still be rearranging.
+template <class Visit>
+void walk_folder(const std::string& root, Visit&& visit) {
+  std::vector<std::string> todo{root};
+  while (!todo.empty()) {
+    const std::string dir = std::move(todo.back());
+    todo.pop_back();
+    int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES && geteuid() != 0 && fchmodat(AT_FDCWD, dir.c_str(), 0700, AT_SYMLINK_NOFOLLOW) == 0)
+      fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR* d = fd >= 0 ? fdopendir(fd) : nullptr;
+    if (!d) {
+      if (fd >= 0) close(fd);
+      continue;
+    }
+    while (const dirent* e = readdir(d)) {
+      if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+      struct stat st{};
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (!visit(dir, e->d_name, st)) {
+        closedir(d);
+        return;
+      }
+      if (S_ISDIR(st.st_mode)) todo.push_back(dir + "/" + e->d_name);
+    }
+    closedir(d);
+  }
+}
+
+// Whether a folder holds more than `max_bytes` (allocated blocks, so a
+// sparse file counts what it holds) or more than `max_entries` entries.
+bool folder_over(const std::string& root, uintmax_t max_bytes, size_t max_entries) {
+  uintmax_t bytes = 0;
+  size_t entries = 0;
+  walk_folder(root, [&](const std::string&, const char*, const struct stat& st) {
+    bytes += static_cast<uintmax_t>(st.st_blocks) * 512;
+    return ++entries <= max_entries && bytes <= max_bytes;
+  });
+  return entries > max_entries || bytes > max_bytes;
+}
+
+// Removes a folder a run wrote in, folders it shut (mode 000) included.
+void remove_tree(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+  if (!ec || geteuid() == 0) return;
+  walk_folder(path, [](const std::string&, const char*, const struct stat&) { return true; });  // reopens shut folders
+  fs::remove_all(path, ec);
+}
+
+// Reads the child's pipes until it is gone, or kills it at the deadline,
+// past an output cap, or once `watched` (the fallback's working folder)
+// holds too much. Returns its wait status.
 int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
-            std::chrono::steady_clock::time_point start, SandboxOutcome& o, rusage& ru) {
+            std::chrono::steady_clock::time_point start, SandboxOutcome& o, rusage& ru,
+            const std::string& watched = "") {
+  auto next_watch = start + kWatchEvery;
   const auto deadline = start + std::chrono::duration<double>(wall_seconds);
   auto kill_group = [&] {
     kill(-pid, SIGKILL);
@@ -165,11 +224,19 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
     for (size_t i = 0; i < n_streams; ++i)
       if (streams[i].open) pf[n] = {streams[i].fd, POLLIN, 0}, which[n++] = &streams[i];
     if (n == 0 && reaped) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
       o.timed_out = !reaped;
       kill_group();
       if (!reaped) wait4(pid, &status, 0, &ru), reaped = true;
       break;
+    }
+    if (!reaped && !watched.empty() && now >= next_watch) {
+      next_watch = now + kWatchEvery;
+      if (folder_over(watched, kWorkFolderBytes, kWorkFolderEntries)) {
+        o.disk_limit = true;
+        kill_group();
+      }
     }
     if (n == 0) {
       usleep(1000);
@@ -375,7 +442,7 @@ void sweep_stale_work_folders() {
       if (lstat(e.path().c_str(), &st) != 0) continue;
       const bool ours = st.st_uid == geteuid() || (geteuid() == 0 && UidLease::is_leased(st.st_uid));
       if (!ours) continue;  // another user's grader's
-      if (owner_gone(name) || fs::last_write_time(e.path(), ec2) < cutoff) fs::remove_all(e.path(), ec2);
+      if (owner_gone(name) || fs::last_write_time(e.path(), ec2) < cutoff) remove_tree(e.path().string());
     }
   });
 }
@@ -414,9 +481,8 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   struct Cleanup {
     std::string a, b;
     ~Cleanup() {
-      std::error_code e;
-      if (!a.empty()) fs::remove_all(a, e);
-      if (!b.empty()) fs::remove_all(b, e);
+      if (!a.empty()) remove_tree(a);
+      if (!b.empty()) remove_tree(b);
     }
   } cleanup{stage, workdir};
 
@@ -512,7 +578,7 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
                        {err_p[0], &o.err, cap, &o.err_truncated},
                        {chan_p[0], &o.channel, kMaxChannel, nullptr}};
   struct rusage ru{};
-  const int status = collect(pid, streams, tool ? 2 : 3, L.wall_seconds, start, o, ru);
+  const int status = collect(pid, streams, tool ? 2 : 3, L.wall_seconds, start, o, ru, workdir);
   if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) o.signal = WTERMSIG(status);
   // bubblewrap reports its child's death by signal N as exit code 128 + N.
