@@ -130,6 +130,11 @@ int main(int argc, char** argv) {
       std::cerr << "grade: no sandbox can be built here, so no student code is compiled or run: " << fence.why_not << ".\n";
       return kExitNoDevice;
     }
+    // Said once here, not only in the reports: whoever runs the grader
+    // should know which fence holds the students' code.
+    if (base.isolate && fence.fence == Fence::Fallback)
+      std::cerr << "grade: note: bubblewrap cannot create namespaces here, so student code runs in the fallback "
+                   "fence (an unprivileged uid, Landlock, seccomp and limits; see grader/SECURITY.md)\n";
   }
   try {
     if (*list) return list_exercises(std::cout, course, st);

@@ -214,5 +214,22 @@ elif [ ! -d "$TMPDIR/gradlab-work-$$.$(awk '{print $22}' /proc/$$/stat)-alive" ]
 else echo "ok   sweep: $left folder(s) of a killed grader removed, a live one's kept"; fi
 unset TMPDIR
 
+# Where namespaces cannot be made the grader says, once, that the fallback
+# fence holds the work (not only in the report), unless it was asked for.
+# The probe's answer, kept per boot in $TMPDIR, is set to "cannot" here.
+export TMPDIR="$scratch/tmp-nons" && mkdir -p "$TMPDIR"
+run "fallback: the probe's answer kept" 0 exercise3 --solution --out "$scratch/r-probe"
+memo=$(ls "$TMPDIR"/gradlab-fence-* 2>/dev/null | head -1)
+if [ -z "$memo" ]; then echo "FAIL fallback: no probe answer kept in \$TMPDIR"; failures=$((failures + 1))
+else
+  printf 0 >"$memo"
+  run "fallback: chosen where namespaces cannot be made" 0 exercise3 --solution --out "$scratch/r-nons"
+  has "fallback: said" "student code runs in the fallback fence"
+  grep -q '"isolation": "fallback"' "$scratch/r-nons/report.json" || { echo "FAIL fallback: the report names another fence"; failures=$((failures + 1)); }
+  run "fallback: asked for" 0 exercise3 --solution --no-isolation --out "$scratch/r-nons"
+  lacks "fallback: not said when asked for" "student code runs in the fallback fence"
+fi
+unset TMPDIR
+
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
