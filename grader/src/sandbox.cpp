@@ -33,8 +33,7 @@ namespace {
 constexpr size_t kMaxChannel = 64u << 20;  // a result larger than this is not a result
 constexpr int kSeccompFd = 4;              // where bubblewrap reads the filter (the channel is at 10 or above)
 constexpr int kReportFd = 5;               // close-on-exec: the child's word when it could not fence itself in
-constexpr long kTmpfsBytes = 64L << 20;    // the program's /tmp and working folder, each
-static_assert(kTmpfsBytes == kWorkFolderBytes, "the fallback's working folder gets the tmpfs's size");
+constexpr long kTmpfsBytes = kWorkFolderBytes;  // the program's /tmp and working folder, each
 constexpr auto kWatchEvery = std::chrono::milliseconds(50);
 constexpr const char* kProgramDir = "/opt/gradlab";
 constexpr const char* kProgramInside = "/opt/gradlab/program";
@@ -145,7 +144,7 @@ struct Stream {
 };
 
 // Visits every entry under `root`, folders before what they hold, without
-// following links, until `visit(folder, name, stat)` returns false. Where the
+// following links, until `visit(stat)` returns false. Where the
 // run shares the grader's uid (no root, no lease), a folder it shut (mode
 // 000) is opened again; as root the grader reads it anyway, and changes no
 // mode in a tree a run could still be rearranging.
@@ -167,7 +166,7 @@ void walk_folder(const std::string& root, Visit&& visit) {
       if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
       struct stat st{};
       if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      if (!visit(dir, e->d_name, st)) {
+      if (!visit(st)) {
         closedir(d);
         return;
       }
@@ -182,7 +181,7 @@ void walk_folder(const std::string& root, Visit&& visit) {
 bool folder_over(const std::string& root, uintmax_t max_bytes, size_t max_entries) {
   uintmax_t bytes = 0;
   size_t entries = 0;
-  walk_folder(root, [&](const std::string&, const char*, const struct stat& st) {
+  walk_folder(root, [&](const struct stat& st) {
     bytes += static_cast<uintmax_t>(st.st_blocks) * 512;
     return ++entries <= max_entries && bytes <= max_bytes;
   });
@@ -194,7 +193,7 @@ void remove_tree(const std::string& path) {
   std::error_code ec;
   fs::remove_all(path, ec);
   if (!ec || geteuid() == 0) return;
-  walk_folder(path, [](const std::string&, const char*, const struct stat&) { return true; });  // reopens shut folders
+  walk_folder(path, [](const struct stat&) { return true; });  // reopens shut folders
   fs::remove_all(path, ec);
 }
 
