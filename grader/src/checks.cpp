@@ -442,7 +442,6 @@ std::string format_values(const json& values, const json& shape) {
   // An explicit stack of open brackets, each with how many entries it has
   // written, and a budget: a shape such as [2^40, 0] holds nothing, yet
   // nesting over it would write "[]" 2^40 times.
-  constexpr size_t kMaxText = 4096;
   std::vector<uint64_t> written = {0};
   std::string s = "[";
   size_t pos = 0;
@@ -453,7 +452,7 @@ std::string format_values(const json& values, const json& shape) {
       written.pop_back();
       continue;
     }
-    if (s.size() > kMaxText) {
+    if (s.size() > kMaxShownText) {
       s += ", …";
       s.append(written.size(), ']');
       break;

@@ -17,6 +17,9 @@ std::vector<CheckResult> not_run(const Rubric& rubric, const std::string& why);
 // Are two value lists (as the harness writes them) equal within tolerance?
 bool close(const json& found, const json& expected, const Tolerance& tol);
 
+// How much of a value or a graph a check shows before ending it in "…".
+inline constexpr size_t kMaxShownText = 4096;
+
 // A tensor's values as PyTorch would show their nesting: -12, [1, 2], [[1, 2], [3, 4]].
 std::string format_values(const json& values, const json& shape);
 

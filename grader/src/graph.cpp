@@ -37,7 +37,6 @@ std::string graph_expression(const json& nodes) {
   // Depth first with an explicit stack of the nodes whose inputs are being
   // written (a graph's depth is the student's to choose), and a budget on
   // the text: past it, the expression ends in "…".
-  constexpr size_t kMaxText = 4096;
   struct Open {
     const json* node;
     size_t edge;
@@ -77,7 +76,7 @@ std::string graph_expression(const json& nodes) {
       open.pop_back();
       continue;
     }
-    if (out.size() > kMaxText) {
+    if (out.size() > kMaxShownText) {
       out += ", …";
       out.append(open.size(), ')');
       break;
