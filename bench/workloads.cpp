@@ -151,11 +151,36 @@ int main(int argc, char** argv) {
     g_sink += a.grad().item<float>();
   }, min_s, batches);
 
+  // The chain as a student writes an update rule: two nodes a step.
+  measure("chain_10000_affine", [] {
+    Tensor a = torch::tensor(1.0, torch::requires_grad());
+    Tensor y = a;
+    for (int i = 0; i < 10000; ++i) y = y * 1.0001 + 0.0001;
+    y.backward();
+    g_sink += a.grad().item<float>();
+  }, min_s, batches);
+
   torch::manual_seed(0);
   Mlp mlp(784, 256, 0.05, torch::kCPU);
   Tensor input = torch::randn({64, 784}), target = torch::randn({64, 10});
   measure("mlp_step", [&] { g_sink += mlp.step(input, target); }, min_s, batches,
           3 * 2.0 * 64 * (784 * 256 + 256 * 10));
+  // The same step with the batch stored feature-major and read transposed,
+  // and with the loss written out by hand ((y - t)^2).mean().
+  Tensor input_t = torch::randn({784, 64}).t();
+  measure("mlp_step_input_t", [&] { g_sink += mlp.step(input_t, target); }, min_s, batches,
+          3 * 2.0 * 64 * (784 * 256 + 256 * 10));
+  measure("mlp_step_handwritten_loss", [&] {
+    Tensor hidden = torch::relu(input.mm(mlp.W1) + mlp.b1);
+    Tensor loss = (hidden.mm(mlp.W2) + mlp.b2 - target).pow(2).mean();
+    loss.backward();
+    torch::NoGradGuard no_grad;
+    for (Tensor* p : {&mlp.W1, &mlp.b1, &mlp.W2, &mlp.b2}) {
+      p->sub_(p->grad() * 0.01);
+      p->grad().zero_();
+    }
+    g_sink += loss.item<float>();
+  }, min_s, batches, 3 * 2.0 * 64 * (784 * 256 + 256 * 10));
 
   const int64_t n = 1024;
   Tensor A = torch::randn({n, n}, torch::requires_grad()), B = torch::randn({n, n}, torch::requires_grad());
@@ -164,6 +189,22 @@ int main(int argc, char** argv) {
     Tensor C = A.mm(B);
     C.backward(G);
     g_sink += C.data_ptr<float>()[0];
+  }, min_s, batches, 3 * 2.0 * n * n * n);
+
+  // The spellings students use: the gradient sum() sends back is expanded
+  // (stride 0); one stored transposed; one a strided slice.
+  measure("matmul_1024_sum", [&] {
+    A.mm(B).sum().backward();
+    g_sink += A.grad().data_ptr<float>()[0];
+  }, min_s, batches, 3 * 2.0 * n * n * n);
+  Tensor Gt = torch::randn({n, n}).t(), Gs = torch::randn({n, 2 * n}).slice(1, 0, 2 * n, 2);
+  measure("matmul_1024_grad_t", [&] {
+    A.mm(B).backward(Gt);
+    g_sink += A.grad().data_ptr<float>()[0];
+  }, min_s, batches, 3 * 2.0 * n * n * n);
+  measure("matmul_1024_grad_sliced", [&] {
+    A.mm(B).backward(Gs);
+    g_sink += A.grad().data_ptr<float>()[0];
   }, min_s, batches, 3 * 2.0 * n * n * n);
 
 #ifdef GRADLAB_BENCH_OPENBLAS

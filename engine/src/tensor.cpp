@@ -42,7 +42,7 @@ IntrusivePtr<StorageImpl> backend_storage(size_t nbytes, Device device) {
 IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) { return new_storage(nbytes, device); }
 
 TensorImpl::~TensorImpl() {
-  if (retain_slot) retain_slot->owner = nullptr;
+  if (hooks) hooks->owner = nullptr;
   if (parked_accumulator) autograd::impl::delete_parked_accumulator(parked_accumulator);
 }
 
@@ -222,8 +222,22 @@ void Tensor::retain_grad() const {
   if (!requires_grad()) throw Error("can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf() || impl_->retains_grad) return;
   impl_->retains_grad = true;
-  impl_->retain_slot = std::allocate_shared<RetainSlot>(detail::PoolAllocator<RetainSlot>(), RetainSlot{impl_.get()});
-  impl_->grad_fn->retain_hooks.emplace_back(impl_->output_nr, impl_->retain_slot);
+  autograd::impl::hooks_of(*this).entries.push_back({{}, true});
+}
+
+unsigned Tensor::_register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  checked();
+  if (!requires_grad()) throw Error("cannot register a hook on a variable that doesn't require gradient");
+  auto& entries = autograd::impl::hooks_of(*this).entries;
+  entries.push_back({std::move(hook), false});
+  return static_cast<unsigned>(entries.size() - 1);
+}
+
+void Tensor::remove_hook(unsigned pos) const {
+  checked();
+  autograd::TensorHooks* h = impl_->hooks.get();
+  if (!h || pos >= h->entries.size()) throw Error(str_cat("Invalid index, no hook at position ", pos));
+  h->entries[pos] = {};
 }
 
 bool Tensor::retains_grad() const { return checked()->retains_grad; }
@@ -239,6 +253,7 @@ const Tensor& Tensor::_base() const { return reinterpret_cast<const Tensor&>(che
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       std::optional<std::vector<Tensor>> inputs) const {
   if (!impl_) throw Error("cannot call get_autograd_meta() on undefined tensor");
+  if (inputs && inputs->empty()) throw Error("'inputs' argument to backward cannot be empty");
   if (create_graph) {
     warn({"operator()", "./torch/csrc/autograd/engine.cpp", 1059}, msg::kCreateGraphCycle);
   }

@@ -3,79 +3,11 @@
 // same facts as JSON lines (values, gradients, grad_fn names, next functions,
 // flags, versions, error texts); compare.cpp checks that the two agree.
 // Nothing here may use an API that only one side has.
-#include <torch/torch.h>
-
-#include <functional>
-#include <iostream>
-#include <nlohmann/json.hpp>
-#include <string>
-#include <vector>
-
-using json = nlohmann::json;
-using torch::Tensor;
+#include "facts_common.h"
 
 namespace {
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = t.detach().to(torch::kDouble).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-
-json next_names(const Tensor& t) {
-  json r = json::array();
-  if (!t.grad_fn()) return r;
-  for (const auto& e : t.grad_fn()->next_edges())
-    r.push_back(json::array({e.function ? json(e.function->name()) : json(nullptr), e.input_nr}));
-  return r;
-}
-
-void emit(const std::string& label, json j) {
-  j["label"] = label;
-  std::cout << j.dump() << '\n';
-}
-
-// Everything autograd says about a tensor. grad() is read only where it is
-// defined behaviour without a warning (leaves, or tensors that retain grad).
-void fact(const std::string& label, const Tensor& t) {
-  json j;
-  j["defined"] = t.defined();
-  if (t.defined()) {
-    j["shape"] = t.sizes().vec();
-    j["dtype"] = c10::str(t.scalar_type());
-    j["requires_grad"] = t.requires_grad();
-    j["is_leaf"] = t.is_leaf();
-    j["grad_fn"] = t.grad_fn() ? json(t.grad_fn()->name()) : json(nullptr);
-    j["next"] = next_names(t);
-    j["retains_grad"] = t.retains_grad();
-    j["version"] = t._version();
-    j["is_view"] = t.is_view();
-    j["values"] = values(t);
-    if (t.is_leaf() || t.retains_grad()) {
-      const Tensor& g = t.grad();
-      j["grad"] = g.defined() ? json(values(g)) : json(nullptr);
-      if (g.defined()) j["grad_shape"] = g.sizes().vec();
-    }
-  }
-  emit(label, j);
-}
-
-// Runs a statement and records whether it raised, and what.
-void attempt(const std::string& label, const std::function<void()>& fn) {
-  json j;
-  try {
-    fn();
-    j["raised"] = false;
-  } catch (const c10::Error& e) {
-    j["raised"] = true;
-    j["type"] = "c10::Error";
-    j["message"] = e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    j["raised"] = true;
-    j["type"] = "std::exception";
-    j["message"] = e.what();
-  }
-  emit(label, j);
-}
+using namespace facts;
 
 // A forward expression on fresh inputs, then backward with ones: the output
 // and every input's gradient.
@@ -231,6 +163,24 @@ void ops() {
   { Tensor A = leaf({4}), B = leaf({4}); op("matmul_vv", {A, B}, [&] { return A.matmul(B); }); }
   { Tensor A = leaf({2, 3, 4}), B = leaf({2, 4, 5}); op("matmul_batched", {A, B}, [&] { return A.matmul(B); }); }
   { Tensor A = leaf({2, 3, 4}), B = leaf({4, 5}); op("matmul_batched_bcast", {A, B}, [&] { return A.matmul(B); }); }
+  // matmul picks mm, a folded mm or bmm by the operands' layout, as LibTorch 1.13 does.
+  for (auto [label, make] : std::vector<std::pair<std::string, std::function<Tensor(Tensor, Tensor)>>>{
+           {"plain", [](Tensor A, Tensor B) { return A.matmul(B); }},
+           {"a_transposed", [](Tensor A, Tensor B) { return A.transpose(1, 2).matmul(B.t()); }},
+           {"a_permuted", [](Tensor A, Tensor B) { return A.permute({0, 2, 1}).matmul(B.t()); }},
+           {"a_transposed_vec", [](Tensor A, Tensor B) { return A.transpose(1, 2).matmul(B[0]); }},
+           {"b_batched", [](Tensor A, Tensor B) { return B.t().matmul(A); }},
+           {"both_transposed", [](Tensor A, Tensor B) { return A.transpose(1, 2).matmul(A); }},
+           {"vec_batched", [](Tensor A, Tensor B) { return B[1].matmul(A); }},
+           {"b_batched_transposed", [](Tensor A, Tensor B) { return B.matmul(A.transpose(1, 2)); }},
+           {"four_d", [](Tensor A, Tensor B) { return A.unsqueeze(0).matmul(B); }},
+           {"four_d_transposed", [](Tensor A, Tensor B) { return A.unsqueeze(0).transpose(2, 3).matmul(B); }},
+       }) {
+    Tensor A = leaf({2, 4, 4}), B = leaf({4, 4});
+    Tensor out = make(A, B);
+    emit("matmul_layout." + label, {{"graph", graph_desc(out.grad_fn())}});
+    op("matmul_layout." + label, {A, B}, [&] { return out; });
+  }
   { Tensor A = leaf({3, 4}), B = leaf({4}); op("mv", {A, B}, [&] { return A.mv(B); }); }
   { Tensor A = leaf({4}), B = leaf({4}); op("dot", {A, B}, [&] { return A.dot(B); }); }
   // Shapes and views.

@@ -55,6 +55,22 @@ struct InputMetadata {
   Device device;
 };
 
+// One tensor's hooks on one grad_fn (PyTorch's cpp_hooks_list): the gradient
+// flowing into that output of the node passes through the entries in the
+// order they were registered, before the node runs. An entry keeps its
+// position (register_hook's answer) when another is removed. retain_grad()
+// is an entry too, so it stores what the hooks before it made.
+struct TensorHooks {
+  struct Entry {
+    std::function<Tensor(const Tensor&)> fn;  // empty for retain_grad's entry and removed ones
+    bool retains_grad = false;
+  };
+  TensorImpl* owner = nullptr;  // the tensor whose .grad retain_grad fills; cleared when it dies
+  std::vector<Entry> entries;
+  // Passes `grad` through the entries (may replace it).
+  void run(Tensor& grad);
+};
+
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
@@ -75,6 +91,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual bool has_saved_variables() const { return false; }
 
   bool is_accumulate_grad() const { return is_accumulate_grad_; }
+  // Custom functions take undefined gradients (their context materialises
+  // them or not); the ops' backwards never see one: a node whose gradients
+  // are all undefined is skipped, as LibTorch's any_grad_defined does.
+  bool takes_undefined_grads() const { return takes_undefined_grads_; }
 
   variable_list operator()(variable_list&& grads) { return apply(std::move(grads)); }
   const edge_list& next_edges() const { return next_edges_; }
@@ -84,6 +104,7 @@ class Node : public std::enable_shared_from_this<Node> {
   uint32_t num_inputs() const { return static_cast<uint32_t>(input_metadata_.size()); }
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
   uint32_t add_input_metadata(const Tensor& t);
+  uint32_t add_input_metadata_undefined();  // an output that is not a tensor
   void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
   void set_next_edges(edge_list e) { next_edges_ = std::move(e); }
   uint64_t sequence_nr() const { return sequence_nr_; }
@@ -91,15 +112,16 @@ class Node : public std::enable_shared_from_this<Node> {
     return i < next_edges_.size() && next_edges_[i].is_valid();
   }
 
-  // Tensors that asked for retain_grad(), by output number: the engine hands
-  // them the gradient flowing into this node.
-  SmallVector<std::pair<uint32_t, std::shared_ptr<RetainSlot>>, 1> retain_hooks;
+  // The hooks (register_hook, retain_grad) of the tensors this node made, by
+  // output number: the engine runs them on the gradient flowing in.
+  SmallVector<std::pair<uint32_t, std::shared_ptr<TensorHooks>>, 1> tensor_hooks;
 
  protected:
   edge_list next_edges_;
   SmallVector<InputMetadata, 1> input_metadata_;  // ops have one output, mostly
   uint64_t sequence_nr_;
   bool is_accumulate_grad_ = false;
+  bool takes_undefined_grads_ = false;
 };
 
 // The sink of a leaf: adds the incoming gradient into variable.grad().
@@ -214,8 +236,14 @@ void set_history(const Tensor& t, P&& fn, uint32_t output_nr = 0) {
   impl->grad_fn = std::forward<P>(fn);
   impl->output_nr = output_nr;
 }
-// After an in-place op: `t` now comes from `fn` (moves retain_grad along).
+// After an in-place op: `t` now comes from `fn`. Hooks registered before stay
+// with the old node (they see the old value's gradient); retain_grad moves on.
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
+// The same for an output whose metadata `fn` already has, as output `output_nr`.
+void move_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr);
+// The list register_hook and retain_grad add to, made (and attached to the
+// grad_fn of a non-leaf) on first use.
+TensorHooks& hooks_of(const Tensor& t);
 }  // namespace impl
 
 // The engine entry points (torch::autograd::backward / grad).

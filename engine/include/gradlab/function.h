@@ -47,9 +47,15 @@ class AutogradContext {
  public:
   void save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
   variable_list get_saved_variables() const;
-  void mark_dirty(const variable_list&) {}
+  // Inputs the forward changed in place: their versions move on, and their
+  // history becomes this function's (a leaf that requires grad is refused).
+  void mark_dirty(const variable_list& inputs) { dirty_ = inputs; }
+  // Outputs that are not differentiable: they come out not requiring grad,
+  // and the backward gets zeros (or, without materialisation, nothing) for them.
   void mark_non_differentiable(const variable_list& outputs) { non_differentiable_ = outputs; }
   void set_materialize_grads(bool v) { materialize_grads_ = v; }
+  // Whether the gradient of the i-th tensor input is wanted (edges count
+  // tensors only, each element of a TensorList one).
   bool needs_input_grad(size_t i) const;
   std::unordered_map<std::string, IValue> saved_data;
 
@@ -60,48 +66,75 @@ class AutogradContext {
     released_ = true;
   }
   std::weak_ptr<Node> node_;
-  std::vector<bool> needs_input_grad_;
   bool materialize_grads_ = true;
+  variable_list dirty_;
+  variable_list non_differentiable_;
 
  private:
   variable_list to_save_;
-  variable_list non_differentiable_;
   std::vector<SavedVariable> saved_;
   bool released_ = false;
 };
 
 std::string demangle(const char* name);
 
+// The backward of a custom function: the user's T::backward between
+// LibTorch's checks of what goes in and comes out.
+class CppNodeBase : public Node {
+ public:
+  CppNodeBase() { takes_undefined_grads_ = true; }
+  void release_variables() override { ctx_.release(); }
+  bool has_saved_variables() const override { return true; }
+  AutogradContext ctx_;
+  // One entry per forward argument (per element of a TensorList argument):
+  // whether it was a tensor, hence has an edge and a gradient.
+  std::vector<bool> is_variable_input_;
+
+ protected:
+  // Undefined gradients become zeros of the output's shape, unless the
+  // function turned that off.
+  void materialize(variable_list& grads);
+  // Trailing undefined extras are dropped; then the count must match the
+  // forward's arguments, and non-tensor arguments get no gradient.
+  variable_list check_and_select(variable_list&& outs) const;
+};
+
 template <class T>
-class CppNode : public Node {
+class CppNode : public CppNodeBase {
  public:
   std::string name() const override { return "torch::autograd::CppNode<" + demangle(typeid(T).name()) + ">"; }
   variable_list apply(variable_list&& grads) override {
-    if (ctx_.materialize_grads_)
-      for (size_t i = 0; i < grads.size(); ++i)
-        if (!grads[i].defined() && i < num_inputs())
-          grads[i] = zeros(input_metadata(i).shape, TensorOptions(input_metadata(i).dtype).device(input_metadata(i).device));
-    variable_list outs = T::backward(&ctx_, std::move(grads));
-    const size_t expected = is_variable_input_.size();
-    if (outs.size() > expected) {
-      bool all_undefined = true;
-      for (size_t i = expected; i < outs.size(); ++i) all_undefined &= !outs[i].defined();
-      if (all_undefined) outs.resize(expected);
-    }
-    if (outs.size() != expected)
-      throw std::runtime_error(str_cat("function ", name(), " returned an incorrect number of gradients (expected ",
-                                       expected, ", got ", outs.size(), ")"));
-    variable_list result;
-    for (size_t i = 0; i < outs.size(); ++i)
-      if (is_variable_input_[i]) result.push_back(std::move(outs[i]));
-    return result;
+    materialize(grads);
+    return check_and_select(T::backward(&ctx_, std::move(grads)));
   }
-  void release_variables() override { ctx_.release(); }
-  bool has_saved_variables() const override { return true; }
-
-  AutogradContext ctx_;
-  std::vector<bool> is_variable_input_;
 };
+
+namespace detail {
+// Sorts the forward's arguments: a tensor is one input, a TensorList (or
+// vector of tensors) one input per element, anything else no input.
+inline void collect_input(CppNodeBase& node, variable_list& inputs, const Tensor& t) {
+  node.is_variable_input_.push_back(true);
+  inputs.push_back(t);
+}
+inline void collect_input(CppNodeBase& node, variable_list& inputs, TensorList ts) {
+  for (const Tensor& t : ts) collect_input(node, inputs, t);
+}
+inline void collect_input(CppNodeBase& node, variable_list& inputs, const std::vector<Tensor>& ts) {
+  collect_input(node, inputs, TensorList(ts));
+}
+template <class A>
+void collect_input(CppNodeBase& node, variable_list&, const A&) {
+  node.is_variable_input_.push_back(false);
+}
+// Edges to the inputs; whether a graph is to be recorded at all.
+bool connect_inputs(CppNodeBase& node, const variable_list& inputs);
+// LibTorch's _wrap_outputs: versions of dirty inputs, histories of the
+// outputs (in place, as views of returned inputs, or rebased for dirty
+// ones), non-differentiable outputs detached. `node` is null when nothing
+// is recorded.
+void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx, const variable_list& inputs,
+                  variable_list& outputs);
+}  // namespace detail
 
 template <class T>
 struct Function {
@@ -109,23 +142,9 @@ struct Function {
   static auto apply(Args&&... args) {
     auto node = make_node<CppNode<T>>();
     node->ctx_.node_ = node;
-    // One entry per forward argument; only tensors get an edge.
-    bool any_requires_grad = false;
-    auto visit = [&](const auto& a) {
-      using A = std::decay_t<decltype(a)>;
-      if constexpr (std::is_same_v<A, Tensor>) {
-        node->is_variable_input_.push_back(true);
-        const bool rg = a.defined() && a.requires_grad();
-        any_requires_grad |= rg;
-        node->ctx_.needs_input_grad_.push_back(rg);
-        node->add_next_edge(rg ? impl::gradient_edge(a) : Edge());
-      } else {
-        node->is_variable_input_.push_back(false);
-        node->ctx_.needs_input_grad_.push_back(false);
-      }
-    };
-    (visit(args), ...);
-    const bool record = any_requires_grad && GradMode::is_enabled();
+    variable_list inputs;
+    (detail::collect_input(*node, inputs, args), ...);
+    const bool record = detail::connect_inputs(*node, inputs);
     using Out = decltype(T::forward(&node->ctx_, std::forward<Args>(args)...));
     Out out = [&] {
       AutoGradMode guard(false);
@@ -133,22 +152,13 @@ struct Function {
     }();
     variable_list outs;
     if constexpr (std::is_same_v<std::decay_t<Out>, Tensor>) {
-      outs.push_back(out);
+      outs.push_back(std::move(out));
     } else {
-      outs = out;
+      outs = std::move(out);
     }
-    if (record) {
-      for (size_t i = 0; i < outs.size(); ++i) {
-        if (!outs[i].defined()) continue;
-        // The output is the function's own: a fresh header with this history.
-        outs[i] = outs[i].tensor_data();
-        node->add_input_metadata(outs[i]);
-        impl::set_history(outs[i], node, static_cast<uint32_t>(i));
-      }
-      node->ctx_.commit_saved(outs);
-    } else {
-      node->ctx_.commit_saved({});
-    }
+    std::shared_ptr<CppNodeBase> recorded;
+    if (record) recorded = node;
+    detail::wrap_outputs(recorded, node->ctx_, inputs, outs);
     if constexpr (std::is_same_v<std::decay_t<Out>, Tensor>) {
       return outs[0];
     } else {

@@ -4,10 +4,12 @@
 // shared by copies of the handle, exactly like at::Tensor.
 #pragma once
 #include <cassert>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "gradlab/array_ref.h"
@@ -47,10 +49,9 @@ struct VersionCounter : RefCounted {
 };
 
 struct TensorImpl;
-// A weak handle from a graph node back to a tensor that retains its grad.
-struct RetainSlot {
-  TensorImpl* owner = nullptr;
-};
+namespace autograd {
+struct TensorHooks;  // see autograd.h
+}
 
 // How a view was made decides what in-place ops on it may do (PyTorch's CreationMeta).
 enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutput };
@@ -86,7 +87,9 @@ struct TensorImpl : RefCounted {
   bool contiguous = true;        // see is_contiguous()
   IntrusivePtr<TensorImpl> grad;
   IntrusivePtr<TensorImpl> base;  // views: the tensor that owns the viewed memory
-  std::shared_ptr<RetainSlot> retain_slot;
+  // register_hook's and retain_grad's list for the current grad_fn (or, on a
+  // leaf, for its accumulator); null until the first one.
+  std::shared_ptr<autograd::TensorHooks> hooks;
 
   ~TensorImpl() override;
   GRADLAB_POOLED
@@ -207,6 +210,13 @@ class Tensor {
   Tensor& mutable_grad() const;
   void retain_grad() const;
   bool retains_grad() const;
+  // A function of the gradient flowing into this tensor, run before it goes
+  // on (or into .grad, for a leaf): returns nothing, or a replacement of the
+  // same shape and type. The answer is the index remove_hook takes.
+  template <class F>
+  unsigned register_hook(F&& hook) const;
+  void remove_hook(unsigned pos) const;
+  unsigned _register_hook(std::function<Tensor(const Tensor&)> hook) const;
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
   int64_t _version() const;
@@ -453,6 +463,20 @@ int64_t wrap_dim(int64_t dim, int64_t ndim);
 // a branch, and the message is built out of line only when it fails.
 inline void check_defined(const Tensor& t, int arg = 0, const char* name = "self") {
   if (!t.defined()) detail::throw_undefined(arg, name);
+}
+
+// LibTorch takes hooks of both kinds: void(Tensor), which only looks, and
+// Tensor(Tensor), whose answer (when defined) replaces the gradient.
+template <class F>
+unsigned Tensor::register_hook(F&& hook) const {
+  if constexpr (std::is_void_v<std::invoke_result_t<std::decay_t<F>&, Tensor>>) {
+    return _register_hook([fn = std::forward<F>(hook)](const Tensor& g) mutable {
+      fn(g);
+      return Tensor();
+    });
+  } else {
+    return _register_hook([fn = std::forward<F>(hook)](const Tensor& g) mutable { return Tensor(fn(g)); });
+  }
 }
 
 }  // namespace gradlab

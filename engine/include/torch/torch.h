@@ -53,8 +53,25 @@ class WarningHandlerGuard {
 namespace at {
 using gradlab::Tensor;
 using gradlab::TensorList;
+using gradlab::TensorOptions;
+using gradlab::Device;
+using gradlab::DeviceType;
+using gradlab::IntArrayRef;
 using c10::Scalar;
 using c10::ScalarType;
+using NoGradGuard = gradlab::autograd::NoGradGuard;
+using AutoGradMode = gradlab::autograd::AutoGradMode;
+using GradMode = gradlab::autograd::GradMode;
+inline constexpr ScalarType kBool = ScalarType::Bool;
+inline constexpr ScalarType kInt = ScalarType::Int;
+inline constexpr ScalarType kLong = ScalarType::Long;
+inline constexpr ScalarType kFloat = ScalarType::Float;
+inline constexpr ScalarType kDouble = ScalarType::Double;
+inline constexpr DeviceType kCPU = DeviceType::CPU;
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 }  // namespace at
 
 namespace torch {
@@ -69,21 +86,21 @@ using gradlab::IntArrayRef;
 using gradlab::TensorDataContainer;
 using Dtype = gradlab::ScalarType;
 
-inline constexpr ScalarType kBool = ScalarType::Bool;
-inline constexpr ScalarType kInt = ScalarType::Int;
+using at::kBool;
+using at::kInt;
 inline constexpr ScalarType kInt32 = ScalarType::Int;
-inline constexpr ScalarType kLong = ScalarType::Long;
+using at::kLong;
 inline constexpr ScalarType kInt64 = ScalarType::Long;
-inline constexpr ScalarType kFloat = ScalarType::Float;
+using at::kFloat;
 inline constexpr ScalarType kFloat32 = ScalarType::Float;
-inline constexpr ScalarType kDouble = ScalarType::Double;
+using at::kDouble;
 inline constexpr ScalarType kFloat64 = ScalarType::Double;
-inline constexpr DeviceType kCPU = DeviceType::CPU;
-inline constexpr DeviceType kCUDA = DeviceType::CUDA;
+using at::kCPU;
+using at::kCUDA;
 
-inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
-inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
-inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+using at::device;
+using at::dtype;
+using at::requires_grad;
 
 // factories
 using gradlab::arange;
@@ -188,6 +205,13 @@ using gradlab::autograd::IValue;
 using gradlab::autograd::Node;
 using gradlab::autograd::variable_list;
 using Variable = gradlab::Tensor;
+// A variable over `data`'s memory with no history and a version counter of
+// its own (LibTorch's make_variable; what .data() gives, then requires_grad).
+inline Variable make_variable(const gradlab::Tensor& data, bool requires_grad = false) {
+  gradlab::Tensor v = data.data();
+  if (requires_grad) v.requires_grad_(true);
+  return v;
+}
 namespace impl {
 using gradlab::autograd::impl::grad_accumulator;
 using gradlab::autograd::impl::gradient_edge;

@@ -6,7 +6,11 @@
 // the shapes recorded at forward time (reducing broadcast gradients), and
 // frees saved tensors unless the graph is retained.
 #include <algorithm>
+#include <cmath>
+#include <exception>
 #include <memory>
+#include <system_error>
+#include <thread>
 #include <unordered_set>
 
 #include "gradlab/autograd.h"
@@ -193,23 +197,50 @@ void accumulate(GradList& buf, uint32_t nr, Tensor&& g) {
   }
 }
 
-void run_retain_hooks(Node* n, const GradList& inputs) {
-  for (auto& [nr, slot] : n->retain_hooks) {
-    TensorImpl* owner = slot->owner;
-    if (!owner || nr >= inputs.size() || !inputs[nr].defined()) continue;
-    Tensor& grad = reinterpret_cast<Tensor&>(owner->grad);
-    grad = grad.defined() ? grad + inputs[nr] : inputs[nr].clone();
+// The tensor hooks on the gradients flowing into `n`: those of the tensors it
+// made, or for an accumulator those of its leaf.
+void run_tensor_hooks(Node* n, GradList& inputs) {
+  if (n->is_accumulate_grad()) {
+    const Tensor& leaf = static_cast<AccumulateGrad*>(n)->variable;
+    if (leaf.defined() && leaf.unsafeGetTensorImpl()->hooks) leaf.unsafeGetTensorImpl()->hooks->run(inputs[0]);
+    return;
   }
+  // A copy of the list's pointers: a hook may register another one.
+  auto lists = n->tensor_hooks;
+  for (auto& [nr, hooks] : lists)
+    if (nr < inputs.size()) hooks->run(inputs[nr]);
+}
+
+// Anomaly mode: a NaN coming out of a backward is an error naming the node.
+void check_for_nan(const Node* n, const GradList& outs) {
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i].defined() || !outs[i].is_floating_point()) continue;
+    Tensor c = outs[i].detach().to(Device(DeviceType::CPU)).to(ScalarType::Double).contiguous();
+    const double* p = c.data_ptr<double>();
+    for (int64_t k = 0; k < c.numel(); ++k)
+      if (std::isnan(p[k]))
+        throw std::runtime_error(str_cat("Function '", n->name(), "' returned nan values in its ", i, "th output."));
+  }
+}
+
+bool any_defined(const GradList& grads) {
+  for (const Tensor& g : grads)
+    if (g.defined()) return true;
+  return false;
 }
 
 // Runs one node; its gradients are built straight into the caller's variable.
 GradList apply_node(Node* n, GradList& in) {
+  if (!n->takes_undefined_grads() && !n->is_accumulate_grad() && !any_defined(in))
+    return GradList(n->num_outputs());  // nothing flows on: every output undefined
+  if (!DetectAnomalyGuard::is_enabled()) return n->apply_into(in);
   try {
-    return n->apply_into(in);
-  } catch (const Error&) {
-    if (DetectAnomalyGuard::is_enabled())
-      warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},
-           str_cat("Error detected in ", n->name(), ". Traceback of forward call that caused the error:\n"));
+    GradList outs = n->apply_into(in);
+    check_for_nan(n, outs);
+    return outs;
+  } catch (const std::exception&) {
+    warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},
+         str_cat("Error detected in ", n->name(), ". Traceback of forward call that caused the error:\n"));
     throw;
   }
 }
@@ -321,7 +352,8 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     Node* n = st.node;
     GradList& in = st.inputs;
     in.resize(n->num_inputs());
-    run_retain_hooks(n, in);
+    // As in LibTorch 1.13, autograd::grad captures a gradient before the
+    // node's hooks run (and they run only when the node does).
     for (const Capture& c : captures)
       if (c.node == n && c.input_nr < in.size() && in[c.input_nr].defined()) {
         Tensor& dst = captured[c.slot];
@@ -341,6 +373,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
         should_run = leads_on;
       }
     }
+    if (should_run && (is_accumulator || !n->tensor_hooks.empty())) run_tensor_hooks(n, in);
     GradList outs = should_run ? apply_node(n, in) : GradList();
     if (should_run) {
       ran.push_back(n);
@@ -368,6 +401,36 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
   return captured;
 }
 
+// A custom function's backward may call backward, whose nodes may do it
+// again, thousands deep. Every kReentrantPerThread levels the next pass runs
+// on a fresh thread (its own stack) while this one waits, as LibTorch hands a
+// deep re-entrant pass to another worker. Grad mode goes along; when no
+// thread can be made (a fenced process), it runs here.
+constexpr size_t kReentrantPerThread = 32;
+
+template <class F>
+auto run_with_room(F&& f) {
+  if (t_depth < kReentrantPerThread) return f();
+  const detail::ModeFlags modes = detail::t_modes;
+  decltype(f()) result;
+  std::exception_ptr error;
+  try {
+    std::thread worker([&] {
+      detail::t_modes = modes;
+      try {
+        result = f();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    worker.join();
+  } catch (const std::system_error&) {
+    return f();
+  }
+  if (error) std::rethrow_exception(error);
+  return result;
+}
+
 }  // namespace
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
@@ -378,7 +441,8 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 void backward_impl(TensorList tensors, TensorList grad_tensors, std::optional<bool> retain_graph, bool create_graph,
                    TensorList inputs) {
   const bool keep = retain_graph.value_or(create_graph);
-  variable_list leaves_captured = run(tensors, grad_tensors, keep, create_graph, inputs, true, true);
+  variable_list leaves_captured =
+      run_with_room([&] { return run(tensors, grad_tensors, keep, create_graph, inputs, true, true); });
   // backward(inputs=...) on a non-leaf input fills its .grad like retain_grad would.
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].is_leaf() || !leaves_captured[i].defined()) continue;
@@ -389,8 +453,9 @@ void backward_impl(TensorList tensors, TensorList grad_tensors, std::optional<bo
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  if (inputs.empty()) throw Error("grad requires non-empty inputs.");
   const bool keep = retain_graph.value_or(create_graph);
-  return run(outputs, grad_outputs, keep, create_graph, inputs, false, allow_unused);
+  return run_with_room([&] { return run(outputs, grad_outputs, keep, create_graph, inputs, false, allow_unused); });
 }
 
 }  // namespace gradlab::autograd

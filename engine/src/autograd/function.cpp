@@ -1,6 +1,8 @@
 // Custom functions' context and IValue.
 #include "gradlab/function.h"
 
+#include "ops/ops_internal.h"
+
 namespace gradlab::autograd {
 
 std::string demangle(const char* name) {
@@ -60,6 +62,111 @@ variable_list AutogradContext::get_saved_variables() const {
   return r;
 }
 
-bool AutogradContext::needs_input_grad(size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
+bool AutogradContext::needs_input_grad(size_t i) const {
+  auto node = node_.lock();
+  return node && node->should_compute_output(i);
+}
+
+// ------------------------------------------------------------ CppNodeBase
+void CppNodeBase::materialize(variable_list& grads) {
+  if (!ctx_.materialize_grads_) return;
+  for (size_t i = 0; i < grads.size() && i < num_inputs(); ++i)
+    if (!grads[i].defined()) {
+      const InputMetadata& m = input_metadata(i);
+      grads[i] = zeros(m.shape, TensorOptions(m.dtype).device(m.device));
+    }
+}
+
+variable_list CppNodeBase::check_and_select(variable_list&& outs) const {
+  const size_t expected = is_variable_input_.size();
+  if (outs.size() > expected) {
+    bool all_undefined = true;
+    for (size_t i = expected; i < outs.size(); ++i) all_undefined &= !outs[i].defined();
+    if (all_undefined) outs.resize(expected);
+  }
+  if (outs.size() != expected)
+    throw std::runtime_error(str_cat("function ", name(), " returned an incorrect number of gradients (expected ",
+                                     expected, ", got ", outs.size(), ")"));
+  variable_list result;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (is_variable_input_[i]) {
+      result.push_back(std::move(outs[i]));
+    } else if (outs[i].defined()) {
+      // (sic: LibTorch's wording)
+      throw std::runtime_error(str_cat("function ", name(), " returned a gradient different that is defined at position ",
+                                       i + 1, ", but the corresponding forward input was not a Variable"));
+    }
+  }
+  return result;
+}
+
+// ------------------------------------------------------------ apply's two halves
+namespace detail {
+
+bool connect_inputs(CppNodeBase& node, const variable_list& inputs) {
+  bool any = false;
+  for (const Tensor& t : inputs) {
+    const bool rg = t.defined() && t.requires_grad();
+    any |= rg;
+    node.add_next_edge(rg ? impl::gradient_edge(t) : Edge());
+  }
+  return any && GradMode::is_enabled();
+}
+
+namespace {
+bool holds(const variable_list& list, const Tensor& t) {
+  for (const Tensor& x : list)
+    if (x.defined() && x.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) return true;
+  return false;
+}
+Tensor alias_view(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
+}  // namespace
+
+void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx, const variable_list& inputs,
+                  variable_list& outputs) {
+  const variable_list dirty = std::move(ctx.dirty_);
+  const variable_list non_differentiable = std::move(ctx.non_differentiable_);
+  for (const Tensor& d : dirty)
+    if (d.defined()) bump_version(d);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Tensor& var = outputs[i];
+    if (!var.defined()) {
+      if (node) node->add_input_metadata_undefined();
+      continue;
+    }
+    const bool is_input = holds(inputs, var);
+    const bool is_modified = holds(dirty, var);
+    const bool differentiable = node && !holds(non_differentiable, var) && is_floating(var.scalar_type());
+    if (node) node->add_input_metadata(var);
+    const auto nr = static_cast<uint32_t>(i);
+    if (!differentiable) {
+      if (!var.requires_grad()) {
+        if (is_input && !is_modified) var = alias_view(var);
+      } else if (is_input) {
+        var = var.detach();
+      } else if (!var.is_view()) {
+        var.detach_();
+      }
+    } else if (is_modified) {
+      if (var.is_leaf() && var.requires_grad())
+        throw Error("a leaf Variable that requires grad has been used in an in-place operation.");
+      if (!is_input)
+        warn({"_process_backward_mode_ad", "../torch/csrc/autograd/custom_function.cpp", 245},
+             "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there is no need "
+             "to pass it to mark_dirty().");
+      var.mutable_grad() = Tensor();
+      var.unsafeGetTensorImpl()->hooks.reset();
+      impl::move_history(var, node, nr);
+    } else if (is_input) {
+      var = alias_view(var);
+      impl::set_history(var, node, nr);
+    } else {
+      impl::set_history(var, node, nr);
+    }
+  }
+  ctx.commit_saved(node ? outputs : variable_list());
+}
+
+}  // namespace detail
 
 }  // namespace gradlab::autograd

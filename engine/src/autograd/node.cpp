@@ -27,6 +27,11 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
+uint32_t Node::add_input_metadata_undefined() {
+  input_metadata_.emplace_back();
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
 GradList Node::apply_into(GradList& grads) {
   variable_list r = apply(variable_list(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end())));
   return GradList(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
@@ -102,6 +107,39 @@ void AccumulateGrad::accumulate(Tensor& new_grad) {
     ++g->version();
   } else {
     grad.add_(new_grad);
+  }
+}
+
+// ------------------------------------------------------------ tensor hooks
+namespace {
+std::string type_string(const Tensor& t) { return t.toString(); }
+
+// LibTorch's check_variable_result: a hook may change the values only.
+void check_hook_result(const Tensor& value, const Tensor& result, size_t index) {
+  if (!value.defined()) throw std::runtime_error("can't replace a empty gradient with a non-empty value");
+  if (value.scalar_type() != result.scalar_type() || value.device() != result.device())
+    throw std::runtime_error(str_cat("hook '", index, "' has changed the type of value (was ", type_string(value),
+                                     " got ", type_string(result), ")"));
+  if (!value.sizes().equals(result.sizes()))
+    throw std::runtime_error(str_cat("hook '", index, "' has changed the size of value"));
+}
+}  // namespace
+
+void TensorHooks::run(Tensor& grad) {
+  // By index, and on a copy of each function: a hook may add or remove hooks.
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].retains_grad) {
+      if (!owner || !grad.defined()) continue;
+      Tensor& g = reinterpret_cast<Tensor&>(owner->grad);
+      g = g.defined() ? g + grad : grad.clone();
+      continue;
+    }
+    if (!entries[i].fn) continue;
+    auto fn = entries[i].fn;
+    Tensor r = fn(grad);
+    if (!r.defined()) continue;
+    check_hook_result(grad, r, i);
+    grad = std::move(r);
   }
 }
 
@@ -203,7 +241,7 @@ struct ParkAccumulator {
   void operator()(AccumulateGrad* acc) const noexcept {
     Tensor leaf = std::move(acc->variable);
     TensorImpl* impl = leaf.unsafeGetTensorImpl();
-    const bool clean = acc->next_edges().empty() && acc->retain_hooks.empty();
+    const bool clean = acc->next_edges().empty() && acc->tensor_hooks.empty();
     if (impl && clean && !impl->parked_accumulator) {
       impl->parked_accumulator = acc;
     } else {
@@ -255,24 +293,33 @@ Edge gradient_edge(const Tensor& t) {
   return Edge(grad_accumulator(t), 0);
 }
 
-void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+TensorHooks& hooks_of(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  const bool retained = impl->retains_grad && impl->retain_slot;
-  if (retained) {
-    // The retain_grad hook follows the tensor to its new grad_fn.
-    if (impl->grad_fn) {
-      auto& hooks = impl->grad_fn->retain_hooks;
-      for (auto it = hooks.begin(); it != hooks.end(); ++it)
-        if (it->second == impl->retain_slot) {
-          hooks.erase(it);
-          break;
-        }
-    }
+  if (!impl->hooks) {
+    impl->hooks = std::make_shared<TensorHooks>();
+    impl->hooks->owner = impl;
+    // A leaf's accumulator reads the list off the leaf, graph after graph.
+    if (impl->grad_fn) impl->grad_fn->tensor_hooks.emplace_back(impl->output_nr, impl->hooks);
   }
+  return *impl->hooks;
+}
+
+void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
   fn->add_input_metadata(t);
+  move_history(t, fn, 0);
+}
+
+void move_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (std::shared_ptr<TensorHooks> old = std::move(impl->hooks)) {
+    // The old list stays on the old node, where its hooks still act on the
+    // old value's gradient; only retain_grad's entry follows the tensor.
+    old->owner = nullptr;
+    for (auto& e : old->entries) e.retains_grad = false;
+  }
   impl->grad_fn = fn;
-  impl->output_nr = 0;
-  if (retained) fn->retain_hooks.emplace_back(0, impl->retain_slot);
+  impl->output_nr = output_nr;
+  if (impl->retains_grad) hooks_of(t).entries.push_back({{}, true});
 }
 }  // namespace impl
 

@@ -160,6 +160,15 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 namespace {
+// LibTorch 1.13's choice between folding a batched operand into one mm (or
+// mv) and a bmm: fold, unless the 3-D operand is laid out batch-major with
+// its last two dims transposed, where folding would need a copy.
+bool should_fold(const Tensor& t, int64_t other_dim) {
+  if (t.dim() < 3 || other_dim > 2) return false;
+  if (t.dim() == 3 && other_dim == 2 && t.stride(2) != 1 && t.stride(0) == t.size(1) * t.size(2)) return false;
+  return true;
+}
+
 // matmul's result is an "unsafe view" of the product: UnsafeViewBackward0.
 Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
   Tensor out = alias_with_geometry(t, shape, contiguous_strides(shape), t.storage_offset());
@@ -184,14 +193,21 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     return r;
   }
   if (da == 2 && db == 2) return mm(a, b);
-  if (da >= 3 && (db == 1 || db == 2)) {
-    // Fold the batch into the rows of one matrix product.
-    DimVector out_shape(a.sizes());
+  if (should_fold(a, db) || should_fold(b, da)) {
+    // Fold the batch into the rows of one matrix product (mm, or mv for a
+    // vector). A batched right operand is folded as its transpose, and the
+    // result transposed back: (Bᵀ Aᵀ)ᵀ.
+    const bool transpose = da < db;
+    Tensor t1 = transpose ? b.transpose(-2, -1) : a;
+    Tensor t2 = !transpose ? b : (da == 2 ? a.t() : a);
+    DimVector out_shape(t1.sizes());
+    const int64_t k = out_shape.back();
     out_shape.resize(out_shape.size() - 1);
-    Tensor bm = db == 1 ? b.unsqueeze(1) : b;
-    if (db == 2) out_shape.push_back(b.size(1));
-    Tensor folded = a.contiguous().reshape({-1, a.size(-1)});
-    return unsafe_view(mm(folded, bm), out_shape);
+    Tensor folded = t1.reshape({numel_of(out_shape), k});
+    if (t2.dim() == 1) return unsafe_view(folded.mv(t2), out_shape);
+    out_shape.push_back(t2.size(1));
+    Tensor out = unsafe_view(folded.mm(t2), out_shape);
+    return transpose ? out.transpose(-2, -1).contiguous() : out;
   }
   // General batched case: broadcast the batch dims, multiply per batch.
   Tensor a3 = da == 1 ? a.unsqueeze(0) : a;

@@ -413,6 +413,9 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
   checked();
+  GRADLAB_CHECK(!o.requires_grad(),
+                "Operators taking TensorOptions cannot take a TensorOptions with options.requires_grad set as true. "
+                "This isn't implemented yet.");
   const ScalarType t = o.has_dtype() ? o.dtype() : scalar_type();
   const Device d = o.has_device() ? o.device() : device();
   if (!copy && t == scalar_type() && d == device()) return *this;

@@ -1,0 +1,384 @@
+// The second differential program: the parts of autograd's contract that a
+// course uses to let students watch gradients flow (tensor hooks) and to
+// write their own ops (custom Functions: mark_dirty, mark_non_differentiable,
+// materialised and undefined gradients, TensorList arguments, re-entrant
+// backward), plus LibTorch's argument errors and spellings. Built against
+// gradlab and against LibTorch; compare.cpp checks that both print the same.
+#include "facts_common.h"
+
+namespace {
+
+using namespace facts;
+using torch::autograd::AutogradContext;
+using torch::autograd::Function;
+using torch::autograd::variable_list;
+
+Tensor leaf3() { return torch::tensor({1., 2., 3.}, torch::dtype(torch::kDouble).requires_grad(true)); }
+
+void emit_values(const std::string& label, const std::vector<double>& v) { emit(label, {{"values", v}}); }
+
+// ----------------------------------------------------------------- hooks
+void hooks_on_leaves() {
+  Tensor x = leaf3();
+  const auto h = x.register_hook([](Tensor g) { return g * 2; });
+  emit("hook.leaf.index", {{"index", h}});
+  (x * x).sum().backward();
+  fact("hook.leaf.first", x);
+  (x * 3).sum().backward();  // a new graph: the leaf's hook still holds
+  fact("hook.leaf.second_graph", x);
+  x.remove_hook(h);
+  (x * 1).sum().backward();
+  fact("hook.leaf.removed", x);
+  attempt("hook.leaf.remove_again", [&] { x.remove_hook(h); });
+  attempt("hook.remove_bad_index", [&] { x.remove_hook(7); });
+  const auto h2 = x.register_hook([](Tensor g) { return g + 100; });
+  emit("hook.leaf.index_after_remove", {{"index", h2}});
+
+  // autograd::grad on a leaf with a hook.
+  Tensor w = leaf3();
+  w.register_hook([](Tensor g) { return g * 10; });
+  fact("hook.grad_api.leaf", torch::autograd::grad({(w * w).sum()}, {w})[0]);
+  fact("hook.grad_api.leaf_grad_untouched", w);
+}
+
+void hooks_on_nonleaves() {
+  Tensor x = leaf3();
+  std::vector<double> seen;
+  int calls = 0;
+  Tensor y = x * 2;
+  y.register_hook([&](Tensor g) {
+    seen = values(g);
+    ++calls;
+  });
+  (y * y + y).sum().backward();  // two uses of y: the hook sees their sum, once
+  emit("hook.void.seen", {{"values", seen}, {"calls", calls}});
+  fact("hook.void.x", x);
+
+  // Hooks run in the order they were registered, each on the previous result.
+  Tensor x2 = leaf3();
+  Tensor c = x2 * 2;
+  c.register_hook([](Tensor g) { return g + 1; });
+  c.register_hook([](Tensor g) { return g * 3; });
+  c.sum().backward();
+  fact("hook.chain.x", x2);
+
+  // A hook returning an undefined tensor leaves the gradient as it was.
+  Tensor x3 = leaf3();
+  Tensor u = x3 * 2;
+  u.register_hook([](Tensor) { return Tensor(); });
+  u.sum().backward();
+  fact("hook.undefined_return.x", x3);
+
+  // retain_grad and hooks, registered in both orders.
+  for (bool retain_first : {true, false}) {
+    Tensor x4 = leaf3();
+    Tensor a = x4 * 2;
+    if (retain_first) a.retain_grad();
+    const auto index = a.register_hook([](Tensor g) { return g * 10; });
+    if (!retain_first) a.retain_grad();
+    (a * a).sum().backward();
+    const std::string order = retain_first ? "retain_first" : "hook_first";
+    fact("hook.retain." + order + ".a", a);
+    fact("hook.retain." + order + ".x", x4);
+    emit("hook.retain." + order + ".index", {{"index", index}});
+  }
+
+  // autograd::grad on a non-leaf with a hook.
+  Tensor x5 = leaf3();
+  Tensor v = x5 * 2;
+  v.register_hook([](Tensor g) { return g * 10; });
+  fact("hook.grad_api.nonleaf", torch::autograd::grad({(v * v).sum()}, {v})[0]);
+  Tensor v2 = x5 * 2;
+  v2.register_hook([](Tensor g) { return g * 10; });
+  fact("hook.grad_api.through_nonleaf", torch::autograd::grad({(v2 * v2).sum()}, {x5})[0]);
+}
+
+void hooks_and_inplace() {
+  // A hook registered before an in-place op sees the gradient of the old
+  // value; one registered after it sees the new value's.
+  Tensor x = leaf3();
+  Tensor d = x * 2;
+  std::vector<double> before, after;
+  const auto i0 = d.register_hook([&](Tensor g) {
+    before = values(g);
+    return g * 10;
+  });
+  d.mul_(3);
+  const auto i1 = d.register_hook([&](Tensor g) {
+    after = values(g);
+    return g + 1;
+  });
+  (d * d).sum().backward();
+  emit("hook.inplace.indices", {{"before_index", i0}, {"after_index", i1}});
+  emit_values("hook.inplace.before", before);
+  emit_values("hook.inplace.after", after);
+  fact("hook.inplace.x", x);
+
+  // retain_grad follows the tensor through the in-place op; a hook too.
+  Tensor x2 = leaf3();
+  Tensor r = x2 * 2;
+  r.retain_grad();
+  r.register_hook([](Tensor g) { return g * 10; });
+  r.add_(1);
+  const auto after_inplace = r.register_hook([](Tensor g) { return g * 100; });
+  emit("hook.inplace.retained_index", {{"index", after_inplace}});
+  (r * 1).sum().backward();
+  fact("hook.inplace.retained", r);
+  fact("hook.inplace.retained_x", x2);
+}
+
+void hook_errors() {
+  attempt("hook.err.no_grad", [] { torch::ones({2}).register_hook([](Tensor g) { return g; }); });
+  Tensor x = leaf3();
+  Tensor y = x * 2;
+  y.register_hook([](Tensor) { return torch::ones({2}, torch::kDouble); });
+  attempt("hook.err.shape", [&] { y.sum().backward(); });
+  Tensor x2 = leaf3();
+  Tensor z = x2 * 2;
+  z.register_hook([](Tensor g) { return g.to(torch::kFloat); });
+  attempt("hook.err.dtype", [&] { z.sum().backward(); });
+  Tensor x3 = leaf3();
+  x3.register_hook([](Tensor) { return torch::ones({4}, torch::kDouble); });
+  attempt("hook.err.leaf_shape", [&] { (x3 * 2).sum().backward(); });
+}
+
+// ----------------------------------------------------------- custom Functions
+struct DoubleInPlace : Function<DoubleInPlace> {
+  static Tensor forward(AutogradContext* ctx, Tensor v) {
+    v.mul_(2);
+    ctx->mark_dirty({v});
+    return v;
+  }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2}; }
+};
+
+struct NonDiffMixed : Function<NonDiffMixed> {
+  static std::vector<double> seen_a;
+  static variable_list forward(AutogradContext* ctx, Tensor input) {
+    Tensor a = input + 1, b = input * 3;
+    ctx->mark_non_differentiable({a});
+    return {a, b};
+  }
+  static variable_list backward(AutogradContext*, variable_list g) {
+    seen_a = g[0].defined() ? values(g[0]) : std::vector<double>{-1};
+    return {g[1] * 3};
+  }
+};
+std::vector<double> NonDiffMixed::seen_a;
+
+struct TwoOutputs : Function<TwoOutputs> {
+  static bool materialize;
+  static bool first_defined;
+  static variable_list forward(AutogradContext* ctx, Tensor input) {
+    ctx->set_materialize_grads(materialize);
+    return {input * 2, input * 3};
+  }
+  static variable_list backward(AutogradContext*, variable_list g) {
+    first_defined = g[0].defined();
+    Tensor r = g[1] * 3;
+    if (g[0].defined()) r = r + g[0] * 2;
+    return {r};
+  }
+};
+bool TwoOutputs::materialize = true;
+bool TwoOutputs::first_defined = false;
+
+// Backward returns an undefined gradient: Python's `return None`.
+struct NoGrad : Function<NoGrad> {
+  static Tensor forward(AutogradContext*, Tensor x) { return x * 1; }
+  static variable_list backward(AutogradContext*, variable_list) { return {Tensor()}; }
+};
+
+struct SumList : Function<SumList> {
+  static Tensor forward(AutogradContext* ctx, torch::TensorList xs, double scale) {
+    ctx->saved_data["n"] = static_cast<int64_t>(xs.size());
+    ctx->saved_data["scale"] = scale;
+    Tensor s = xs[0] * scale;
+    for (size_t i = 1; i < xs.size(); ++i) s = s + xs[i] * scale;
+    return s;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    variable_list r;
+    for (int64_t i = 0; i < ctx->saved_data["n"].toInt(); ++i) r.push_back(g[0] * ctx->saved_data["scale"].toDouble());
+    r.push_back(Tensor());
+    return r;
+  }
+};
+
+struct Needs : Function<Needs> {
+  static std::vector<bool> seen;
+  static Tensor forward(AutogradContext*, Tensor a, Tensor b) { return a * b; }
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    seen = {ctx->needs_input_grad(0), ctx->needs_input_grad(1)};
+    return {g[0], g[0]};
+  }
+};
+std::vector<bool> Needs::seen;
+
+struct WrongCount : Function<WrongCount> {
+  static Tensor forward(AutogradContext*, Tensor x) { return x * 1; }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0], g[0]}; }
+};
+
+struct GradForNumber : Function<GradForNumber> {
+  static Tensor forward(AutogradContext*, Tensor x, double k) { return x * k; }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0], g[0]}; }
+};
+
+struct Identity : Function<Identity> {
+  static Tensor forward(AutogradContext*, Tensor x) { return x; }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2}; }
+};
+
+// Each level's backward runs a whole backward of its own.
+struct Reenter : Function<Reenter> {
+  static Tensor forward(AutogradContext* ctx, Tensor x) {
+    {
+      torch::AutoGradMode enable(true);
+      ctx->saved_data["x"] = torch::autograd::make_variable(x.tensor_data(), true) - 1;
+    }
+    return ctx->saved_data["x"].toTensor().detach();
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    Tensor x = ctx->saved_data["x"].toTensor();
+    if (x.item<double>() > 0) {
+      torch::AutoGradMode enable(true);
+      apply(x).sum().backward();
+    }
+    return g;
+  }
+};
+
+void custom_functions() {
+  Tensor x = leaf3();
+  Tensor c = x.clone();
+  const auto v0 = c._version();
+  Tensor out = DoubleInPlace::apply(c);
+  emit("fn.dirty.version", {{"bumped", c._version() > v0}, {"same_values", torch::equal(out, c)}});
+  fact("fn.dirty.out", out);
+  fact("fn.dirty.input_after", c);
+  out.sum().backward();
+  fact("fn.dirty.x", x);
+  attempt("fn.dirty.leaf", [] { DoubleInPlace::apply(leaf3()); });
+
+  Tensor x2 = leaf3();
+  variable_list outs = NonDiffMixed::apply(x2);
+  fact("fn.nondiff.a", outs[0]);
+  fact("fn.nondiff.b", outs[1]);
+  (outs[0] * outs[1]).sum().backward();
+  emit_values("fn.nondiff.seen_a", NonDiffMixed::seen_a);
+  fact("fn.nondiff.x", x2);
+
+  for (bool m : {true, false}) {
+    TwoOutputs::materialize = m;
+    Tensor x3 = leaf3();
+    variable_list o = TwoOutputs::apply(x3);
+    o[1].sum().backward();
+    const std::string tag = m ? "on" : "off";
+    emit("fn.materialize." + tag, {{"first_defined", TwoOutputs::first_defined}});
+    fact("fn.materialize." + tag + ".x", x3);
+  }
+
+  // An undefined gradient from a custom backward meets every kind of op's backward.
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> before = {
+      {"mul", [](const Tensor& t) { return t * t; }},
+      {"pow", [](const Tensor& t) { return t.pow(2); }},
+      {"exp", [](const Tensor& t) { return t.exp(); }},
+      {"relu", [](const Tensor& t) { return t.relu(); }},
+      {"sum", [](const Tensor& t) { return t.sum(0, true); }},
+      {"mm", [](const Tensor& t) { return t.unsqueeze(0).mm(t.unsqueeze(1)); }},
+      {"view", [](const Tensor& t) { return t.view({3, 1}); }},
+      {"index", [](const Tensor& t) { return t.slice(0, 0, 2); }},
+  };
+  for (const auto& [name, f] : before) {
+    Tensor a = leaf3();
+    attempt("fn.undefined." + name, [&, f = f] { NoGrad::apply(f(a)).sum().backward(); });
+    fact("fn.undefined." + name + ".a", a);
+    Tensor b = leaf3();
+    attempt("fn.undefined_mixed." + name, [&, f = f] {
+      Tensor m = f(b);
+      (NoGrad::apply(m) + m).sum().backward();
+    });
+    fact("fn.undefined_mixed." + name + ".b", b);
+  }
+
+  Tensor p = leaf3(), q = leaf3();
+  Tensor s = SumList::apply(torch::TensorList{p, q}, 2.0);
+  fact("fn.tensorlist.out", s);
+  s.sum().backward();
+  fact("fn.tensorlist.p", p);
+  fact("fn.tensorlist.q", q);
+
+  Tensor na = leaf3(), nb = torch::ones({3}, torch::kDouble);
+  Needs::apply(na, nb).sum().backward();
+  emit("fn.needs_input_grad", {{"values", Needs::seen}});
+
+  attempt("fn.err.wrong_count", [] { WrongCount::apply(leaf3()).sum().backward(); });
+  attempt("fn.err.grad_for_number", [] { GradForNumber::apply(leaf3(), 2.0).sum().backward(); });
+
+  Tensor xi = leaf3();
+  Tensor same = Identity::apply(xi);
+  fact("fn.identity.out", same);
+  same.sum().backward();
+  fact("fn.identity.x", xi);
+
+  Tensor r = torch::tensor({3.}, torch::dtype(torch::kDouble).requires_grad(true));
+  attempt("fn.reentrant", [&] { Reenter::apply(r).sum().backward(); });
+  fact("fn.reentrant.r", r);
+  Tensor deep = torch::tensor({4000.}, torch::dtype(torch::kDouble).requires_grad(true));
+  attempt("fn.reentrant_deep", [&] { Reenter::apply(deep).sum().backward(); });
+  fact("fn.reentrant_deep.r", deep);
+}
+
+// ------------------------------------------------- spellings and argument errors
+void spellings_and_errors() {
+  {
+    at::NoGradGuard guard;
+    fact("at.no_grad", leaf3() * 2);
+  }
+  {
+    at::AutoGradMode off(false);
+    fact("at.autograd_mode", leaf3() * 2);
+  }
+  at::TensorOptions o = at::TensorOptions().dtype(at::kDouble);
+  fact("at.options", torch::ones({2}, o.requires_grad(true)));
+  fact("at.requires_grad", torch::ones({2}, at::requires_grad()));
+  Tensor base = torch::ones({2}, torch::kDouble);
+  fact("make_variable.rg", torch::autograd::make_variable(base, true));
+  fact("make_variable.plain", torch::autograd::make_variable(base));
+
+  Tensor x = leaf3();
+  attempt("err.grad_no_inputs", [&] { torch::autograd::grad({(x * 2).sum()}, {}); });
+  attempt("err.backward_empty_inputs",
+          [&] { (x * 2).sum().backward({}, false, false, std::vector<Tensor>{}); });
+  attempt("err.to_requires_grad",
+          [&] { (void)torch::ones({2}).to(torch::TensorOptions().dtype(torch::kDouble).requires_grad(true)); });
+  attempt("err.grad_of_nonscalar_without_grad_outputs", [&] { torch::autograd::grad({x * 2}, {x}); });
+
+  // Anomaly mode names the op whose backward made a NaN.
+  {
+    torch::autograd::DetectAnomalyGuard anomaly;
+    Tensor z = torch::tensor({0.}, torch::dtype(torch::kDouble).requires_grad(true));
+    attempt("anomaly.nan", [&] { (z.sqrt() * 0).sum().backward(); });
+    Tensor w = torch::tensor({1., 4.}, torch::dtype(torch::kDouble).requires_grad(true));
+    attempt("anomaly.clean", [&] { w.sqrt().sum().backward(); });
+    fact("anomaly.clean.w", w);
+  }
+  Tensor z = torch::tensor({0.}, torch::dtype(torch::kDouble).requires_grad(true));
+  attempt("anomaly.off", [&] { (z.sqrt() * 0).sum().backward(); });
+  fact("anomaly.off.z", z);
+}
+
+}  // namespace
+
+int main() {
+  std::cout.precision(17);
+  torch::manual_seed(0);
+  hooks_on_leaves();
+  hooks_on_nonleaves();
+  hooks_and_inplace();
+  hook_errors();
+  custom_functions();
+  spellings_and_errors();
+  return 0;
+}
