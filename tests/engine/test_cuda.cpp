@@ -176,6 +176,24 @@ TEST_CASE("CUDA: large tensors take the multi-block kernels and cuBLAS", "[cuda]
   CHECK(torch::empty({0}, torch::kCUDA).sum().item<float>() == 0);
 }
 
+TEST_CASE("CUDA: mm's backward takes every gradient layout (expanded, transposed, sliced)", "[cuda]") {
+  torch::manual_seed(5);
+  Tensor a = torch::randn({96, 80}), b = torch::randn({80, 72});
+  const std::vector<std::pair<const char*, Tensor>> grads = {
+      {"expanded", torch::ones({}).expand({96, 72})},
+      {"transposed", torch::randn({72, 96}).t()},
+      {"sliced", torch::randn({96, 144}).slice(1, 0, 144, 2)}};
+  for (const auto& [layout, g] : grads) {
+    INFO(layout);
+    Tensor ca = a.clone().requires_grad_(), cb = b.clone().requires_grad_();
+    ca.mm(cb).backward(g);
+    Tensor ga = a.cuda().requires_grad_(), gb = b.cuda().requires_grad_();
+    ga.mm(gb).backward(g.cuda());
+    CHECK(agree(ga.grad(), ca.grad(), 1e-4, 1e-4));
+    CHECK(agree(gb.grad(), cb.grad(), 1e-4, 1e-4));
+  }
+}
+
 TEST_CASE("CUDA: in-place ops and copies across devices", "[cuda]") {
   Tensor x = torch::arange(6, torch::kFloat).reshape({2, 3}).cuda();
   x.add_(1).mul_(2).sub_(torch::ones({3}).cuda()).div_(2);

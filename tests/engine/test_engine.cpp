@@ -162,3 +162,32 @@ TEST_CASE("a parameter's AccumulateGrad across graphs", "[engine]") {
   z.backward();
   CHECK(u.grad().sizes().equals(std::vector<int64_t>{3}));
 }
+
+TEST_CASE("mm's backward gives the same gradients whatever the gradient's layout", "[engine]") {
+  // Large enough for BLAS: an operand BLAS cannot read (stride 0, a stride-2
+  // slice) is copied dense first; the values must not depend on the path.
+  torch::manual_seed(11);
+  Tensor a = torch::randn({64, 48}, torch::kDouble), b = torch::randn({48, 40}, torch::kDouble);
+  Tensor dense = torch::randn({64, 40}, torch::kDouble);
+  const std::vector<std::pair<const char*, Tensor>> layouts = {
+      {"expanded from sum()", torch::ones({}, torch::kDouble).expand({64, 40})},
+      {"transposed", dense.t().contiguous().t()},
+      {"sliced", torch::cat({dense, dense}, 1).view({64, 2, 40}).select(1, 0)},
+      {"row-sliced", torch::cat({dense, dense}, 1).slice(1, 0, 80, 2)}};
+  for (const auto& [label, g] : layouts) {
+    INFO(label);
+    CHECK_FALSE(g.is_contiguous());
+    Tensor a1 = a.clone().requires_grad_(), b1 = b.clone().requires_grad_();
+    a1.mm(b1).backward(g);
+    Tensor a2 = a.clone().requires_grad_(), b2 = b.clone().requires_grad_();
+    a2.mm(b2).backward(g.contiguous());
+    CHECK(torch::allclose(a1.grad(), a2.grad(), 1e-12, 1e-12));
+    CHECK(torch::allclose(b1.grad(), b2.grad(), 1e-12, 1e-12));
+    // and against the product written out: dA = G Bᵀ, dB = Aᵀ G
+    CHECK(torch::allclose(a1.grad(), g.contiguous().mm(b.t().contiguous()), 1e-10, 1e-10));
+  }
+  // The natural spelling: sum() sends back an expanded gradient.
+  Tensor a3 = a.clone().requires_grad_(), b3 = b.clone().requires_grad_();
+  a3.mm(b3).sum().backward();
+  CHECK(torch::allclose(a3.grad(), torch::ones({64, 40}, torch::kDouble).mm(b.t().contiguous()), 1e-10, 1e-10));
+}

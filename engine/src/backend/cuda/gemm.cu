@@ -91,6 +91,24 @@ bool blas_layout(int64_t s0, int64_t s1, int64_t rows, int64_t cols, bool& trans
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double beta) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   if (m == 0 || n == 0) return;
+  // An operand cuBLAS cannot read (the expanded gradient sum() sends back, a
+  // strided slice) is copied dense first, as on the CPU: the copy is O(n²),
+  // the plain kernel would run the whole O(n³) product slowly.
+  {
+    bool t = false;
+    int64_t ld = 0;
+    const bool blas_type = out.scalar_type() == ScalarType::Float || out.scalar_type() == ScalarType::Double;
+    const bool a_ok = blas_layout(a.stride(0), a.stride(1), m, k, t, ld), b_ok = blas_layout(b.stride(0), b.stride(1), k, n, t, ld);
+    if (blas_type && k > 0 && (!a_ok || !b_ok)) {
+      auto dense = [](const Tensor& x) {
+        Tensor c = empty_tensor(x.sizes(), x.scalar_type(), x.device());
+        copy_on_device(c, x);
+        return c;
+      };
+      gemm(out, a_ok ? a : dense(a), b_ok ? b : dense(b), beta);
+      return;
+    }
+  }
   dispatch_all(out.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     // k == 0 (an empty sum) and layouts cuBLAS cannot take go to the kernel.
