@@ -170,7 +170,7 @@ void ops() {
            {"a_permuted", [](Tensor A, Tensor B) { return A.permute({0, 2, 1}).matmul(B.t()); }},
            {"a_transposed_vec", [](Tensor A, Tensor B) { return A.transpose(1, 2).matmul(B[0]); }},
            {"b_batched", [](Tensor A, Tensor B) { return B.t().matmul(A); }},
-           {"both_transposed", [](Tensor A, Tensor B) { return A.transpose(1, 2).matmul(A); }},
+           {"both_transposed", [](Tensor A, Tensor) { return A.transpose(1, 2).matmul(A); }},
            {"vec_batched", [](Tensor A, Tensor B) { return B[1].matmul(A); }},
            {"b_batched_transposed", [](Tensor A, Tensor B) { return B.matmul(A.transpose(1, 2)); }},
            {"four_d", [](Tensor A, Tensor B) { return A.unsqueeze(0).matmul(B); }},

@@ -66,7 +66,7 @@ struct TensorHooks {
     bool retains_grad = false;
   };
   TensorImpl* owner = nullptr;  // the tensor whose .grad retain_grad fills; cleared when it dies
-  std::vector<Entry> entries;
+  SmallVector<Entry, 1> entries;  // mostly one: a retain_grad, or one hook
   // Passes `grad` through the entries (may replace it).
   void run(Tensor& grad);
 };

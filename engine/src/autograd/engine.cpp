@@ -205,10 +205,13 @@ void run_tensor_hooks(Node* n, GradList& inputs) {
     if (leaf.defined() && leaf.unsafeGetTensorImpl()->hooks) leaf.unsafeGetTensorImpl()->hooks->run(inputs[0]);
     return;
   }
-  // A copy of the list's pointers: a hook may register another one.
-  auto lists = n->tensor_hooks;
-  for (auto& [nr, hooks] : lists)
+  // By index: a hook may register a hook on another output of this node,
+  // which may move the vector (the lists themselves stay, the node owns them).
+  for (size_t i = 0; i < n->tensor_hooks.size(); ++i) {
+    const uint32_t nr = n->tensor_hooks[i].first;
+    TensorHooks* hooks = n->tensor_hooks[i].second.get();
     if (nr < inputs.size()) hooks->run(inputs[nr]);
+  }
 }
 
 // Anomaly mode: a NaN coming out of a backward is an error naming the node.

@@ -296,7 +296,8 @@ Edge gradient_edge(const Tensor& t) {
 TensorHooks& hooks_of(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (!impl->hooks) {
-    impl->hooks = std::make_shared<TensorHooks>();
+    // From the pool, like the nodes: retain_grad() is on the lessons' hot path.
+    impl->hooks = std::allocate_shared<TensorHooks>(detail::PoolAllocator<TensorHooks>());
     impl->hooks->owner = impl;
     // A leaf's accumulator reads the list off the leaf, graph after graph.
     if (impl->grad_fn) impl->grad_fn->tensor_hooks.emplace_back(impl->output_nr, impl->hooks);
