@@ -364,6 +364,17 @@ void spellings_and_errors() {
     attempt("anomaly.clean", [&] { w.sqrt().sum().backward(); });
     fact("anomaly.clean.w", w);
   }
+  {
+    torch::autograd::DetectAnomalyGuard anomaly(/*check_nan=*/false);
+    Tensor z = torch::tensor({0.}, torch::dtype(torch::kDouble).requires_grad(true));
+    emit("anomaly.no_nan_check.mode", {{"enabled", torch::autograd::AnomalyMode::is_enabled()},
+                                       {"check_nan", torch::autograd::AnomalyMode::should_check_nan()}});
+    attempt("anomaly.no_nan_check", [&] { (z.sqrt() * 0).sum().backward(); });
+  }
+  emit("anomaly.after.mode", {{"enabled", torch::autograd::AnomalyMode::is_enabled()},
+                              {"check_nan", torch::autograd::AnomalyMode::should_check_nan()}});
+  emit("at.native.is_nonzero", {{"one", at::native::is_nonzero(torch::ones({1}))},
+                                {"zero", at::native::is_nonzero(torch::zeros({}))}});
   Tensor z = torch::tensor({0.}, torch::dtype(torch::kDouble).requires_grad(true));
   attempt("anomaly.off", [&] { (z.sqrt() * 0).sum().backward(); });
   fact("anomaly.off.z", z);

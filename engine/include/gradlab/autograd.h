@@ -197,16 +197,24 @@ class InferenceMode {
   bool prev_inference_;
   bool prev_grad_;
 };
+// Anomaly mode, global as in LibTorch: a failing backward names its node,
+// and (unless check_nan is off) a NaN coming out of a backward is an error.
+struct AnomalyMode {
+  static bool is_enabled();
+  static bool should_check_nan();
+  static void set_enabled(bool enabled, bool check_nan = true);
+};
 class DetectAnomalyGuard {
  public:
-  DetectAnomalyGuard();
+  explicit DetectAnomalyGuard(bool check_nan = true);
   ~DetectAnomalyGuard();
-  static bool is_enabled();
+  static bool is_enabled() { return AnomalyMode::is_enabled(); }
   DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
   DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
 
  private:
   bool prev_;
+  bool prev_check_nan_;
 };
 
 // Makes a node and its shared_ptr's control block in one block from the

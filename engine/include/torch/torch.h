@@ -72,6 +72,9 @@ inline constexpr DeviceType kCUDA = DeviceType::CUDA;
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+namespace native {
+inline bool is_nonzero(const Tensor& t) { return t.is_nonzero(); }
+}  // namespace native
 }  // namespace at
 
 namespace torch {
@@ -195,6 +198,7 @@ using gradlab::autograd::AccumulateGrad;
 using gradlab::autograd::AutogradContext;
 using gradlab::autograd::backward;
 using gradlab::autograd::CppNode;
+using gradlab::autograd::AnomalyMode;
 using gradlab::autograd::DetectAnomalyGuard;
 using gradlab::autograd::Edge;
 using gradlab::autograd::edge_list;

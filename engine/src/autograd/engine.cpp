@@ -239,7 +239,7 @@ GradList apply_node(Node* n, GradList& in) {
   if (!DetectAnomalyGuard::is_enabled()) return n->apply_into(in);
   try {
     GradList outs = n->apply_into(in);
-    check_for_nan(n, outs);
+    if (AnomalyMode::should_check_nan()) check_for_nan(n, outs);
     return outs;
   } catch (const std::exception&) {
     warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},

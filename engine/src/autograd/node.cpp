@@ -13,6 +13,7 @@ namespace gradlab::autograd {
 namespace {
 thread_local uint64_t t_next_sequence_nr = 0;
 bool g_anomaly = false;
+bool g_anomaly_check_nan = true;
 }  // namespace
 
 Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
@@ -221,12 +222,17 @@ InferenceMode::~InferenceMode() {
   GradMode::set_enabled(prev_grad_);
 }
 
-DetectAnomalyGuard::DetectAnomalyGuard() : prev_(g_anomaly) {
-  warn({"operator()", "./torch/csrc/autograd/anomaly_mode.cpp", 26}, msg::kAnomalyWarn);
-  g_anomaly = true;
+bool AnomalyMode::is_enabled() { return g_anomaly; }
+bool AnomalyMode::should_check_nan() { return g_anomaly_check_nan; }
+void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
+  g_anomaly = enabled;
+  g_anomaly_check_nan = check_nan;
 }
-DetectAnomalyGuard::~DetectAnomalyGuard() { g_anomaly = prev_; }
-bool DetectAnomalyGuard::is_enabled() { return g_anomaly; }
+DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan) : prev_(g_anomaly), prev_check_nan_(g_anomaly_check_nan) {
+  warn({"operator()", "./torch/csrc/autograd/anomaly_mode.cpp", 26}, msg::kAnomalyWarn);
+  AnomalyMode::set_enabled(true, check_nan);
+}
+DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(prev_, prev_check_nan_); }
 
 // ------------------------------------------------------------ impl
 namespace impl {
