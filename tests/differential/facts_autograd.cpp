@@ -312,6 +312,13 @@ void custom_functions() {
   Tensor na = leaf3(), nb = torch::ones({3}, torch::kDouble);
   Needs::apply(na, nb).sum().backward();
   emit("fn.needs_input_grad", {{"values", Needs::seen}});
+  // With autograd::grad over one input, the other's gradient is not wanted.
+  Tensor nc = leaf3(), nd = leaf3();
+  torch::autograd::grad({Needs::apply(nc, nd).sum()}, {nc});
+  emit("fn.needs_input_grad.grad_api", {{"values", Needs::seen}});
+  Tensor ne = leaf3(), nf = leaf3();
+  Needs::apply(ne, nf).sum().backward({}, false, false, std::vector<Tensor>{nf});
+  emit("fn.needs_input_grad.backward_inputs", {{"values", Needs::seen}});
 
   attempt("fn.err.wrong_count", [] { WrongCount::apply(leaf3()).sum().backward(); });
   attempt("fn.err.grad_for_number", [] { GradForNumber::apply(leaf3(), 2.0).sum().backward(); });

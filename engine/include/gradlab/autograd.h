@@ -111,6 +111,9 @@ class Node : public std::enable_shared_from_this<Node> {
   bool should_compute_output(size_t i) const {
     return i < next_edges_.size() && next_edges_[i].is_valid();
   }
+  // The same, and the edge leads somewhere the running backward needs (with
+  // autograd::grad or backward(inputs=), only paths to those inputs are).
+  bool task_should_compute_output(size_t i) const;
 
   // The hooks (register_hook, retain_grad) of the tensors this node made, by
   // output number: the engine runs them on the gradient flowing in.

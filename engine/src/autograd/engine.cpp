@@ -12,6 +12,7 @@
 #include <system_error>
 #include <thread>
 #include <unordered_set>
+#include <utility>
 
 #include "gradlab/autograd.h"
 #include "ops/ops_internal.h"
@@ -74,6 +75,13 @@ class NodeTable {
     return {i, true};
   }
   NodeState& at(uint32_t i) { return states_[i]; }
+  // The state of n, or null when n is not in this pass.
+  const NodeState* find(const Node* n) const {
+    if (index_.empty()) return nullptr;
+    for (size_t h = slot_of(n); index_[h] != kEmpty; h = (h + 1) & (index_.size() - 1))
+      if (states_[index_[h]].node == n) return &states_[index_[h]];
+    return nullptr;
+  }
   size_t size() const { return size_; }
   // Gives memory back after an unusually large graph.
   void trim(size_t keep) {
@@ -116,6 +124,17 @@ struct Workspace {
 };
 thread_local std::vector<std::unique_ptr<Workspace>> t_workspaces;
 thread_local size_t t_depth = 0;
+// The pass running on this thread, when it was given explicit inputs (what
+// task_should_compute_output consults); null otherwise.
+thread_local const NodeTable* t_task_needs = nullptr;
+
+struct TaskNeedsScope {
+  const NodeTable* prev;
+  explicit TaskNeedsScope(const NodeTable* now) : prev(std::exchange(t_task_needs, now)) {}
+  ~TaskNeedsScope() { t_task_needs = prev; }
+  TaskNeedsScope(const TaskNeedsScope&) = delete;
+  TaskNeedsScope& operator=(const TaskNeedsScope&) = delete;
+};
 
 struct WorkspaceLease {
   Workspace* ws;
@@ -348,6 +367,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
 
   std::vector<Node*>& ran = lease.ws->ran;
   AutoGradMode mode(create_graph);
+  TaskNeedsScope needs_scope(inputs.empty() ? nullptr : &state);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end());
     NodeState& st = state.at(heap.back().slot);
@@ -435,6 +455,13 @@ auto run_with_room(F&& f) {
 }
 
 }  // namespace
+
+bool Node::task_should_compute_output(size_t i) const {
+  if (!should_compute_output(i)) return false;
+  if (!t_task_needs) return true;
+  const NodeState* st = t_task_needs->find(next_edges_[i].function.get());
+  return st && st->needed;
+}
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const variable_list& inputs) {

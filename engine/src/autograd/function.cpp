@@ -64,7 +64,7 @@ variable_list AutogradContext::get_saved_variables() const {
 
 bool AutogradContext::needs_input_grad(size_t i) const {
   auto node = node_.lock();
-  return node && node->should_compute_output(i);
+  return node && node->task_should_compute_output(i);
 }
 
 // ------------------------------------------------------------ CppNodeBase
