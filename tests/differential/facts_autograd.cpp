@@ -4,6 +4,8 @@
 // materialised and undefined gradients, TensorList arguments, re-entrant
 // backward), plus LibTorch's argument errors and spellings. Built against
 // gradlab and against LibTorch; compare.cpp checks that both print the same.
+#include <torch/csrc/autograd/functions/basic_ops.h>
+
 #include "facts_common.h"
 
 namespace {
@@ -300,6 +302,19 @@ void custom_functions() {
       (NoGrad::apply(m) + m).sum().backward();
     });
     fact("fn.undefined_mixed." + name + ".b", b);
+  }
+
+  // LibTorch's UndefinedGrad feeds an undefined gradient into a custom
+  // backward: materialised as zeros, or passed on undefined.
+  for (bool m : {true, false}) {
+    TwoOutputs::materialize = m;
+    Tensor u = leaf3();
+    variable_list o = TwoOutputs::apply(u);
+    Tensor through = torch::autograd::UndefinedGrad().apply({o[0]})[0];
+    fact(std::string("fn.undefined_grad_node.out.") + (m ? "on" : "off"), through);
+    (through + o[1]).sum().backward();
+    emit(std::string("fn.undefined_grad_node.") + (m ? "on" : "off"), {{"first_defined", TwoOutputs::first_defined}});
+    fact(std::string("fn.undefined_grad_node.u.") + (m ? "on" : "off"), u);
   }
 
   Tensor p = leaf3(), q = leaf3();
