@@ -129,6 +129,47 @@ void hooks_and_inplace() {
   fact("hook.inplace.retained_x", x2);
 }
 
+// Hooks on the node itself: a pre-hook scales what flows in, a post-hook
+// sees what the node produced and what it was given.
+struct ScalePre : torch::autograd::FunctionPreHook {
+  double k;
+  explicit ScalePre(double k) : k(k) {}
+  variable_list operator()(const variable_list& grads) override {
+    variable_list r;
+    for (const Tensor& g : grads) r.push_back(g.defined() ? g * k : g);
+    return r;
+  }
+};
+struct RecordPost : torch::autograd::FunctionPostHook {
+  std::vector<double>* out_seen;
+  std::vector<double>* in_seen;
+  RecordPost(std::vector<double>* o, std::vector<double>* i) : out_seen(o), in_seen(i) {}
+  variable_list operator()(const variable_list& outputs, const variable_list& inputs) override {
+    *out_seen = values(outputs[0]);
+    *in_seen = values(inputs[0]);
+    variable_list r = outputs;
+    r[0] = r[0] + 1;
+    return r;
+  }
+};
+
+void node_hooks() {
+  Tensor x = leaf3();
+  Tensor y = x * x;
+  std::vector<double> out_seen, in_seen;
+  y.grad_fn()->add_pre_hook(std::make_unique<ScalePre>(3.0));
+  const auto key = y.grad_fn()->add_post_hook(std::make_unique<RecordPost>(&out_seen, &in_seen));
+  emit("node_hook.counts", {{"pre", y.grad_fn()->pre_hooks().size()}, {"post", y.grad_fn()->post_hooks().size()}});
+  y.sum().backward({}, true);
+  emit_values("node_hook.post.outputs", out_seen);
+  emit_values("node_hook.post.inputs", in_seen);
+  fact("node_hook.x", x);
+  emit("node_hook.del", {{"first", y.grad_fn()->del_post_hook(key)}, {"again", y.grad_fn()->del_post_hook(key)}});
+  x.mutable_grad() = Tensor();
+  y.sum().backward();
+  fact("node_hook.x_after_del", x);
+}
+
 void hook_errors() {
   attempt("hook.err.no_grad", [] { torch::ones({2}).register_hook([](Tensor g) { return g; }); });
   Tensor x = leaf3();
@@ -410,6 +451,7 @@ int main() {
   hooks_on_leaves();
   hooks_on_nonleaves();
   hooks_and_inplace();
+  node_hooks();
   hook_errors();
   custom_functions();
   spellings_and_errors();

@@ -71,6 +71,19 @@ struct TensorHooks {
   void run(Tensor& grad);
 };
 
+// Hooks on a node itself (LibTorch's FunctionPreHook / FunctionPostHook): a
+// pre-hook sees (and may replace) the gradients flowing into the node, after
+// the tensor hooks; a post-hook sees the gradients it produced and those it
+// was given, and may replace the former.
+struct FunctionPreHook {
+  virtual ~FunctionPreHook() = default;
+  virtual variable_list operator()(const variable_list& grads) = 0;
+};
+struct FunctionPostHook {
+  virtual ~FunctionPostHook() = default;
+  virtual variable_list operator()(const variable_list& outputs, const variable_list& inputs) = 0;
+};
+
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
@@ -108,6 +121,13 @@ class Node : public std::enable_shared_from_this<Node> {
   void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
   void set_next_edges(edge_list e) { next_edges_ = std::move(e); }
   uint64_t sequence_nr() const { return sequence_nr_; }
+  void add_pre_hook(std::unique_ptr<FunctionPreHook>&& hook);
+  // The key is what del_post_hook takes.
+  uintptr_t add_post_hook(std::unique_ptr<FunctionPostHook>&& hook);
+  bool del_post_hook(const uintptr_t& key);
+  const std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() const;
+  const std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() const;
+  bool has_node_hooks() const { return node_hooks_ != nullptr; }
   bool should_compute_output(size_t i) const {
     return i < next_edges_.size() && next_edges_[i].is_valid();
   }
@@ -125,6 +145,14 @@ class Node : public std::enable_shared_from_this<Node> {
   uint64_t sequence_nr_;
   bool is_accumulate_grad_ = false;
   bool takes_undefined_grads_ = false;
+
+ private:
+  struct NodeHooks {
+    std::vector<std::unique_ptr<FunctionPreHook>> pre;
+    std::vector<std::unique_ptr<FunctionPostHook>> post;
+  };
+  NodeHooks& node_hooks();
+  std::unique_ptr<NodeHooks> node_hooks_;  // almost every node has none: one pointer
 };
 
 // The sink of a leaf: adds the incoming gradient into variable.grad().

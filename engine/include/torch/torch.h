@@ -203,6 +203,8 @@ using gradlab::autograd::DetectAnomalyGuard;
 using gradlab::autograd::Edge;
 using gradlab::autograd::edge_list;
 using gradlab::autograd::Function;
+using gradlab::autograd::FunctionPostHook;
+using gradlab::autograd::FunctionPreHook;
 using gradlab::autograd::grad;
 using gradlab::autograd::GradMode;
 using gradlab::autograd::IValue;

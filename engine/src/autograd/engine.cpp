@@ -267,6 +267,24 @@ GradList apply_node(Node* n, GradList& in) {
   }
 }
 
+variable_list to_vector(const GradList& g) { return variable_list(g.begin(), g.end()); }
+
+// A node with pre- or post-hooks of its own (rare: the lists are converted).
+GradList apply_with_node_hooks(Node* n, GradList& in) {
+  for (const auto& hook : n->pre_hooks()) {
+    variable_list r = (*hook)(to_vector(in));
+    in = GradList(r.begin(), r.end());
+  }
+  if (n->post_hooks().empty()) return apply_node(n, in);
+  const variable_list inputs = to_vector(in);
+  GradList outs = apply_node(n, in);
+  for (const auto& hook : n->post_hooks()) {
+    variable_list r = (*hook)(to_vector(outs), inputs);
+    outs = GradList(r.begin(), r.end());
+  }
+  return outs;
+}
+
 variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool create_graph, TensorList inputs,
                   bool accumulate_into_grad, bool allow_unused) {
   // 1. root edges and their gradients
@@ -397,7 +415,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
       }
     }
     if (should_run && (is_accumulator || !n->tensor_hooks.empty())) run_tensor_hooks(n, in);
-    GradList outs = should_run ? apply_node(n, in) : GradList();
+    GradList outs = !should_run ? GradList() : n->has_node_hooks() ? apply_with_node_hooks(n, in) : apply_node(n, in);
     if (should_run) {
       ran.push_back(n);
       if (!is_accumulator) validate_outputs(n, n->next_edges(), outs, false);

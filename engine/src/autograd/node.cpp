@@ -28,6 +28,37 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
+Node::NodeHooks& Node::node_hooks() {
+  if (!node_hooks_) node_hooks_ = std::make_unique<NodeHooks>();
+  return *node_hooks_;
+}
+void Node::add_pre_hook(std::unique_ptr<FunctionPreHook>&& hook) { node_hooks().pre.push_back(std::move(hook)); }
+uintptr_t Node::add_post_hook(std::unique_ptr<FunctionPostHook>&& hook) {
+  auto& post = node_hooks().post;
+  post.push_back(std::move(hook));
+  return reinterpret_cast<uintptr_t>(post.back().get());
+}
+bool Node::del_post_hook(const uintptr_t& key) {
+  if (!node_hooks_) return false;
+  auto& post = node_hooks_->post;
+  for (auto it = post.begin(); it != post.end(); ++it)
+    if (reinterpret_cast<uintptr_t>(it->get()) == key) {
+      post.erase(it);
+      return true;
+    }
+  return false;
+}
+namespace {
+const std::vector<std::unique_ptr<FunctionPreHook>> kNoPreHooks;
+const std::vector<std::unique_ptr<FunctionPostHook>> kNoPostHooks;
+}  // namespace
+const std::vector<std::unique_ptr<FunctionPreHook>>& Node::pre_hooks() const {
+  return node_hooks_ ? node_hooks_->pre : kNoPreHooks;
+}
+const std::vector<std::unique_ptr<FunctionPostHook>>& Node::post_hooks() const {
+  return node_hooks_ ? node_hooks_->post : kNoPostHooks;
+}
+
 uint32_t Node::add_input_metadata_undefined() {
   input_metadata_.emplace_back();
   return static_cast<uint32_t>(input_metadata_.size() - 1);
