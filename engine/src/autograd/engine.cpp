@@ -39,6 +39,7 @@ struct NodeState {
   SmallVector<uint32_t, 2> next;
   bool needed = true;   // with explicit inputs: lies on a path to one of them
   bool executed = false;
+  uint32_t slot = 0;    // where the index points at this state (what clear() empties)
 };
 
 // The nodes of one backward pass and their states: an open-addressing index
@@ -48,12 +49,14 @@ struct NodeState {
 class NodeTable {
  public:
   void clear() {
+    // Only the slots this pass used: the index may be large from an earlier
+    // long chain, and a small graph must not pay for clearing all of it.
     for (size_t i = 0; i < size_; ++i) {
       states_[i].inputs.clear();
       states_[i].next.clear();
+      index_[states_[i].slot] = kEmpty;
     }
     size_ = 0;
-    std::fill(index_.begin(), index_.end(), kEmpty);
   }
   // The index of n's state, added when missing (second: whether it was
   // added). Adding may move the states: hold indices, not references.
@@ -68,6 +71,7 @@ class NodeTable {
     index_[h] = i;
     if (i == states_.size()) states_.emplace_back();
     NodeState& st = states_[i];
+    st.slot = static_cast<uint32_t>(h);
     st.node = n;
     st.dependencies = 0;
     st.needed = true;
@@ -107,6 +111,7 @@ class NodeTable {
       size_t h = slot_of(states_[i].node);
       while (index_[h] != kEmpty) h = (h + 1) & (index_.size() - 1);
       index_[h] = static_cast<uint32_t>(i);
+      states_[i].slot = static_cast<uint32_t>(h);
     }
   }
   std::vector<NodeState> states_;
@@ -147,7 +152,12 @@ struct WorkspaceLease {
     ws->stack.clear();
     ws->ran.clear();
     ws->ready.clear();
-    constexpr size_t kKeep = 4096;
+    // What stays allocated between passes: enough for a student's long
+    // chain (a 10,000-step loop makes 20,000 nodes), so that running it again
+    // neither grows the table from scratch nor faults in fresh pages; a
+    // graph beyond that gives its memory back.
+    constexpr size_t kKeep = size_t{1} << 16;
+    static_assert(sizeof(NodeState) * kKeep <= (size_t{8} << 20), "the kept table stays within a few MiB");
     ws->state.trim(kKeep);
     if (ws->stack.capacity() > kKeep) std::vector<uint32_t>().swap(ws->stack);
     if (ws->ran.capacity() > kKeep) std::vector<Node*>().swap(ws->ran);
