@@ -254,9 +254,6 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
                       std::optional<std::vector<Tensor>> inputs) const {
   if (!impl_) throw Error("cannot call get_autograd_meta() on undefined tensor");
   if (inputs && inputs->empty()) throw Error("'inputs' argument to backward cannot be empty");
-  if (create_graph) {
-    warn({"operator()", "./torch/csrc/autograd/engine.cpp", 1059}, msg::kCreateGraphCycle);
-  }
   // Views of this tensor and its gradient: no lists are built for the common case.
   autograd::backward_impl(TensorList(*this), gradient.defined() ? TensorList(gradient) : TensorList(), retain_graph,
                           create_graph, inputs ? TensorList(*inputs) : TensorList());

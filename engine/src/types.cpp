@@ -1,4 +1,5 @@
 // Dtype tables, devices, options, scalars and the error/warning plumbing.
+#include <atomic>
 #include <array>
 #include <cstdio>
 #include <iostream>
@@ -153,6 +154,16 @@ void WarningHandler::process(const SourceLocation& loc, const std::string& msg, 
 }
 WarningHandler* get_warning_handler() { return t_handler ? t_handler : &g_default_handler; }
 void set_warning_handler(WarningHandler* h) { t_handler = h; }
+namespace {
+std::atomic<bool> g_warn_always{false};
+}  // namespace
+void set_warn_always(bool on) noexcept { g_warn_always = on; }
+bool get_warn_always() noexcept { return g_warn_always; }
+void warn_once(bool& warned, SourceLocation loc, const std::string& m) {
+  if (warned && !g_warn_always) return;
+  warned = true;
+  warn(loc, m);
+}
 void warn(SourceLocation loc, const std::string& m, bool verbatim) {
   get_warning_handler()->process(loc, m, verbatim);
 }

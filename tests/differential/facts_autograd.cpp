@@ -252,7 +252,8 @@ struct Needs : Function<Needs> {
   static std::vector<bool> seen;
   static Tensor forward(AutogradContext*, Tensor a, Tensor b) { return a * b; }
   static variable_list backward(AutogradContext* ctx, variable_list g) {
-    seen = {ctx->needs_input_grad(0), ctx->needs_input_grad(1)};
+    seen = {ctx->needs_input_grad(0), ctx->needs_input_grad(1), ctx->needs_input_grad({{0, 1}}),
+            ctx->needs_input_grad({{1, 2}}), ctx->needs_input_grad({{0, 1}, {1, 2}})};
     return {g[0], g[0]};
   }
 };
@@ -394,7 +395,48 @@ void custom_functions() {
 }
 
 // ------------------------------------------------- spellings and argument errors
+struct CountWarnings : c10::WarningHandler {
+  std::vector<std::string> seen;
+  void process(const c10::SourceLocation&, const std::string& msg, const bool) override { seen.push_back(msg); }
+};
+
+// backward(create_graph=true) warns once a process (TORCH_WARN_ONCE), with
+// either spelling; WarnAlways makes it warn each time; grad never warns.
+void warnings_once() {
+  CountWarnings w;
+  c10::Warning::WarningHandlerGuard guard(&w);
+  Tensor x = leaf3();
+  Tensor z = x * x;
+  std::vector<size_t> counts;
+  z.sum().backward({}, true, true);
+  counts.push_back(w.seen.size());
+  z.sum().backward({}, true, true);
+  counts.push_back(w.seen.size());
+  torch::autograd::backward({z.sum()}, {}, true, true);
+  counts.push_back(w.seen.size());
+  {
+    c10::Warning::WarnAlways always(true);
+    z.sum().backward({}, true, true);
+    counts.push_back(w.seen.size());
+  }
+  torch::autograd::grad({z.sum()}, {x}, {}, true, true);
+  counts.push_back(w.seen.size());
+  emit("warn_once.create_graph", {{"counts", counts}, {"first", w.seen.empty() ? "" : w.seen[0].substr(0, 60)},
+                                  {"warn_always_after", c10::Warning::get_warnAlways()}});
+}
+
 void spellings_and_errors() {
+  warnings_once();
+  {
+    // A hook taking at::TensorBase, and hooks meeting an undefined gradient.
+    Tensor x = at::zeros({}, at::kCPU);
+    x.requires_grad_();
+    int calls = 0;
+    x.register_hook([&](at::TensorBase) { ++calls; });
+    x.register_hook([](at::Tensor g) -> at::Tensor { return g; });
+    attempt("hook.undefined_grad", [&] { torch::autograd::UndefinedGrad().apply({x})[0].backward(); });
+    emit("hook.undefined_grad.calls", {{"calls", calls}, {"grad_defined", x.grad().defined()}});
+  }
   {
     at::NoGradGuard guard;
     fact("at.no_grad", leaf3() * 2);

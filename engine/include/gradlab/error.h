@@ -83,6 +83,11 @@ class WarningHandler {
 WarningHandler* get_warning_handler();
 void set_warning_handler(WarningHandler* h);  // nullptr restores the default
 void warn(SourceLocation loc, const std::string& m, bool verbatim = false);
+// TORCH_WARN_ONCE: the first time in the process only, unless warn-always is
+// on (c10::Warning::set_warnAlways), as tests turn it on to see every one.
+void warn_once(bool& warned, SourceLocation loc, const std::string& m);
+void set_warn_always(bool on) noexcept;
+bool get_warn_always() noexcept;
 
 // Collects every warning raised while it lives (the grader reports them);
 // also forwards them to the handler that was installed before it.

@@ -8,10 +8,12 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 
 #include "gradlab/autograd.h"
@@ -43,6 +45,8 @@ class IValue {
   std::variant<std::monostate, double, int64_t, bool, std::string, Tensor> v_;
 };
 
+using IndexRange = std::pair<size_t, size_t>;  // edges [first, second)
+
 class AutogradContext {
  public:
   void save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
@@ -57,6 +61,13 @@ class AutogradContext {
   // Whether the gradient of the i-th tensor input is wanted (edges count
   // tensors only, each element of a TensorList one).
   bool needs_input_grad(size_t i) const;
+  // Whether any input in these [begin, end) ranges of edges needs its gradient.
+  bool needs_input_grad(std::initializer_list<IndexRange> ranges) const {
+    for (const IndexRange& r : ranges)
+      for (size_t i = r.first; i < r.second; ++i)
+        if (needs_input_grad(i)) return true;
+    return false;
+  }
   std::unordered_map<std::string, IValue> saved_data;
 
   // Engine side (called by Function<T>::apply and CppNode).

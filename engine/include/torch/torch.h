@@ -40,6 +40,18 @@ std::string str(const Args&... args) {
 namespace Warning {
 using gradlab::get_warning_handler;
 using gradlab::set_warning_handler;
+inline void set_warnAlways(bool on) noexcept { gradlab::set_warn_always(on); }
+inline bool get_warnAlways() noexcept { return gradlab::get_warn_always(); }
+// Turns the warnings LibTorch gives once a process into warnings given every time.
+struct WarnAlways {
+  explicit WarnAlways(bool setting = true) : prev_(gradlab::get_warn_always()) { gradlab::set_warn_always(setting); }
+  ~WarnAlways() { gradlab::set_warn_always(prev_); }
+  WarnAlways(const WarnAlways&) = delete;
+  WarnAlways& operator=(const WarnAlways&) = delete;
+
+ private:
+  bool prev_;
+};
 class WarningHandlerGuard {
   WarningHandler* prev_;
 
@@ -52,6 +64,19 @@ class WarningHandlerGuard {
 
 namespace at {
 using gradlab::Tensor;
+// LibTorch's TensorBase is Tensor's base class; here they are one type.
+using TensorBase = gradlab::Tensor;
+using gradlab::arange;
+using gradlab::empty;
+using gradlab::eye;
+using gradlab::full;
+using gradlab::ones;
+using gradlab::ones_like;
+using gradlab::rand;
+using gradlab::randn;
+using gradlab::tensor;
+using gradlab::zeros;
+using gradlab::zeros_like;
 using gradlab::TensorList;
 using gradlab::TensorOptions;
 using gradlab::Device;
@@ -203,6 +228,7 @@ using gradlab::autograd::DetectAnomalyGuard;
 using gradlab::autograd::Edge;
 using gradlab::autograd::edge_list;
 using gradlab::autograd::Function;
+using gradlab::autograd::IndexRange;
 using gradlab::autograd::FunctionPostHook;
 using gradlab::autograd::FunctionPreHook;
 using gradlab::autograd::grad;

@@ -230,8 +230,11 @@ void accumulate(GradList& buf, uint32_t nr, Tensor&& g) {
 // made, or for an accumulator those of its leaf.
 void run_tensor_hooks(Node* n, GradList& inputs) {
   if (n->is_accumulate_grad()) {
+    // As LibTorch's AccumulateGrad::callHooks: only a defined gradient, for
+    // a leaf that still requires grad, passes through the leaf's hooks.
     const Tensor& leaf = static_cast<AccumulateGrad*>(n)->variable;
-    if (leaf.defined() && leaf.unsafeGetTensorImpl()->hooks) leaf.unsafeGetTensorImpl()->hooks->run(inputs[0]);
+    if (leaf.defined() && leaf.unsafeGetTensorImpl()->hooks && inputs[0].defined() && leaf.requires_grad())
+      leaf.unsafeGetTensorImpl()->hooks->run(inputs[0]);
     return;
   }
   // By index: a hook may register a hook on another output of this node,
@@ -498,6 +501,11 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 
 void backward_impl(TensorList tensors, TensorList grad_tensors, std::optional<bool> retain_graph, bool create_graph,
                    TensorList inputs) {
+  if (create_graph) {
+    // Once a process, as LibTorch's TORCH_WARN_ONCE (both backward spellings).
+    static bool warned = false;
+    warn_once(warned, {"operator()", "./torch/csrc/autograd/engine.cpp", 1059}, msg::kCreateGraphCycle);
+  }
   const bool keep = retain_graph.value_or(create_graph);
   variable_list leaves_captured =
       run_with_room([&] { return run(tensors, grad_tensors, keep, create_graph, inputs, true, true); });
