@@ -218,6 +218,8 @@ void ops() {
     op("cross_entropy", {A}, [&] { return torch::nn::functional::cross_entropy(A, target); });
   }
   { Tensor A = leaf({2, 3}); op("clone", {A}, [&] { return A.clone(); }); }
+  { Tensor A = leaf({3, 4}); op("masked_fill", {A}, [&] { return A.masked_fill(A > 0.3, -1.5); }); }
+  { Tensor A = leaf({3, 4}); op("masked_fill_bcast", {A}, [&] { return A.masked_fill(torch::tensor({true, false, true, false}), 2); }); }
   // In-place on non-leaves.
   { Tensor A = leaf({4}); op("inplace_chain", {A}, [&] {
       Tensor c = A * 1;

@@ -310,6 +310,8 @@ class Tensor {
   Tensor expm1() const;
   Tensor log2() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  // `value` where `mask` (bool, broadcast to this tensor's shape) holds.
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor clamp_min(Scalar min) const;
   Tensor clamp_max(Scalar max) const;
   Tensor maximum(const Tensor& o) const;

@@ -269,6 +269,31 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// ---------------------------------------------------------------- masked_fill
+namespace {
+// d/dself: the gradient where the mask did not fill, zero where it did.
+GradList masked_fill_bw(OpNode& n, Grads& g) { return {where(n.saved_at(0), zeros_like(g[0]), g[0])}; }
+}  // namespace
+
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  checked();
+  check_defined(mask, 1, "mask");
+  // Bool masks only. LibTorch 1.13 also takes a uint8 mask (deprecated) and
+  // reads a float mask's bytes as bools (silently filling nothing): a
+  // student is better served by the error.
+  GRADLAB_CHECK(mask.scalar_type() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+                c10_name(mask.scalar_type()));
+  GRADLAB_CHECK(is_expandable_to(mask.sizes(), sizes()), "The size of the mask ", mask.sizes(),
+                " must be broadcastable to the size of the tensor ", sizes());
+  Tensor out = new_empty(sizes(), scalar_type(), device());
+  backend::of(*this).where(out, mask, scalar_like(value, *this, scalar_type()), *this);
+  if (auto fn = record("MaskedFillBackward0", {this}, masked_fill_bw)) {
+    fn->save(mask);
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- comparisons
 #define GRADLAB_COMPARE(NAME, KIND, OP)                                                                 \
   Tensor Tensor::NAME(const Tensor& o) const { return tensor_op(Binary::KIND, *this, o, 1, ScalarType::Bool); } \
