@@ -251,12 +251,12 @@ int64_t Tensor::_version() const {
 const Tensor& Tensor::_base() const { return reinterpret_cast<const Tensor&>(checked()->base); }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
-                      std::optional<std::vector<Tensor>> inputs) const {
+                      std::optional<TensorList> inputs) const {
   if (!impl_) throw Error("cannot call get_autograd_meta() on undefined tensor");
   if (inputs && inputs->empty()) throw Error("'inputs' argument to backward cannot be empty");
   // Views of this tensor and its gradient: no lists are built for the common case.
   autograd::backward_impl(TensorList(*this), gradient.defined() ? TensorList(gradient) : TensorList(), retain_graph,
-                          create_graph, inputs ? TensorList(*inputs) : TensorList());
+                          create_graph, inputs ? *inputs : TensorList());
 }
 
 Tensor Tensor::tensor_data() const {

@@ -374,7 +374,7 @@ void custom_functions() {
   torch::autograd::grad({Needs::apply(nc, nd).sum()}, {nc});
   emit("fn.needs_input_grad.grad_api", {{"values", Needs::seen}});
   Tensor ne = leaf3(), nf = leaf3();
-  Needs::apply(ne, nf).sum().backward({}, false, false, std::vector<Tensor>{nf});
+  Needs::apply(ne, nf).sum().backward({}, false, false, {nf});  // one tensor as the inputs list
   emit("fn.needs_input_grad.backward_inputs", {{"values", Needs::seen}});
 
   attempt("fn.err.wrong_count", [] { WrongCount::apply(leaf3()).sum().backward(); });
@@ -441,6 +441,11 @@ void spellings_and_errors() {
     at::NoGradGuard guard;
     fact("at.no_grad", leaf3() * 2);
   }
+  {
+    c10::NoGradGuard guard;
+    fact("c10.no_grad", leaf3() * 2);
+  }
+  emit("at.allclose", {{"same", at::allclose(torch::ones({2}), torch::ones({2}))}});
   {
     at::AutoGradMode off(false);
     fact("at.autograd_mode", leaf3() * 2);

@@ -218,7 +218,7 @@ class Tensor {
   void remove_hook(unsigned pos) const;
   unsigned _register_hook(std::function<Tensor(const Tensor&)> hook) const;
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
-                bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
+                bool create_graph = false, std::optional<TensorList> inputs = std::nullopt) const;
   int64_t _version() const;
   bool is_view() const { return impl()->is_view; }
   bool _is_view() const { return is_view(); }

@@ -25,6 +25,9 @@ using gradlab::TensorOptions;
 using gradlab::SourceLocation;
 using gradlab::WarningHandler;
 using InferenceMode = gradlab::autograd::InferenceMode;
+using NoGradGuard = gradlab::autograd::NoGradGuard;
+using AutoGradMode = gradlab::autograd::AutoGradMode;
+using GradMode = gradlab::autograd::GradMode;
 template <class T>
 using ArrayRef = gradlab::ArrayRef<T>;
 inline constexpr std::nullopt_t nullopt = std::nullopt;
@@ -77,6 +80,8 @@ using gradlab::randn;
 using gradlab::tensor;
 using gradlab::zeros;
 using gradlab::zeros_like;
+using gradlab::allclose;
+using gradlab::equal;
 using gradlab::TensorList;
 using gradlab::TensorOptions;
 using gradlab::Device;
