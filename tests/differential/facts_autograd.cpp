@@ -485,6 +485,21 @@ void spellings_and_errors() {
                               {"check_nan", torch::autograd::AnomalyMode::should_check_nan()}});
   emit("at.native.is_nonzero", {{"one", at::native::is_nonzero(torch::ones({1}))},
                                 {"zero", at::native::is_nonzero(torch::zeros({}))}});
+  {
+    // A NaN in a second-order backward: the warnings name the node and the
+    // first-order node whose backward built it.
+    torch::autograd::DetectAnomalyGuard anomaly;
+    CountWarnings w;
+    c10::Warning::WarningHandlerGuard guard(&w);
+    Tensor x = torch::tensor({0.}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor y = x.pow(1.5);
+    Tensor g = torch::autograd::grad({y}, {x}, {}, true, true)[0];
+    attempt("anomaly.double_backward_nan",
+            [&] { torch::autograd::grad({g}, {x}, {torch::tensor({0.}, torch::kDouble)}); });
+    std::vector<std::string> heads;
+    for (const std::string& m : w.seen) heads.push_back(m.substr(0, m.find(":\n") + 1));
+    emit("anomaly.double_backward_nan.warnings", {{"messages", heads}});
+  }
   Tensor z = torch::tensor({0.}, torch::dtype(torch::kDouble).requires_grad(true));
   attempt("anomaly.off", [&] { (z.sqrt() * 0).sum().backward(); });
   fact("anomaly.off.z", z);

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "gradlab/autograd.h"
+#include "autograd/anomaly.h"
 #include "ops/ops_internal.h"
 
 namespace gradlab::autograd {
@@ -270,12 +271,18 @@ GradList apply_node(Node* n, GradList& in) {
     return GradList(n->num_outputs());  // nothing flows on: every output undefined
   if (!DetectAnomalyGuard::is_enabled()) return n->apply_into(in);
   try {
+    anomaly::EvaluatingScope scope(n);  // nodes this backward builds get n as their parent
     GradList outs = n->apply_into(in);
     if (AnomalyMode::should_check_nan()) check_for_nan(n, outs);
     return outs;
   } catch (const std::exception&) {
     warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},
          str_cat("Error detected in ", n->name(), ". Traceback of forward call that caused the error:\n"));
+    // Up the chain of backwards that built this node (create_graph).
+    for (auto p = anomaly::parent_of(n); p; p = anomaly::parent_of(p.get()))
+      warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 66},
+           str_cat("\n\nPrevious calculation was induced by ", p->name(),
+                   ". Traceback of forward call that induced the previous calculation:\n"));
     throw;
   }
 }

@@ -1,5 +1,10 @@
 // Nodes, AccumulateGrad, saved variables and the grad-mode switches.
 #include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "autograd/anomaly.h"
 
 #include "gradlab/autograd.h"
 #include "ops/ops_internal.h"
@@ -16,7 +21,47 @@ bool g_anomaly = false;
 bool g_anomaly_check_nan = true;
 }  // namespace
 
-Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
+// ------------------------------------------------------------ anomaly parents
+namespace anomaly {
+namespace {
+thread_local Node* t_evaluating = nullptr;
+std::mutex g_parents_mutex;
+std::unordered_map<const Node*, std::shared_ptr<Node>> g_parents;
+bool g_has_parents = false;  // read by every ~Node: the map is empty outside anomaly mode
+
+void record_parent(const Node* child) {
+  if (!t_evaluating) return;
+  std::shared_ptr<Node> parent = t_evaluating->shared_from_this();
+  std::lock_guard<std::mutex> lock(g_parents_mutex);
+  g_parents[child] = std::move(parent);
+  g_has_parents = true;
+}
+void forget(const Node* n) {
+  std::shared_ptr<Node> dying;  // released after the lock: it may end another node
+  {
+    std::lock_guard<std::mutex> lock(g_parents_mutex);
+    auto it = g_parents.find(n);
+    if (it == g_parents.end()) return;
+    dying = std::move(it->second);
+    g_parents.erase(it);
+    g_has_parents = !g_parents.empty();
+  }
+}
+}  // namespace
+
+EvaluatingScope::EvaluatingScope(Node* n) : prev(std::exchange(t_evaluating, n)) {}
+EvaluatingScope::~EvaluatingScope() { t_evaluating = prev; }
+
+std::shared_ptr<Node> parent_of(const Node* n) {
+  std::lock_guard<std::mutex> lock(g_parents_mutex);
+  auto it = g_parents.find(n);
+  return it == g_parents.end() ? nullptr : it->second;
+}
+}  // namespace anomaly
+
+Node::Node() : sequence_nr_(t_next_sequence_nr++) {
+  if (g_anomaly) anomaly::record_parent(this);
+}
 Node::Node(uint64_t seq) : sequence_nr_(seq) {}
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
@@ -85,6 +130,7 @@ thread_local Reaper t_reaper;
 void defer_node_release(std::shared_ptr<Node>&& fn) { t_reaper.pending.push_back(std::move(fn)); }
 
 Node::~Node() {
+  if (anomaly::g_has_parents) anomaly::forget(this);
   Reaper& r = t_reaper;
   for (auto& e : next_edges_)
     if (e.function && e.function.use_count() == 1) r.pending.push_back(std::move(e.function));
