@@ -1,6 +1,11 @@
-// Reads the JSON lines of bench_engine and bench_libtorch from one run and
-// prints, per workload, both medians and the ratio LibTorch/engine (how many
-// times faster the engine is), with the issue's target next to it.
+// Reads the JSON lines of bench_engine and bench_libtorch from one run of
+// bench/run and prints, per workload, both medians and the ratio
+// LibTorch/engine (how many times faster the engine is), with the issue's
+// target next to it. bench/run alternates the two binaries for several
+// rounds, so a file may hold a workload more than once: each side's figure is
+// the median over its rounds, which keeps a burst of load on a shared machine
+// from landing on one side only.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -20,6 +25,37 @@ std::vector<json> read_lines(const char* path) {
     if (!line.empty() && line[0] == '{') r.push_back(json::parse(line));
   return r;
 }
+// One line per workload, in first-seen order, with median_s and gflops the
+// medians over the rounds that measured it.
+std::vector<json> merge_rounds(const std::vector<json>& lines) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<json>> seen;
+  for (const auto& j : lines) {
+    const std::string name = j.at("workload");
+    if (!seen.count(name)) order.push_back(name);
+    seen[name].push_back(j);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  std::vector<json> r;
+  for (const auto& name : order) {
+    const auto& runs = seen[name];
+    json m = runs.front();
+    std::vector<double> t, g;
+    for (const auto& j : runs) {
+      t.push_back(j.at("median_s"));
+      if (j.contains("gflops")) g.push_back(j["gflops"]);
+    }
+    m["median_s"] = median(t);
+    if (!g.empty()) m["gflops"] = median(g);
+    m["rounds"] = runs.size();
+    r.push_back(m);
+  }
+  return r;
+}
 std::string human(double s) {
   char b[32];
   if (s < 1e-3) std::snprintf(b, sizeof b, "%.2f us", s * 1e6);
@@ -34,10 +70,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const auto engine = read_lines(argv[1]);
+    const auto engine = merge_rounds(read_lines(argv[1]));
     std::map<std::string, json> lt;
     if (argc == 3)
-      for (const auto& j : read_lines(argv[2])) lt[j["workload"]] = j;
+      for (const auto& j : merge_rounds(read_lines(argv[2]))) lt[j["workload"]] = j;
     // Targets from the engine issue: tiny graphs 20x faster, matmul/MLP no slower.
     const std::map<std::string, double> target = {
         {"exercise3", 20},        {"rnn_cell", 20},         {"chain_10000", 20},
@@ -80,6 +116,9 @@ int main(int argc, char** argv) {
     if (cublas_gflops > 0 && gpu_matmul_gflops > 0)
       std::printf("matmul_4096 forward+backward on the GPU: %.0f GFLOP/s, %.0f%% of cuBLAS's own sgemm rate (%.0f GFLOP/s)\n",
                   gpu_matmul_gflops, 100 * gpu_matmul_gflops / cublas_gflops, cublas_gflops);
+    if (!engine.empty())
+      std::printf("(each figure: the median over %d alternating round(s) of both builds)\n",
+                  engine.front()["rounds"].get<int>());
     if (argc == 2) std::printf("(LibTorch not measured: install Debian's libtorch-dev for the ratios)\n");
   } catch (const std::exception& ex) {
     std::cerr << "bench_report: " << ex.what() << "\n";
