@@ -1,6 +1,7 @@
 // Exercise 8 — leaves, grad_fn and retain_grad.
 //
-// e = a·b + log(d)·c with a = 2, b = 3, c = 5, d = 10, all four created by
+// e = a·b + log(d)·c with a = 2, b = 3, c = 5, d = 10: four scalar tensors
+// (torch::tensor(2.0, ...); a one-element vector is accepted too), created by
 // you and requiring grad. Name the pieces: u = a·b, t = log(d), v = t·c and
 // e = u + v.
 //

@@ -31,7 +31,11 @@ struct GraphDiff {
   std::vector<std::string> student_nodes;   // ids of the student's nodes that differ
   std::vector<std::string> reference_nodes;
 };
-GraphDiff compare_graphs(const json& student, const json& reference, const Rubric& rubric);
+// Differences between a student's graph and the reference's; none when the
+// two have one normal form (normal_form.h). The tensors objects are the
+// documents' "tensors" (null when absent).
+GraphDiff compare_graphs(const json& student, const json& reference, const Rubric& rubric,
+                         const json& student_tensors = nullptr, const json& reference_tensors = nullptr);
 
 // The graphs a report draws: those the rubric checks (with the reference's
 // beside each failed one), then every named graph that no other contains.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checks.h"
+#include "normal_form.h"
 
 namespace grader {
 namespace {
@@ -89,12 +90,14 @@ std::string graph_expression(const json& nodes) {
   return out;
 }
 
-GraphDiff compare_graphs(const json& student, const json& reference, const Rubric& rubric) {
+GraphDiff compare_graphs(const json& student, const json& reference, const Rubric& rubric,
+                         const json& student_tensors, const json& reference_tensors) {
   GraphDiff d;
   if (!student.is_array() || student.empty() || !reference.is_array() || reference.empty()) {
     d.differences.push_back("there is no graph to compare");
     return d;
   }
+  if (same_normal_form(student, student_tensors, reference, reference_tensors, rubric)) return d;
   auto s_by = index(student), r_by = index(reference);
   std::map<std::string, std::string> matched;  // reference id -> student id
   auto differ = [&](const std::string& where, const std::string& what, const std::string& sid, const std::string& rid) {
@@ -164,8 +167,9 @@ GraphDiff compare_graphs(const json& student, const json& reference, const Rubri
         auto si = inputs(s), ri = inputs(r);
         const std::string here = where + " → " + label(r);
         if (si.size() != ri.size()) {
-          differ(here, label(r) + " has " + std::to_string(ri.size()) + " inputs in the reference, " +
-                           std::to_string(si.size()) + " in the submission",
+          // Name each side's own node: through alternatives they may differ.
+          differ(here, "the reference's " + label(r) + " has " + std::to_string(ri.size()) + " distinct input(s), " +
+                           "the submission's " + label(s) + " " + std::to_string(si.size()),
                  sid, rid);
           return;
         }
@@ -261,7 +265,7 @@ std::vector<GraphView> graph_views(const Rubric& rubric, const std::vector<Check
     const json& sg = graph_named(student, name);
     const json& rg = graph_named(reference, name);
     if (results[i].status == "failed" && !c.hidden && !sg.is_null() && !rg.is_null()) {
-      GraphDiff d = compare_graphs(sg, rg, rubric);
+      GraphDiff d = compare_graphs(sg, rg, rubric, student.value("tensors", json()), reference.value("tensors", json()));
       v.reference = rg;
       v.reference_tensors = tensors_on(rg, reference);
       v.student_marked = std::move(d.student_nodes);

@@ -105,7 +105,7 @@ bool Rubric::equivalent(const std::string& a, const std::string& b) const {
 Rubric parse_rubric(const json& j, const std::string& path) {
   if (!j.is_object()) fail(path, "top level", "must be a JSON object, found " + type_name(j));
   static const std::set<std::string> top = {"rubric", "exercise", "title", "function", "limits", "alternatives",
-                                            "probes", "checks"};
+                                            "graph_rules", "one_element_is_scalar", "probes", "checks"};
   for (const auto& [k, _] : j.items())
     if (!top.count(k)) fail(path, "top level", "unknown field \"" + k + "\"");
   Rubric r;
@@ -144,6 +144,16 @@ Rubric parse_rubric(const json& j, const std::string& path) {
     }
   }
 
+  if (j.contains("graph_rules")) {
+    const json& g = field(j, "graph_rules", path, "top level", json::value_t::array);
+    for (size_t i = 0; i < g.size(); ++i) {
+      const std::string where = "graph_rules[" + std::to_string(i) + "]";
+      if (!g[i].is_string() || !kGraphRules.count(g[i].get<std::string>()))
+        fail(path, where, "unknown graph rule " + g[i].dump() + " (known: sum_distributes)");
+      r.graph_rules.push_back(g[i]);
+    }
+  }
+
   std::set<std::string> probe_ids;
   if (j.contains("probes")) {
     const json& ps = field(j, "probes", path, "top level", json::value_t::array);
@@ -163,12 +173,16 @@ Rubric parse_rubric(const json& j, const std::string& path) {
 
   const json& cs = field(j, "checks", path, "top level", json::value_t::array);
   if (cs.empty()) fail(path, "checks", "a rubric needs at least one check");
+  const bool one_element_is_scalar =
+      j.contains("one_element_is_scalar") &&
+      field(j, "one_element_is_scalar", path, "top level", json::value_t::boolean).get<bool>();
   std::set<std::string> ids;
   for (size_t i = 0; i < cs.size(); ++i) {
     const std::string where = "checks[" + std::to_string(i) + "]";
     const json& c = cs[i];
     if (!c.is_object()) fail(path, where, "must be an object, found " + type_name(c));
     Check ch;
+    ch.tol.one_element_is_scalar = one_element_is_scalar;
     ch.id = string_field(c, "id", path, where);
     const std::string at = where + " (\"" + ch.id + "\")";
     if (!std::regex_match(ch.id, std::regex("[a-z0-9][a-z0-9_.-]*")))

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct Limits {
 struct Tolerance {
   double rtol = 1e-5;
   double atol = 1e-6;
+  // The rubric's "one_element_is_scalar": where the reference holds a
+  // scalar, a one-element tensor (shape [1], [1, 1], ...) with its value is
+  // accepted too, for exercises whose statement is about graphs, not shapes.
+  bool one_element_is_scalar = false;
 };
 
 struct Check {
@@ -45,6 +50,7 @@ struct Rubric {
   std::string exercise, title, function;
   Limits limits;
   std::vector<std::vector<std::string>> alternatives;  // grad_fn names accepted for one another
+  std::vector<std::string> graph_rules;  // optional equivalences of graph checks (kGraphRules)
   json probes = json::array();
   std::vector<Check> checks;
 
@@ -52,6 +58,10 @@ struct Rubric {
   // Are two grad_fn names the same or accepted alternatives?
   bool equivalent(const std::string& a, const std::string& b) const;
 };
+
+// The optional rules a rubric's "graph_rules" may name, for its graph checks:
+// "sum_distributes" accepts y.sum() + z.sum() for (y + z).sum().
+inline const std::set<std::string> kGraphRules = {"sum_distributes"};
 
 // The check kinds the grader knows, for validation and documentation.
 const std::vector<std::string>& check_kinds();

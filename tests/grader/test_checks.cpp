@@ -225,3 +225,30 @@ TEST_CASE("a report draws the checked graphs first, the reference beside a faile
   REQUIRE(views.size() == 1);
   CHECK(views[0].reference.is_null());
 }
+
+TEST_CASE("a rubric may take a one-element tensor for a scalar, and only that", "[checks]") {
+  auto make = [](bool loose) {
+    json j = {{"rubric", 1}, {"exercise", "e"}, {"title", "t"}, {"function", "e"}};
+    j["checks"] = json::parse(R"([{"id": "v", "kind": "value", "tensor": "x", "name": "n"},
+                                  {"id": "g", "kind": "grad", "tensor": "x", "name": "n"}])");
+    if (loose) j["one_element_is_scalar"] = true;
+    return grader::parse_rubric(j, "r.json");
+  };
+  auto shaped = [](json shape, json values, json grad_values) {
+    json s = snapshot(-12);
+    s["tensors"]["x"]["shape"] = shape;
+    s["tensors"]["x"]["values"] = values;
+    s["tensors"]["x"]["grad"] = {{"shape", shape}, {"values", grad_values}};
+    return s;
+  };
+  const json vec = shaped({1}, {-2.0}, {-12.0}), mat = shaped({1, 1}, {-2.0}, {-12.0}), two = shaped({2}, {-2.0, -2.0}, {-12.0, -12.0});
+  for (const auto& r : grader::evaluate(make(true), vec, snapshot(-12))) CHECK(r.status == "passed");
+  for (const auto& r : grader::evaluate(make(true), mat, snapshot(-12))) CHECK(r.status == "passed");
+  for (const auto& r : grader::evaluate(make(true), two, snapshot(-12))) CHECK(r.status == "failed");
+  for (const auto& r : grader::evaluate(make(false), vec, snapshot(-12))) {
+    CHECK(r.status == "failed");
+    CHECK_THAT(r.message, Catch::Contains("the shape is [1], expected []"));
+  }
+  // The value still has to be right.
+  for (const auto& r : grader::evaluate(make(true), shaped({1}, {2.0}, {12.0}), snapshot(-12))) CHECK(r.status == "failed");
+}

@@ -1,0 +1,211 @@
+// Graph checks judge the concept, not one spelling: these tests build
+// backward graphs in the harness's format (breadth-first node lists) the way
+// different spellings of one computation record them in PyTorch, and graphs
+// that really differ.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "checks.h"
+#include "normal_form.h"
+
+using grader::json;
+
+namespace {
+
+// Builds a node list. leaf("x") is x's AccumulateGrad; op(name, inputs,
+// tensors) a grad_fn with edges to the inputs (-1: None). The root is the
+// last node made; nodes are renumbered from it, as the harness numbers them.
+struct Graph {
+  struct N {
+    std::string name;
+    std::vector<int> next;
+    std::vector<std::string> tensors;
+  };
+  std::vector<N> nodes;
+  std::map<std::string, int> leaves;
+
+  int leaf(const std::string& name) {
+    if (leaves.count(name)) return leaves[name];
+    nodes.push_back({"torch::autograd::AccumulateGrad", {}, {name}});
+    return leaves[name] = static_cast<int>(nodes.size()) - 1;
+  }
+  int op(const std::string& name, std::vector<int> next, std::vector<std::string> tensors = {}) {
+    nodes.push_back({name, std::move(next), std::move(tensors)});
+    return static_cast<int>(nodes.size()) - 1;
+  }
+  json done() const {
+    std::map<int, int> id;
+    std::vector<int> order = {static_cast<int>(nodes.size()) - 1};
+    id[order[0]] = 0;
+    for (size_t i = 0; i < order.size(); ++i)
+      for (int k : nodes[static_cast<size_t>(order[i])].next)
+        if (k >= 0 && !id.count(k)) id[k] = static_cast<int>(order.size()), order.push_back(k);
+    json out = json::array();
+    for (int n : order) {
+      const N& x = nodes[static_cast<size_t>(n)];
+      json next = json::array();
+      for (int k : x.next) next.push_back(k < 0 ? json{nullptr, 0} : json{"n" + std::to_string(id[k]), 0});
+      out.push_back({{"id", "n" + std::to_string(id[n])}, {"name", x.name}, {"tensors", x.tensors}, {"next", next}});
+    }
+    return out;
+  }
+};
+
+const json kOneCheck = json::parse(R"([{"id": "g", "kind": "graph", "tensor": "out", "name": "n"}])");
+
+grader::Rubric rubric(bool distributes = false) {
+  json j = {{"rubric", 1}, {"exercise", "e"}, {"title", "t"}, {"function", "e"}, {"checks", kOneCheck}};
+  j["alternatives"] = json::parse(R"([["PowBackward0", "MulBackward0"]])");
+  if (distributes) j["graph_rules"] = {"sum_distributes"};
+  return grader::parse_rubric(j, "r.json");
+}
+
+bool same(const Graph& a, const Graph& b, const grader::Rubric& r = rubric(), const json& tensors = nullptr) {
+  return grader::same_normal_form(a.done(), tensors, b.done(), tensors, r);
+}
+
+json shapes(std::map<std::string, json> s) {
+  json t = json::object();
+  for (const auto& [k, v] : s) t[k] = {{"shape", v}};
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a power is a power however it is written", "[checks][graph][normal]") {
+  Graph pow3, xxx, x2x, xy;
+  pow3.op("PowBackward0", {pow3.leaf("x")}, {"z"});
+  {
+    const int x = xxx.leaf("x");
+    xxx.op("MulBackward0", {xxx.op("MulBackward0", {x, x}), x}, {"z"});  // x * x * x
+  }
+  {
+    const int x = x2x.leaf("x");
+    x2x.op("MulBackward0", {x, x2x.op("PowBackward0", {x})}, {"z"});  // x * x.pow(2)
+  }
+  {
+    const int x = xy.leaf("x");
+    xy.op("MulBackward0", {xy.op("MulBackward0", {x, x}), xy.leaf("y")}, {"z"});  // x * x * y
+  }
+  CHECK(same(xxx, pow3));
+  CHECK(same(x2x, pow3));
+  CHECK_FALSE(same(xy, pow3));
+  CHECK(grader::normal_form_text(xxx.done(), nullptr, rubric()) == "z=Pow(x)");
+  CHECK(grader::normal_form_text(xy.done(), nullptr, rubric()) == "z=Mul{y, Pow(x)}");
+
+  // When the forms differ, each side's node is called by its own name.
+  auto d = grader::compare_graphs(xy.done(), pow3.done(), rubric());
+  REQUIRE_FALSE(d.differences.empty());
+  CHECK_THAT(d.differences[0], Catch::Contains("the submission's MulBackward0"));
+  CHECK_THAT(d.differences[0], Catch::Contains("the reference's PowBackward0"));
+}
+
+TEST_CASE("sums and products are flattened and their operands taken in any order", "[checks][graph][normal]") {
+  Graph left, right, other;
+  left.op("AddBackward0", {left.op("AddBackward0", {left.leaf("a"), left.leaf("b")}), left.leaf("c")}, {"s"});
+  right.op("AddBackward0", {right.leaf("c"), right.op("AddBackward0", {right.leaf("b"), right.leaf("a")})}, {"s"});
+  other.op("AddBackward0", {other.op("AddBackward0", {other.leaf("a"), other.leaf("a")}), other.leaf("c")}, {"s"});
+  CHECK(same(left, right));
+  CHECK_FALSE(same(left, other));
+  // A sum is not a product, nor a difference.
+  Graph mul, sub;
+  mul.op("MulBackward0", {mul.op("AddBackward0", {mul.leaf("a"), mul.leaf("b")}), mul.leaf("c")}, {"s"});
+  sub.op("AddBackward0", {sub.op("SubBackward0", {sub.leaf("a"), sub.leaf("b")}), sub.leaf("c")}, {"s"});
+  CHECK_FALSE(same(left, mul));
+  CHECK_FALSE(same(left, sub));
+}
+
+TEST_CASE("a named intermediate stays a node of its own", "[checks][graph][normal]") {
+  // Reference: q = p + y named, f = q * z. A submission that computed q
+  // separately and f = (p + y) * z has no q in f's graph.
+  Graph ref, separate, regrouped;
+  ref.op("MulBackward0",
+         {ref.op("AddBackward0", {ref.op("PowBackward0", {ref.leaf("x")}, {"p"}), ref.leaf("y")}, {"q"}), ref.leaf("z")},
+         {"f"});
+  separate.op("MulBackward0",
+              {separate.op("AddBackward0", {separate.op("PowBackward0", {separate.leaf("x")}, {"p"}), separate.leaf("y")}),
+               separate.leaf("z")},
+              {"f"});
+  CHECK_FALSE(same(separate, ref));
+  // Flattening does not reach into q: (p + y) + w with q named is not p + (y + w).
+  Graph a, b;
+  a.op("AddBackward0", {a.op("AddBackward0", {a.leaf("p"), a.leaf("y")}, {"q"}), a.leaf("w")}, {"f"});
+  b.op("AddBackward0", {b.leaf("p"), b.op("AddBackward0", {b.leaf("y"), b.leaf("w")})}, {"f"});
+  CHECK_FALSE(same(a, b));
+  regrouped.op("MulBackward0",
+               {regrouped.leaf("z"),
+                regrouped.op("AddBackward0", {regrouped.leaf("y"), regrouped.op("MulBackward0", {regrouped.leaf("x"), regrouped.leaf("x")}, {"p"})},
+                             {"q"})},
+               {"f"});
+  CHECK(same(regrouped, ref));
+}
+
+TEST_CASE("the sum of a sum is the sum of the sums only where the rubric allows", "[checks][graph][normal]") {
+  // out = (y + z).sum() with y detached (None) against y.sum() + z.sum().
+  Graph whole, parts;
+  whole.op("SumBackward0", {whole.op("AddBackward0", {-1, whole.op("PowBackward0", {whole.leaf("x")}, {"z"})})}, {"out"});
+  parts.op("AddBackward0", {-1, parts.op("SumBackward0", {parts.op("PowBackward0", {parts.leaf("x")}, {"z"})})}, {"out"});
+  CHECK_FALSE(same(parts, whole));
+  CHECK(same(parts, whole, rubric(true)));
+  // Not a licence for anything: the sum of a product is not the product of sums.
+  Graph product;
+  product.op("MulBackward0", {-1, product.op("SumBackward0", {product.op("PowBackward0", {product.leaf("x")}, {"z"})})},
+             {"out"});
+  CHECK_FALSE(same(product, whole, rubric(true)));
+}
+
+TEST_CASE("a sum over every dimension is sum() when its result is a scalar", "[checks][graph][normal]") {
+  Graph all, dims;
+  all.op("SumBackward0", {all.op("TanhBackward0", {all.leaf("w")}, {"h"})}, {"out"});
+  dims.op("SumBackward1", {dims.op("TanhBackward0", {dims.leaf("w")}, {"h"})}, {"out"});
+  CHECK(same(dims, all, rubric(), shapes({{"out", json::array()}, {"h", {3, 1}}})));
+  // A sum over some dimensions leaves a tensor: a different operation.
+  CHECK_FALSE(same(dims, all, rubric(), shapes({{"out", {3}}, {"h", {3, 1}}})));
+  // Without the result's shape nothing is assumed.
+  CHECK_FALSE(same(dims, all));
+  CHECK(grader::reduction_name("SumBackward1", true) == "SumBackward0");
+  CHECK(grader::reduction_name("SumBackward1", false) == "SumBackward1");
+  CHECK(grader::reduction_name("MeanBackward1", true) == "MeanBackward0");
+}
+
+TEST_CASE("normal forms stay linear on deep and much-shared graphs", "[checks][graph][normal]") {
+  // 5000 nested products (the snapshot check's depth limit), then 60
+  // squarings of a square: 2^60 paths, 60 distinct nodes.
+  Graph deep, shared;
+  int n = deep.leaf("x");
+  for (int i = 0; i < 5000; ++i) n = deep.op("ExpBackward0", {n});
+  deep.op("SumBackward0", {n}, {"out"});
+  CHECK(same(deep, deep));
+  n = shared.leaf("x");
+  for (int i = 0; i < 60; ++i) n = shared.op("AddBackward0", {n, n});
+  shared.op("SumBackward0", {n}, {"out"});
+  CHECK(same(shared, shared));
+  CHECK(grader::normal_form_text(shared.done(), nullptr, rubric()).size() < 20000);
+}
+
+TEST_CASE("rubrics name only known graph rules", "[checks][graph][normal]") {
+  json j = {{"rubric", 1}, {"exercise", "e"}, {"title", "t"}, {"function", "e"}, {"checks", kOneCheck}};
+  j["graph_rules"] = {"sum_distribute"};
+  CHECK_THROWS_WITH(grader::parse_rubric(j, "r.json"), Catch::Contains("unknown graph rule \"sum_distribute\""));
+}
+
+TEST_CASE("a grad_fn check takes a scalar's sum over its dimensions for sum()", "[checks][normal]") {
+  json j = {{"rubric", 1}, {"exercise", "e"}, {"title", "t"}, {"function", "e"}};
+  j["checks"] = json::parse(R"([{"id": "g", "kind": "grad_fn", "tensor": "out", "name": "n"}])");
+  const auto r = grader::parse_rubric(j, "r.json");
+  auto doc = [](const char* grad_fn, json shape) {
+    json s;
+    s["status"] = "ok";
+    s["tensors"]["out"] = {{"defined", true}, {"shape", shape}, {"dtype", "Float"}, {"device", "cpu"},
+                           {"requires_grad", true}, {"is_leaf", false}, {"retains_grad", false},
+                           {"grad_fn", grad_fn}, {"version", 0}, {"values", {1.0}}, {"grad", nullptr}};
+    s["records"] = json::array();
+    return s;
+  };
+  CHECK(grader::evaluate(r, doc("SumBackward1", json::array()), doc("SumBackward0", json::array()))[0].status ==
+        "passed");
+  CHECK(grader::evaluate(r, doc("SumBackward1", {1}), doc("SumBackward0", json::array()))[0].status == "failed");
+  CHECK(grader::evaluate(r, doc("MeanBackward0", json::array()), doc("SumBackward0", json::array()))[0].status ==
+        "failed");
+}
