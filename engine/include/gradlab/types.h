@@ -2,6 +2,7 @@
 // the tensor core, the facade and the printers share.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -77,7 +78,10 @@ class Scalar {
   Scalar(long long v) : kind_(Kind::Int), i_(v) {}  // NOLINT
   Scalar(unsigned v) : kind_(Kind::Int), i_(v) {}   // NOLINT
   Scalar(unsigned long v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}  // NOLINT
-  Scalar(bool v) : kind_(Kind::Bool), i_(v) {}      // NOLINT
+  // Exactly bool, as c10::Scalar takes it: a plain Scalar(bool) would also
+  // take a pointer (torch::pow(x, "2") would compile and mean x^true).
+  template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Scalar(B v) : kind_(Kind::Bool), i_(v) {}  // NOLINT
   Kind kind() const { return kind_; }
   bool isFloatingPoint() const { return kind_ == Kind::Double; }
   bool isIntegral(bool include_bool = false) const {

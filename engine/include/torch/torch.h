@@ -2,6 +2,9 @@
 // LibTorch's C++ API compiles unchanged against gradlab or LibTorch.
 // The engine lives in namespace gradlab; these are LibTorch's names for it.
 #pragma once
+// LibTorch's torch/torch.h brings <iostream> with it, and code written
+// against it prints with std::cout without including it: so does this one.
+#include <iostream>
 #include <sstream>
 
 // Set when torch:: is gradlab's facade, for the rare code (the grader's

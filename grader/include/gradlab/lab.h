@@ -22,6 +22,7 @@
 
 #include <exception>
 #include <functional>
+#include <iostream>  // std::cout without a second #include: this is the only header an exercise needs
 #include <string>
 
 namespace lab {
