@@ -6,6 +6,10 @@
 // (and nlohmann/json), so it builds against gradlab's engine and LibTorch alike.
 #include <gradlab/lab.h>
 #include <torch/csrc/autograd/functions/accumulate_grad.h>
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -15,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <typeinfo>
 #include <iostream>
 #include <algorithm>
 #include <map>
@@ -26,6 +31,30 @@
 #include <vector>
 
 using json = nlohmann::ordered_json;
+
+// Where an exception was thrown. Every throw in the process, the engine's
+// and the student's, passes through __cxa_throw; this definition (the
+// program's or its library's, found before libstdc++'s) notes the call stack
+// of the latest one on its thread, then throws as the real one does. When
+// an exception escapes the exercise, the frames inside the program (the
+// student's code, never the engine's) go to the grader, which maps them to
+// the student's lines with the program's line table.
+namespace {
+constexpr int kMaxFrames = 48;
+thread_local void* g_throw_frames[kMaxFrames];
+thread_local int g_throw_depth = 0;
+}  // namespace
+
+namespace __cxxabiv1 {  // where <cxxabi.h> declares it
+extern "C" void __cxa_throw(void* object, std::type_info* type, void (*destroy)(void*)) {
+  using Throw = void (*)(void*, std::type_info*, void (*)(void*));
+  static const Throw real = reinterpret_cast<Throw>(dlsym(RTLD_NEXT, "__cxa_throw"));
+  g_throw_depth = backtrace(g_throw_frames, kMaxFrames);
+  if (!real) std::abort();
+  real(object, type, destroy);
+  std::abort();  // the real one does not return
+}
+}  // namespace __cxxabiv1
 
 namespace lab {
 
@@ -135,6 +164,25 @@ json graph_of(const torch::Tensor& root, const std::vector<std::pair<std::string
     nodes.push_back(node);
   }
   return nodes;
+}
+
+// The latest throw's frames that lie in the program itself, as offsets from
+// its load address (return addresses less one: inside the call).
+json throw_trace() {
+  uintptr_t base = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        *static_cast<uintptr_t*>(data) = info->dlpi_addr;  // the first object is the program
+        return 1;
+      },
+      &base);
+  json out = json::array();
+  for (int i = 0; i < g_throw_depth && out.size() < 16; ++i) {
+    Dl_info where{};
+    if (!dladdr(g_throw_frames[i], &where) || reinterpret_cast<uintptr_t>(where.dli_fbase) != base) continue;
+    out.push_back(reinterpret_cast<uintptr_t>(g_throw_frames[i]) - base - 1);
+  }
+  return out;
 }
 
 class Collector : public c10::WarningHandler {
@@ -377,6 +425,9 @@ int harness_main(int, char**, void (*exercise)(Lab&)) {
   Lab lab(&state);
   Collector collector(&state);
   c10::Warning::WarningHandlerGuard guard(&collector);
+  // backtrace() loads its unwinder on first use: before the exercise runs.
+  g_throw_depth = backtrace(g_throw_frames, 1);
+  g_throw_depth = 0;
 
   json out;
   out["nonce"] = "";  // filled in as it is written
@@ -390,9 +441,11 @@ int harness_main(int, char**, void (*exercise)(Lab&)) {
   } catch (const std::exception& e) {
     out["status"] = "exception";
     out["message"] = error_text(e);
+    out["trace"] = throw_trace();
   } catch (...) {
     out["status"] = "exception";
     out["message"] = "the exercise threw something that is not a std::exception";
+    out["trace"] = throw_trace();
   }
   std::cout.flush();
 

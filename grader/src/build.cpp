@@ -1,4 +1,5 @@
 #include "build.h"
+#include "lines.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -42,6 +43,7 @@ constexpr rlim_t kCompileMemory = rlim_t(4) << 30;
 constexpr size_t kMaxDiagnostics = 64 << 10;
 constexpr size_t kMaxSymbolListing = size_t(256) << 20;
 constexpr size_t kMaxSource = size_t(1) << 20;  // an exercise is a few KiB
+constexpr size_t kMaxLineListing = size_t(64) << 20;
 
 struct ToolResult {
   int status = -1;
@@ -330,7 +332,11 @@ std::string build_script(const BuildRequest& req, const std::string& work, const
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) link.push_back(l);
   link.insert(link.end(), {"-o", work + "/program"});
   return "set -e\n" + shell_line(compile) + "\n" + shell_line({GRADLAB_NM, "-P", "--defined-only", "-g", object}) +
-         " > " + quoted(work + "/symbols.txt") + "\n" + shell_line(link) + "\n";
+         " > " + quoted(work + "/symbols.txt") + "\n" + shell_line(link) + "\n" +
+         // The line table, for the lines of an escaped exception (lines.h);
+         // a program without one still runs.
+         shell_line({GRADLAB_OBJDUMP, "--dwarf=decodedline", work + "/program"}) + " > " +
+         quoted(work + "/lines.txt") + " 2>/dev/null || true\n";
 }
 
 // Compiles, lists the symbols and links in `work`, which holds the copy of
@@ -434,7 +440,13 @@ BuildOutcome build_program(const BuildRequest& req) {
     const std::string werr = write_file_atomic(copy, source);
     r = werr.empty() ? compile_and_link(req, work, copy, entry, harness) : ToolResult{1, "gradlab: " + werr + "\n", false, false, ""};
     r.output = restore_names(r.output, work, copy, req.source);
-    if (r.status == 0 && !r.killed) fs::copy_file(work + "/program", tmp / "program", ec);
+    if (r.status == 0 && !r.killed) {
+      fs::copy_file(work + "/program", tmp / "program", ec);
+      const auto size = fs::file_size(work + "/lines.txt", ec);
+      const auto listing = !ec && size < kMaxLineListing ? read_file(work + "/lines.txt") : std::nullopt;
+      ec.clear();
+      std::ofstream(tmp / "lines.txt", std::ios::binary) << line_table(listing.value_or(""), req.function + ".cpp");
+    }
     if (ec) r.status = 1, r.output += "gradlab: cannot keep the program: " + ec.message() + "\n";
     fs::remove_all(work, ec);
   }

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "blanks.h"
+#include "diagnostics.h"
+#include "files.h"
 #include "reports/escape.h"
 
 namespace grader {
@@ -28,6 +31,34 @@ size_t display_width(const std::string& s) {
   return n;
 }
 
+// Where an exception came from: the student's file:line and that line.
+void print_line(std::ostream& os, const std::string& file, int line, const Style& st) {
+  os << "  at " << st.bold() << reports::visible(file, false) << ":" << line << st.reset() << "\n";
+  std::istringstream in(read_file(file).value_or(""));
+  std::string text;
+  for (int n = 0; n < line && std::getline(in, text);) ++n;
+  if (!text.empty()) os << st.dim() << "  " << std::string(line < 10 ? 4 : line < 100 ? 3 : 2, ' ') << line << " | " << st.reset() << reports::visible(text) << "\n";
+}
+
+// An untouched starter: what goes in each blank, instead of every check
+// failing for the same reason.
+void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& blanks, const Style& st) {
+  os << "  Nothing to grade yet: the " << (blanks.size() == 1 ? "blank" : std::to_string(blanks.size()) + " blanks")
+     << " between START CODE HERE and END CODE HERE " << (blanks.size() == 1 ? "is" : "are") << " still empty.\n";
+  os << "  What goes in " << (blanks.size() == 1 ? "it" : "them") << ":\n";
+  size_t shown = 0;
+  for (const auto& b : blanks) {
+    if (b.prompts.empty()) os << "    line " << b.start_line + 1 << "  (write your code here)\n";
+    for (const auto& [line, text] : b.prompts) {
+      if (++shown > 12) break;
+      os << "    line " << line << std::string(line < 10 ? 2 : line < 100 ? 1 : 0, ' ') << "  "
+         << reports::visible(text) << "\n";
+    }
+  }
+  os << st.dim() << "  Fill them in, then run ./grade " << r.exercise
+     << " again: the report lists every check and its hint." << st.reset() << "\n\n";
+}
+
 }  // namespace
 
 Style terminal_style() {
@@ -37,13 +68,33 @@ Style terminal_style() {
   return s;
 }
 
-void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir) {
+void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir,
+                  const std::string& starter) {
+  const std::vector<Blank> blanks = r.verdict == "compile_error" ? std::vector<Blank>{}
+                                                                 : find_blanks(read_file(r.submission).value_or(""));
+  const bool empty_blanks =
+      r.verdict != "passed" && untouched(blanks, find_blanks(starter.empty() ? "" : read_file(starter).value_or("")));
   os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << reports::visible(r.submission, false) << st.reset()
      << "\n\n";
   if (r.verdict == "compile_error") {
-    os << st.red() << "✗ does not compile" << st.reset() << "\n" << tail(r.compile.diagnostics, 40) << "\n";
+    os << st.red() << "✗ does not compile" << st.reset() << "\n";
+    // The first error first, at the student's line; the whole output is in
+    // the report. Output the summary cannot read (the linker's) is shown
+    // as it came.
+    const auto source = read_file(r.submission);
+    const CompileSummary sum = summarize_compile(r.compile.diagnostics, r.submission, source.value_or(""));
+    if (sum.errors.empty()) {
+      os << tail(r.compile.diagnostics, 40) << "\n";
+    } else {
+      os << compile_summary_text(sum, r.submission);
+      os << st.dim() << "  (the compiler's whole output, " << sum.total_lines << " lines, is in the report)" << st.reset()
+         << "\n\n";
+    }
+  } else if (empty_blanks) {
+    print_blanks(os, r, blanks, st);
   } else if (r.verdict == "runtime_error") {
     os << st.red() << "✗ the program did not finish" << st.reset() << ": " << reports::visible(r.run.message) << "\n";
+    if (r.run.line > 0) print_line(os, r.submission, r.run.line, st);
     if (!r.run.stderr_text.empty()) os << st.dim() << "  its error output:" << st.reset() << "\n" << tail(r.run.stderr_text, 15);
     if (!r.run.stdout_text.empty()) os << st.dim() << "  its output:" << st.reset() << "\n" << tail(r.run.stdout_text, 10);
     os << "\n";
@@ -71,7 +122,8 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
   for (const auto& c : r.checks) failed += c.status != "passed";
   const std::string colour = r.verdict == "passed" ? st.green() : st.red();
   os << colour << st.bold() << "score " << points(r.score) << "/" << points(r.max_score) << st.reset();
-  if (r.verdict == "passed") os << " — every check passed";
+  if (empty_blanks) os << " — the blanks are empty";
+  else if (r.verdict == "passed") os << " — every check passed";
   else if (r.verdict == "failed") os << " — " << failed << " of " << r.checks.size() << " checks failed";
   else if (r.verdict == "compile_error") os << " — does not compile";
   else os << " — " << r.run.status;

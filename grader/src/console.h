@@ -22,6 +22,9 @@ struct Style {
 // Colour when stdout is a terminal and NO_COLOR is not set.
 Style terminal_style();
 
-void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir);
+// `starter`: the course's starter file for the exercise ("" when unknown),
+// to tell an untouched starter from a student's work.
+void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir,
+                  const std::string& starter = "");
 
 }  // namespace grader

@@ -39,6 +39,7 @@ bool numeric_less(const std::string& a, const std::string& b) {
 
 std::string Course::rubric_path(const std::string& e) const { return root + "/solutions/" + e + ".rubric.json"; }
 std::string Course::solution_path(const std::string& e) const { return root + "/solutions/" + e + ".cpp"; }
+std::string Course::starter_path(const std::string& e) const { return root + "/exercises/" + e + ".cpp"; }
 
 std::vector<std::string> Course::exercises() const {
   std::vector<std::string> out;
@@ -153,7 +154,7 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
     // The starter must be gradable as handed out (it may fail to compile or
     // fail its checks), and must not already pass: then its blanks would ask
     // for nothing the rubric checks.
-    if (auto r = graded(course.root + "/exercises/" + e + ".cpp", e + ": the starter")) {
+    if (auto r = graded(course.starter_path(e), e + ": the starter")) {
       const bool full = r->verdict == "passed" && r->score == r->max_score;
       report(!full, e + ": the starter → " + r->verdict + " " + points(r->score) + "/" + points(r->max_score),
              "the starter already scores full marks: its blanks ask for nothing the rubric checks");

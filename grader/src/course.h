@@ -18,6 +18,7 @@ struct Course {
 
   std::string rubric_path(const std::string& exercise) const;
   std::string solution_path(const std::string& exercise) const;
+  std::string starter_path(const std::string& exercise) const;  // exercises/NAME.cpp
   // Exercises with a rubric, in numeric order (exercise2 before exercise10).
   std::vector<std::string> exercises() const;
 };

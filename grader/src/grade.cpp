@@ -1,4 +1,5 @@
 #include "grade.h"
+#include "lines.h"
 
 #include <signal.h>
 
@@ -55,7 +56,8 @@ std::string signal_text(int sig) {
 
 struct Run {
   RunInfo info;
-  json snapshot;  // when info.status == "ok"
+  json snapshot;                  // when info.status == "ok"
+  std::vector<uint64_t> trace;    // where an escaped exception was thrown: offsets into the program
 };
 
 Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate,
@@ -140,6 +142,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   } else if (snap["status"] != "ok") {
     r.status = "exception";
     r.message = "an exception escaped from " + rubric.function + "(): " + snap.value("message", std::string());
+    for (const auto& o : snap.value("trace", json::array())) run.trace.push_back(o.get<uint64_t>());
   } else if (o.exit_code != 0) {
     r.status = "crashed";
     r.message = "the program exited with code " + std::to_string(o.exit_code);
@@ -247,6 +250,15 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   if (req.engine == "libtorch") limits.memory_mb = std::max(limits.memory_mb, 8192L);
   Run student = run_program(sb.program, rubric, limits, req.isolate, req.device);
   res.run = student.info;
+  if (!student.trace.empty()) {
+    // The innermost frame in the student's file is the line to look at.
+    const auto table = read_file((fs::path(sb.program).parent_path() / "lines.txt").string());
+    for (int line : student_lines(table.value_or(""), student.trace))
+      if (line > 0) {
+        res.run.line = line;
+        break;
+      }
+  }
   if (student.info.status != "ok") {
     res.verdict = "runtime_error";
     res.checks = not_run(rubric, "the program did not finish: " + student.info.message);

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <cstdlib>
 #include <thread>
 #include <tuple>
@@ -24,6 +25,7 @@
 #include "reports/result.h"
 #include "reports/writer.h"
 #include "sandbox.h"
+#include "suggest.h"
 
 namespace {
 
@@ -43,6 +45,27 @@ const char* kExitCodes =
 int usage_error(const std::string& msg) {
   std::cerr << "grade: " << msg << "\n(run `grade --help` for the usage)\n";
   return kExitUsage;
+}
+
+// After CLI11's "The following argument(s) was/were not expected: --jnuit":
+// the option each one was probably meant to be.
+void suggest_options(const CLI::App& app, const std::string& what) {
+  const std::string marker = "not expected: ";
+  const size_t at = what.find(marker);
+  if (at == std::string::npos) return;
+  std::vector<std::string> known;
+  std::vector<const CLI::App*> apps = {&app};
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) apps.push_back(sub);
+  for (const auto* a : apps)
+    for (const auto* opt : a->get_options())
+      for (const auto& name : opt->get_lnames()) known.push_back("--" + name);
+  std::istringstream words(what.substr(at + marker.size()));
+  for (std::string w; words >> w;) {
+    if (w.rfind("-", 0) != 0) continue;
+    const std::string name = w.substr(0, w.find('='));
+    const std::string best = closest(name, known);
+    if (!best.empty()) std::cerr << "grade: did you mean " << best << " (not " << name << ")?\n";
+  }
 }
 
 }  // namespace
@@ -100,6 +123,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    if (code != 0) suggest_options(app, e.what());
     return code == 0 ? 0 : kExitUsage;
   }
 
@@ -151,7 +175,10 @@ int main(int argc, char** argv) {
         at = comma + 1;
       }
       for (const auto& e : bopt.exercises)
-        if (!fs::exists(course.rubric_path(e))) return usage_error("no exercise \"" + e + "\" in the course");
+        if (!fs::exists(course.rubric_path(e))) {
+          const std::string best = closest(e, course.exercises());
+          return usage_error("no exercise \"" + e + "\" in the course" + (best.empty() ? "" : ": did you mean " + best + "?"));
+        }
       if (!fs::is_directory(bopt.submissions)) return usage_error("no such folder: " + bopt.submissions);
       bopt.out = out_dir.empty() ? "gradlab-batch" : out_dir;
       bopt.live_progress = isatty(STDERR_FILENO) && !std::getenv("CI");
@@ -182,7 +209,9 @@ int main(int argc, char** argv) {
     if (!fs::exists(rubric_path)) {
       std::string known;
       for (const auto& e : course.exercises()) known += " " + e;
-      return usage_error("no exercise \"" + exercise + "\" (known:" + known + ")");
+      const std::string best = closest(exercise, course.exercises());
+      return usage_error("no exercise \"" + exercise + "\"" + (best.empty() ? "" : ": did you mean " + best + "?") +
+                         " (known:" + known + ")");
     }
     Rubric rubric = load_rubric(rubric_path);
     GradeRequest req = base;
@@ -201,7 +230,7 @@ int main(int argc, char** argv) {
     if (as_json) {
       std::cout << reports::json_writer()->render(r);
     } else {
-      print_result(std::cout, r, st, werr.empty() ? dir : "");
+      print_result(std::cout, r, st, werr.empty() ? dir : "", solution ? "" : course.starter_path(exercise));
     }
     if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
     return exit_code_for(r);

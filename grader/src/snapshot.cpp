@@ -313,8 +313,8 @@ void document(const json& s, const std::string& nonce) {
   if (!s.is_object()) throw Refusal{"the result is not a JSON object but " + brief(s)};
   if (!s.contains("nonce") || !s["nonce"].is_string() || s["nonce"].get_ref<const std::string&>() != nonce)
     throw Refusal{"the result does not carry this run's token"};
-  keys(s, "", {{"nonce", true}, {"status", true}, {"message", false}, {"tensors", false}, {"graphs", false},
-               {"records", false}, {"probes", false}, {"warnings", true}, {"usage", true}});
+  keys(s, "", {{"nonce", true}, {"status", true}, {"message", false}, {"trace", false}, {"tensors", false},
+               {"graphs", false}, {"records", false}, {"probes", false}, {"warnings", true}, {"usage", true}});
   const std::string& status = string_of(s["status"], "status");
   if (status != "ok" && status != "exception" && status != "out_of_memory")
     refuse("status", "unknown status " + quoted(status) + " (ok, exception or out_of_memory)");
@@ -325,6 +325,12 @@ void document(const json& s, const std::string& nonce) {
   } else {
     if (!s.contains("message")) refuse("", "the key \"message\" is missing (the status is " + quoted(status) + ")");
     string_of(s["message"], "message", kMaxTextBytes);
+  }
+  // Where the exception was thrown: offsets into the program, at most 16.
+  if (s.contains("trace")) {
+    if (status != "exception") refuse("trace", "present, but the status is " + quoted(status));
+    if (!s["trace"].is_array() || s["trace"].size() > 16) refuse("trace", "expected at most 16 offsets, found " + brief(s["trace"]));
+    for (size_t i = 0; i < s["trace"].size(); ++i) count(s["trace"][i], "trace[" + std::to_string(i) + "]");
   }
   static const json none = json::object();
   const json& tensors = s.contains("tensors") ? named_map(s["tensors"], "tensors") : none;

@@ -81,6 +81,7 @@ json to_json(const Result& r) {
               {"stdout_truncated", r.run.stdout_truncated},
               {"stderr", r.run.stderr_text},
               {"stderr_truncated", r.run.stderr_truncated}};
+  if (r.run.line > 0) j["run"]["line"] = r.run.line;  // only when known: most runs have none
   j["warnings"] = r.warnings;
   j["engine"] = r.engine;
   j["compiler"] = r.compiler;

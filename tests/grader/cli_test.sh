@@ -62,7 +62,10 @@ run "backward twice (zero_ / retain_graph misuse)" 1 exercise3 "$fixtures/backwa
 has "backward twice" "found     -24"
 
 # A hidden check says only that it failed: not what was expected, no hint.
-run "hidden check" 1 exercise3 "$src/exercises/exercise3.cpp" --out "$scratch/r6"
+# (A started file: an untouched starter gets the short message instead.)
+mkdir -p "$scratch/started"
+sed 's#// END CODE HERE#(void)lab;\n  // END CODE HERE#' "$src/exercises/exercise3.cpp" >"$scratch/started/exercise3.cpp"
+run "hidden check" 1 exercise3 "$scratch/started/exercise3.cpp" --out "$scratch/r6"
 has "hidden check" "✗ hidden check leaves"
 lacks "hidden check" "x is still a leaf"
 
@@ -93,7 +96,7 @@ has "exits early" "before the grader could read its results"
 
 # Usage errors.
 run "unknown exercise" 64 exercise99
-has "unknown exercise" "no exercise \"exercise99\" (known: exercise1 exercise2 exercise3 exercise4 exercise5 exercise6 exercise7 exercise8 exercise9 exercise10 exercise11 exercise12 exercise13)"
+has "unknown exercise" "no exercise \"exercise99\": did you mean exercise9? (known: exercise1 exercise2 exercise3 exercise4 exercise5 exercise6 exercise7 exercise8 exercise9 exercise10 exercise11 exercise12 exercise13)"
 run "missing file" 64 exercise3 "$scratch/nothere.cpp"
 has "missing file" "no such file"
 run "bad flag" 64 exercise3 --frobnicate
@@ -230,6 +233,58 @@ else
   lacks "fallback: not said when asked for" "student code runs in the fallback fence"
 fi
 unset TMPDIR
+
+# Feedback a student can act on. first_screen NAME TEXT: TEXT is within the
+# first 24 lines of the last run's output.
+first_screen() {
+  if ! head -24 <<<"$out" | grep -qF -- "$2"; then
+    echo "FAIL $1: the first screen lacks: $2"
+    printf '%s\n' "$out" | head -30 | sed 's/^/    /'
+    failures=$((failures + 1))
+  fi
+}
+mkdir -p "$scratch/mine"
+sed 's/p.retain_grad();/p.retian_grad();/' "$src/solutions/exercise3.cpp" >"$scratch/mine/typo.cpp"
+run "typo" 2 exercise3 "$scratch/mine/typo.cpp" --out "$scratch/r-typo"
+first_screen "typo: at the student's line" "mine/typo.cpp:15:5: error: ‘class torch::Tensor’ has no member named ‘retian_grad’; did you mean ‘retain_grad’?"
+sed 's/p = x.pow(2);/p = torch::pow(x, "2");/' "$src/solutions/exercise3.cpp" >"$scratch/mine/overload.cpp"
+run "overload" 2 exercise3 "$scratch/mine/overload.cpp" --out "$scratch/r-overload"
+first_screen "overload: the error first" "mine/overload.cpp:11:17: error: no matching function for call to ‘pow(torch::Tensor&, const char [2])’"
+first_screen "overload: the versions" "torch::Tensor torch::pow(const Tensor&, Scalar) — no known conversion for argument 2"
+lacks "overload: no header paths" "engine/include"
+printf '%s\n' '#include <gradlab/lab.h>' '#include <map>' 'void exercise3(lab::Lab& lab) {' '  torch::Tensor x;' \
+  '  std::map<torch::Tensor, int> m;' '  m[x] = 1;' '  lab.name("x", x);' '}' >"$scratch/mine/template.cpp"
+run "error inside a template" 2 exercise3 "$scratch/mine/template.cpp" --out "$scratch/r-template"
+first_screen "error inside a template: at the student's line" "mine/template.cpp:6:6: error: cannot convert"
+first_screen "error inside a template: the line" "6 |   m[x] = 1;"
+sed 's#  f.backward({}, /\*retain_graph=\*/true);#  f.backward();#' "$fixtures/backward-twice.cpp" >"$scratch/mine/twice.cpp"
+run "second backward" 3 exercise3 "$scratch/mine/twice.cpp" --out "$scratch/r-twice"
+first_screen "second backward: where" "mine/twice.cpp:15"
+first_screen "second backward: the line" "15 |   f.backward();"
+grep -q '"line": 15' "$scratch/r-twice/report.json" || { echo "FAIL second backward: report.json lacks the line"; failures=$((failures + 1)); }
+printf '%s\n' '#include <gradlab/lab.h>' 'static void check(bool ok) {' '  if (!ok) throw std::runtime_error("not ok");' '}' \
+  'void exercise3(lab::Lab& lab) {' '  torch::Tensor x = torch::tensor(1.0);' '  std::cout << x << std::endl;' '  check(false);' \
+  '  lab.name("x", x);' '}' >"$scratch/mine/throws.cpp"
+run "the student's own throw, std::cout without <iostream>" 3 exercise3 "$scratch/mine/throws.cpp" --out "$scratch/r-throws"
+first_screen "the student's own throw: where" "mine/throws.cpp:3"
+for n in $(seq 1 13); do
+  cp "$src/exercises/exercise$n.cpp" "$scratch/mine/exercise$n.cpp"
+  out=$("$grade" "exercise$n" "$scratch/mine/exercise$n.cpp" --out "$scratch/r-starter" 2>&1)
+  has "untouched starter $n" "Nothing to grade yet"
+  has "untouched starter $n" "— the blanks are empty"
+  lines=$(wc -l <<<"$out")
+  [ "$lines" -le 25 ] || { echo "FAIL untouched starter $n: $lines lines (at most 25)"; failures=$((failures + 1)); }
+done
+# One blank filled is work in progress: every check is listed.
+awk '{print} /START CODE HERE/ && !done {print "  x = torch::tensor(-2.0, torch::requires_grad());"; done=1}' \
+  "$src/exercises/exercise3.cpp" >"$scratch/mine/partly.cpp"
+run "a started file" 1 exercise3 "$scratch/mine/partly.cpp" --out "$scratch/r-partly"
+lacks "a started file" "Nothing to grade yet"
+has "a started file" "✓ x requires grad"
+run "did you mean an exercise" 64 exercse3
+has "did you mean an exercise" "did you mean exercise3?"
+run "did you mean a flag" 64 exercise3 --jnuit
+has "did you mean a flag" "did you mean --junit (not --jnuit)?"
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]

@@ -38,6 +38,7 @@ struct RunInfo {
   std::string stdout_text, stderr_text;
   bool stdout_truncated = false, stderr_truncated = false;
   std::string isolation;  // the fence it ran in: "bubblewrap" or "fallback"
+  int line = 0;  // for an escaped exception, the student's line it came from (0: unknown)
 };
 
 // A backward graph the reports draw. `student` (and `reference`) are node

@@ -1,0 +1,98 @@
+// The pieces of feedback that read the student's own text: the compiler's
+// output, the blanks of a starter, typos of names, the program's line table.
+#include <catch2/catch.hpp>
+
+#include "blanks.h"
+#include "diagnostics.h"
+#include "lines.h"
+#include "suggest.h"
+
+TEST_CASE("a compile error is summarised at the student's line, candidates without header paths", "[feedback]") {
+  // GCC 12's output for torch::pow(x, "2") (paths shortened).
+  const std::string gcc =
+      "sub.cpp: In function ‘void exercise3(lab::Lab&)’:\n"
+      "sub.cpp:11:17: error: no matching function for call to ‘pow(gradlab::Tensor&, const char [2])’\n"
+      "   11 |   p = torch::pow(x, \"2\");\n"
+      "      |       ~~~~~~~~~~^~~~~~~~\n"
+      "In file included from /e/include/torch/torch.h:13,\n"
+      "/e/include/gradlab/ops.h:85:8: note: candidate: ‘gradlab::Tensor gradlab::pow(const Tensor&, Scalar)’\n"
+      "   85 | Tensor pow(const Tensor& a, Scalar e);\n"
+      "/e/include/gradlab/ops.h:85:36: note:   no known conversion for argument 2 from ‘const char [2]’ to ‘gradlab::Scalar’\n"
+      "sub.cpp:12:3: error: ‘w’ was not declared in this scope\n";
+  const auto s = grader::summarize_compile(gcc, "sub.cpp");
+  REQUIRE(s.errors.size() == 2);
+  CHECK(s.errors[0].line == 11);
+  CHECK(s.errors[0].column == 17);
+  CHECK(s.errors[0].message == "no matching function for call to ‘pow(torch::Tensor&, const char [2])’");
+  REQUIRE(s.errors[0].candidates.size() == 1);
+  CHECK(s.errors[0].candidates[0] ==
+        "torch::Tensor torch::pow(const Tensor&, Scalar) — no known conversion for argument 2 from ‘const char [2]’ "
+        "to ‘torch::Scalar’");
+  CHECK(s.errors[0].excerpt.size() == 2);
+  const std::string text = grader::compile_summary_text(s, "sub.cpp");
+  CHECK(text.rfind("  sub.cpp:11:17: error: no matching function", 0) == 0);
+  CHECK(text.find("/e/include") == std::string::npos);
+  CHECK(text.find("then sub.cpp:12:3: error: ‘w’ was not declared") != std::string::npos);
+}
+
+TEST_CASE("an error found inside a header is placed at the student's line that led there", "[feedback]") {
+  const std::string gcc =
+      "/usr/include/c++/12/bits/stl_function.h: In instantiation of ‘constexpr bool std::less<_Tp>::operator()’:\n"
+      "/usr/include/c++/12/bits/stl_map.h:509:32:   required from ‘std::map<...>::operator[]’\n"
+      "sub.cpp:6:6:   required from here\n"
+      "/usr/include/c++/12/bits/stl_function.h:408:22: error: cannot convert ‘gradlab::Tensor’ to ‘bool’ in return\n"
+      "  408 |       { return __x < __y; }\n";
+  const auto s = grader::summarize_compile(gcc, "sub.cpp", "a\nb\nc\nd\ne\n  m[x] = 1;\n");
+  REQUIRE(s.errors.size() == 1);
+  CHECK(s.errors[0].line == 6);
+  CHECK(s.errors[0].inside == "stl_function.h");
+  REQUIRE(s.errors[0].excerpt.size() == 1);
+  CHECK(s.errors[0].excerpt[0] == "    6 |   m[x] = 1;");
+  // Nothing GCC located in a file (a linker's message) gives no summary.
+  CHECK(grader::summarize_compile("/usr/bin/ld: undefined reference to `exercise3(lab::Lab&)'\n", "sub.cpp").errors.empty());
+}
+
+TEST_CASE("a starter is untouched while its blanks hold what the course's starter holds", "[feedback]") {
+  const std::string starter =
+      "void f() {\n  // START CODE HERE\n  // 1. Do it (2 lines).\n  return {};\n  // END CODE HERE\n}\n"
+      "void g() {\n  // START CODE HERE\n  // 2. And this.\n\n  // END CODE HERE\n}\n";
+  const auto blanks = grader::find_blanks(starter);
+  REQUIRE(blanks.size() == 2);
+  CHECK(blanks[0].start_line == 2);
+  CHECK(blanks[0].end_line == 5);
+  CHECK(blanks[0].prompts == std::vector<std::pair<int, std::string>>{{3, "1. Do it (2 lines)."}});
+  CHECK(grader::untouched(blanks, blanks));
+  // Without the starter, only blanks with no code at all are untouched.
+  CHECK_FALSE(grader::untouched(blanks, {}));
+  CHECK(grader::untouched({blanks[1]}, {}));
+  std::string started = starter;
+  started.replace(started.find("\n\n  // END"), 2, "\n  y = 1;\n");
+  CHECK_FALSE(grader::untouched(grader::find_blanks(started), blanks));
+  // A removed END marker is an edit, and a file without blanks is not a starter.
+  CHECK_FALSE(grader::untouched(grader::find_blanks(starter.substr(0, starter.rfind("// END"))), blanks));
+  CHECK_FALSE(grader::untouched(grader::find_blanks("void f() {}\n"), {}));
+}
+
+TEST_CASE("did you mean: the closest known word, or none", "[feedback]") {
+  const std::vector<std::string> ex = {"exercise1", "exercise3", "exercise13"};
+  CHECK(grader::closest("exercse3", ex) == "exercise3");
+  CHECK(grader::closest("exrecise3", ex) == "exercise3");  // two letters swapped: one edit
+  CHECK(grader::closest("--jnuit", {"--junit", "--json", "--out"}) == "--junit");
+  CHECK(grader::closest("homework", ex).empty());
+  CHECK(grader::edit_distance("ab", "ba") == 1);
+  CHECK(grader::edit_distance("", "abc") == 3);
+}
+
+TEST_CASE("a program's offsets map to the student's lines, and nowhere else", "[feedback]") {
+  const std::string objdump =
+      "prog:     file format elf64-x86-64\n\nContents of the .debug_line section:\n\nexercise3.cpp:\n"
+      "File name                            Line number    Starting address    View    Stmt\n"
+      "exercise3.cpp                                  2              0x1179               x\n"
+      "exercise3.cpp                                 15              0x1187               x\n"
+      "exercise3.cpp                                  -              0x11fd\n"
+      "tensor.h                                     120              0x1200               x\n"
+      "tensor.h                                       -              0x1210\n";
+  const std::string table = grader::line_table(objdump, "exercise3.cpp");
+  CHECK(grader::student_lines(table, {0x1100, 0x1179, 0x1190, 0x11fd, 0x1205}) == std::vector<int>{0, 2, 15, 0, 0});
+  CHECK(grader::student_lines("", {0x1179}) == std::vector<int>{0});
+}
