@@ -163,7 +163,15 @@ Outcome check_value(const Check& c, const json& t, const json* ref) {
   return tensor_values(t["values"], t["shape"], ev, es, c.tol);
 }
 
-Outcome check_grad(const Check& c, const std::string& name, const json& t, const json* ref) {
+// Whether a backward ran at all: some named tensor holds a gradient.
+bool some_gradient(const json& student) {
+  if (!student.contains("tensors") || !student["tensors"].is_object()) return false;
+  for (const auto& [_, t] : student["tensors"].items())
+    if (t.is_object() && t.contains("grad") && !t["grad"].is_null()) return true;
+  return false;
+}
+
+Outcome check_grad(const Check& c, const std::string& name, const json& t, const json* ref, bool backward_ran) {
   json expected_grad;  // null: must be undefined
   if (c.spec.contains("expected")) {
     if (!c.spec["expected"].is_null()) {
@@ -187,6 +195,14 @@ Outcome check_grad(const Check& c, const std::string& name, const json& t, const
       why += ": " + name + " is not a leaf and does not retain its gradient";
     else if (t.value("defined", false) && !t.value("requires_grad", false))
       why += ": " + name + " does not require grad";
+    else if (t.value("defined", false) && !t.value("is_leaf", true) && backward_ran)
+      // It retains, a backward ran, and still nothing: retain_grad() keeps
+      // the gradients of backward passes run after it, not before.
+      why += ": " + name + ".retain_grad() was called, but after the backward pass (a non-leaf keeps only the "
+             "gradients of passes run after retain_grad()), or that backward did not start from a tensor that "
+             "depends on " + name;
+    else if (!backward_ran)
+      why += ": no backward ran (no named tensor holds a gradient)";
     else
       why += ": no backward reached it";
     return {false, format_values(expected_grad["values"], expected_grad["shape"]), "undefined", why};
@@ -390,7 +406,7 @@ Outcome check_probe(const Check& c, const json& student, const json& reference) 
       o.pass = false;
       o.message = missing_name(name);
     } else {
-      Outcome g = check_grad(c, name, a, &b);
+      Outcome g = check_grad(c, name, a, &b, /*backward_ran=*/true);
       o.pass = g.pass;
       o.expected = name + ".grad() = " + g.expected.get<std::string>();
       o.found = name + ".grad() = " + g.found.get<std::string>();
@@ -497,7 +513,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     } else if (c.kind == "value") {
       o = check_value(c, *t, ref);
     } else if (c.kind == "grad") {
-      o = check_grad(c, name, *t, ref);
+      o = check_grad(c, name, *t, ref, some_gradient(student));
     } else if (c.kind == "grad_fn") {
       o = check_grad_fn(c, rubric, name, *t, ref);
     } else if (c.kind == "graph") {

@@ -186,6 +186,20 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
       if (r.verdict != expect.value("verdict", "")) detail += "verdict " + r.verdict + ", expected " + expect.value("verdict", "") + ". ";
       if (expect.contains("run_status") && r.run.status != expect["run_status"])
         detail += "run status " + r.run.status + ", expected " + expect["run_status"].get<std::string>() + ". ";
+      // What the student must be told: "says" maps a check to words its
+      // feedback (why or hint) must contain; "line" is the student's line
+      // an escaped exception must be placed at.
+      const json says = expect.value("says", json::object());
+      for (const auto& [id, words] : says.items()) {
+        const CheckResult* c = nullptr;
+        for (const auto& x : r.checks) c = x.id == id ? &x : c;
+        if (!c) detail += "no check \"" + id + "\" to say \"" + words.get<std::string>() + "\". ";
+        else if ((c->message + "\n" + c->hint).find(words.get<std::string>()) == std::string::npos)
+          detail += "check " + id + " does not say \"" + words.get<std::string>() + "\" (it says: " + c->message +
+                    " / " + c->hint + "). ";
+      }
+      if (expect.contains("line") && r.run.line != expect["line"].get<int>())
+        detail += "placed at line " + std::to_string(r.run.line) + ", expected line " + expect["line"].dump() + ". ";
       if (r.verdict == "failed" && failed != want) {
         std::string a, b;
         for (const auto& x : failed) a += " " + x;

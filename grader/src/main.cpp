@@ -7,6 +7,7 @@
 // Exit codes: 0 every check passed, 1 some failed, 2 does not compile,
 // 3 runtime failure, 64 usage error, 69 no GPU for --device cuda, 70 internal error.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "config.h"
 #include "console.h"
 #include "course.h"
+#include "files.h"
 #include "grade.h"
 #include "gradlab/types.h"
 #include "reports/result.h"
@@ -68,6 +70,20 @@ void suggest_options(const CLI::App& app, const std::string& what) {
   }
 }
 
+// Returns once the file's text differs from what it is now. Polls: editors
+// save by writing in place or by renaming a new file over the old one, and
+// the text itself is compared, so a save that changes nothing waits on.
+void wait_for_change(const std::string& path) {
+  const auto before = read_file(path);
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const auto now = read_file(path);
+    if (!now || now == before) continue;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the rest of the save
+    return;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,11 +94,13 @@ int main(int argc, char** argv) {
   std::string exercise, file, out_dir, cache_dir = default_cache_dir(), device = "cpu", engine = "gradlab";
   std::string course_dir = installed_course().root;
   if (const char* c = std::getenv("GRADLAB_COURSE"); c && *c) course_dir = c;
-  bool solution = false, as_json = false, no_colour = false, no_isolation = false, junit = false, gradescope = false;
+  bool solution = false, as_json = false, no_colour = false, no_isolation = false, junit = false, gradescope = false,
+       watch = false;
   app.add_option("exercise", exercise, "the exercise to grade, e.g. exercise3");
   app.add_option("file", file, "the file to grade (default: exercises/EXERCISE.cpp, found from the current folder up)");
   app.add_flag("--solution", solution, "grade the reference solution instead (for instructors)");
   app.add_flag("--json", as_json, "print the result as JSON on stdout instead of the summary");
+  app.add_flag("--watch", watch, "grade again each time the file is saved (Ctrl-C stops)");
   app.add_option("--out", out_dir, "folder for the reports (default: gradlab-reports/EXERCISE beside exercises/)");
   app.add_flag("--junit", junit, "also write junit.xml (one testcase per check) into the report folder");
   app.add_flag("--gradescope", gradescope, "also write Gradescope's results.json into the report folder");
@@ -219,21 +237,32 @@ int main(int argc, char** argv) {
     req.submission = solution ? req.solution : !file.empty() ? file : find_submission(course, exercise);
     if (!fs::is_regular_file(req.submission)) return usage_error("no such file: " + req.submission);
 
-    Result r = grade(rubric, req);
-    const std::string dir = out_dir.empty() ? default_report_dir(req.submission, exercise) : out_dir;
-    std::vector<std::unique_ptr<reports::Writer>> writers;
-    writers.push_back(reports::json_writer());
-    writers.push_back(reports::html_writer());
-    if (junit) writers.push_back(reports::junit_writer());
-    if (gradescope) writers.push_back(reports::gradescope_writer());
-    const std::string werr = write_reports(dir, r, writers);
-    if (as_json) {
-      std::cout << reports::json_writer()->render(r);
-    } else {
-      print_result(std::cout, r, st, werr.empty() ? dir : "", solution ? "" : course.starter_path(exercise));
+    auto grade_once = [&] {
+      Result r = grade(rubric, req);
+      const std::string dir = out_dir.empty() ? default_report_dir(req.submission, exercise) : out_dir;
+      std::vector<std::unique_ptr<reports::Writer>> writers;
+      writers.push_back(reports::json_writer());
+      writers.push_back(reports::html_writer());
+      if (junit) writers.push_back(reports::junit_writer());
+      if (gradescope) writers.push_back(reports::gradescope_writer());
+      const std::string werr = write_reports(dir, r, writers);
+      if (as_json) {
+        std::cout << reports::json_writer()->render(r);
+      } else {
+        print_result(std::cout, r, st, werr.empty() ? dir : "", solution ? "" : course.starter_path(exercise));
+      }
+      if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
+      std::cout.flush();
+      return exit_code_for(r);
+    };
+    if (!watch) return grade_once();
+    for (;;) {
+      grade_once();
+      std::cout << st.dim() << "watching " << req.submission << ": save it to grade again (Ctrl-C stops)" << st.reset()
+                << std::endl;
+      wait_for_change(req.submission);
+      std::cout << "\n";
     }
-    if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
-    return exit_code_for(r);
   } catch (const RubricError& e) {
     std::cerr << "grade: malformed rubric: " << e.what() << "\n";
     return kExitInternal;

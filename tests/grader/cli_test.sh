@@ -281,6 +281,21 @@ awk '{print} /START CODE HERE/ && !done {print "  x = torch::tensor(-2.0, torch:
 run "a started file" 1 exercise3 "$scratch/mine/partly.cpp" --out "$scratch/r-partly"
 lacks "a started file" "Nothing to grade yet"
 has "a started file" "✓ x requires grad"
+# --watch grades again when the file is saved, and only then.
+cp "$src/solutions/exercise3.cpp" "$scratch/mine/watched.cpp"
+"$grade" exercise3 "$scratch/mine/watched.cpp" --watch --out "$scratch/r-watch" >"$scratch/watch.out" 2>&1 &
+watcher=$!
+for _ in $(seq 1 100); do grep -q "watching" "$scratch/watch.out" && break; sleep 0.2; done
+touch "$scratch/mine/watched.cpp"  # saved unchanged: no new grade
+sleep 1
+sed -i 's/  p.retain_grad();//' "$scratch/mine/watched.cpp"
+for _ in $(seq 1 100); do [ "$(grep -c "watching" "$scratch/watch.out")" -ge 2 ] && break; sleep 0.2; done
+kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+out=$(cat "$scratch/watch.out")
+has "watch: first grade" "score 18/18 — every check passed"
+has "watch: the grade after the save" "score 16/18 — 2 of 17 checks failed"
+[ "$(grep -c "^score" <<<"$out")" = 2 ] || { echo "FAIL watch: expected exactly two grades"; failures=$((failures + 1)); }
+
 run "did you mean an exercise" 64 exercse3
 has "did you mean an exercise" "did you mean exercise3?"
 run "did you mean a flag" 64 exercise3 --jnuit
