@@ -102,10 +102,53 @@ bool Rubric::equivalent(const std::string& a, const std::string& b) const {
   return false;
 }
 
+void parse_diagnoses(const json& j, Rubric& r, const std::set<std::string>& probe_ids, const std::string& path) {
+  if (!j.contains("diagnoses")) return;
+  std::set<std::string> check_ids;
+  for (const auto& c : r.checks) check_ids.insert(c.id);
+  const json& ds = field(j, "diagnoses", path, "top level", json::value_t::array);
+  static const std::set<std::string> fields = {"requires_grad", "is_leaf", "retains_grad", "grad_fn", "version",
+                                               "shape", "dtype", "grad_defined"};
+  for (size_t i = 0; i < ds.size(); ++i) {
+    const std::string at = "diagnoses[" + std::to_string(i) + "]";
+    if (!ds[i].is_object()) fail(path, at, "must be an object, found " + type_name(ds[i]));
+    for (const auto& [k, _] : ds[i].items())
+      if (k != "check" && k != "when" && k != "hint") fail(path, at, "unknown field \"" + k + "\"");
+    Diagnosis d;
+    d.check = string_field(ds[i], "check", path, at);
+    if (!check_ids.count(d.check)) fail(path, at + ".check", "no check has the id \"" + d.check + "\"");
+    d.hint = string_field(ds[i], "hint", path, at);
+    d.when = field(ds[i], "when", path, at, json::value_t::array);
+    if (d.when.empty()) fail(path, at + ".when", "must hold at least one condition");
+    for (size_t k = 0; k < d.when.size(); ++k) {
+      const std::string w = at + ".when[" + std::to_string(k) + "]";
+      const json& c = d.when[k];
+      if (!c.is_object()) fail(path, w, "must be an object, found " + type_name(c));
+      if (c.contains("probe")) {
+        if (!probe_ids.count(string_field(c, "probe", path, w))) fail(path, w + ".probe", "no probe has that id");
+        if (!c.contains("ok") || !c["ok"].is_boolean() || c.size() != 2) fail(path, w, "a probe condition is {\"probe\": ID, \"ok\": true|false}");
+      } else if (c.contains("check")) {
+        if (!check_ids.count(string_field(c, "check", path, w))) fail(path, w + ".check", "no check has that id");
+        const std::string st = c.contains("status") ? string_field(c, "status", path, w) : "";
+        if ((st != "passed" && st != "failed") || c.size() != 2)
+          fail(path, w, "a check condition is {\"check\": ID, \"status\": \"passed\"|\"failed\"}");
+      } else if (c.contains("tensor")) {
+        string_field(c, "tensor", path, w);
+        const std::string f = c.contains("field") ? string_field(c, "field", path, w) : "";
+        if (!fields.count(f)) fail(path, w + ".field", "unknown field \"" + f + "\" (known: requires_grad, is_leaf, retains_grad, grad_fn, version, shape, dtype, grad_defined)");
+        if (!c.contains("equals") || c.size() != 3) fail(path, w, "a tensor condition is {\"tensor\": NAME, \"field\": F, \"equals\": VALUE}");
+      } else {
+        fail(path, w, "a condition names a \"probe\", a \"check\" or a \"tensor\"");
+      }
+    }
+    r.diagnoses.push_back(std::move(d));
+  }
+}
+
 Rubric parse_rubric(const json& j, const std::string& path) {
   if (!j.is_object()) fail(path, "top level", "must be a JSON object, found " + type_name(j));
   static const std::set<std::string> top = {"rubric", "exercise", "title", "function", "limits", "alternatives",
-                                            "graph_rules", "one_element_is_scalar", "probes", "checks"};
+                                            "graph_rules", "one_element_is_scalar", "probes", "diagnoses", "checks"};
   for (const auto& [k, _] : j.items())
     if (!top.count(k)) fail(path, "top level", "unknown field \"" + k + "\"");
   Rubric r;
@@ -256,6 +299,7 @@ Rubric parse_rubric(const json& j, const std::string& path) {
     ch.spec = c;
     r.checks.push_back(std::move(ch));
   }
+  parse_diagnoses(j, r, probe_ids, path);
   return r;
 }
 

@@ -45,6 +45,19 @@ struct Check {
   json spec;  // the check's own JSON object, for its kind-specific fields
 };
 
+// A mistake recognised from the recorded facts: when `check` fails and every
+// condition in `when` holds, the student reads `hint` instead of the
+// check's general one. Conditions: {"probe": ID, "ok": BOOL} (a probe ran
+// without error, or raised one), {"check": ID, "status": "passed"|"failed"},
+// {"tensor": NAME, "field": F, "equals": VALUE} (a field of the named
+// tensor as recorded: requires_grad, is_leaf, retains_grad, grad_fn,
+// version, shape, dtype, or "grad_defined").
+struct Diagnosis {
+  std::string check;
+  json when = json::array();
+  std::string hint;
+};
+
 struct Rubric {
   std::string path;  // where it was read from, for messages
   std::string exercise, title, function;
@@ -52,6 +65,7 @@ struct Rubric {
   std::vector<std::vector<std::string>> alternatives;  // grad_fn names accepted for one another
   std::vector<std::string> graph_rules;  // optional equivalences of graph checks (kGraphRules)
   json probes = json::array();
+  std::vector<Diagnosis> diagnoses;  // in order: the first that matches a failed check wins
   std::vector<Check> checks;
 
   double max_points() const;

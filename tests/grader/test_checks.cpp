@@ -252,3 +252,30 @@ TEST_CASE("a rubric may take a one-element tensor for a scalar, and only that", 
   // The value still has to be right.
   for (const auto& r : grader::evaluate(make(true), shaped({1}, {2.0}, {12.0}), snapshot(-12))) CHECK(r.status == "failed");
 }
+
+TEST_CASE("a diagnosis names the mistake the facts show, and only when they show it", "[checks]") {
+  json j = {{"rubric", 1}, {"exercise", "e"}, {"title", "t"}, {"function", "e"}};
+  j["probes"] = json::parse(R"([{"id": "again", "kind": "backward", "tensor": "f"}])");
+  j["checks"] = json::parse(R"([{"id": "g", "kind": "grad", "tensor": "x", "name": "n", "hint": "general"}])");
+  j["diagnoses"] = json::parse(R"([
+    {"check": "g", "when": [{"probe": "again", "ok": true}, {"tensor": "x", "field": "grad_defined", "equals": true}],
+     "hint": "the probe ran"},
+    {"check": "g", "when": [{"check": "g", "status": "failed"}], "hint": "second"}])");
+  const auto r = grader::parse_rubric(j, "r.json");
+  json wrong = snapshot(12);
+  wrong["probes"]["again"] = {{"ok", true}};
+  auto res = grader::evaluate(r, wrong, snapshot(-12));
+  CHECK(res[0].hint == "the probe ran");
+  wrong["probes"]["again"] = {{"ok", false}, {"error", "e"}};
+  CHECK(grader::evaluate(r, wrong, snapshot(-12))[0].hint == "second");
+  // A passed check keeps its hint: nothing to diagnose.
+  CHECK(grader::evaluate(r, snapshot(-12), snapshot(-12))[0].hint == "general");
+
+  json bad = j;
+  bad["diagnoses"] = json::parse(R"([{"check": "nope", "when": [{"probe": "again", "ok": true}], "hint": "h"}])");
+  CHECK_THROWS_WITH(grader::parse_rubric(bad, "r.json"), Catch::Contains("diagnoses[0].check: no check has the id \"nope\""));
+  bad["diagnoses"] = json::parse(R"([{"check": "g", "when": [{"tensor": "x", "field": "colour", "equals": 1}], "hint": "h"}])");
+  CHECK_THROWS_WITH(grader::parse_rubric(bad, "r.json"), Catch::Contains("unknown field \"colour\""));
+  bad["diagnoses"] = json::parse(R"([{"check": "g", "when": [], "hint": "h"}])");
+  CHECK_THROWS_WITH(grader::parse_rubric(bad, "r.json"), Catch::Contains("at least one condition"));
+}
