@@ -260,6 +260,15 @@ void ops() {
     emit(std::string(label) + ".layout", {{"contiguous", t.is_contiguous()}, {"strides", t.strides().vec()},
                                           {"clone_numel", t.clone().numel()}, {"sizes", t.contiguous().sizes().vec()}});
   }
+  // Spellings students reach for (found by independent submissions): the
+  // free functions of the logarithms, and scalar_tensor's dtype.
+  { Tensor A = (leaf({5}).detach().abs() + 0.1).requires_grad_(); op("log10", {A}, [&] { return torch::log10(A); }); }
+  { Tensor A = (leaf({5}).detach().abs() + 0.1).requires_grad_(); op("log2_free", {A}, [&] { return torch::log2(A); }); }
+  { Tensor A = (leaf({5}).detach().abs() + 0.1).requires_grad_(); op("log1p_free", {A}, [&] { return torch::log1p(A); }); }
+  { Tensor A = (leaf({5}).detach().abs() + 0.1).requires_grad_(); op("log10_method", {A}, [&] { return A.log10(); }); }
+  fact("scalar_tensor.double", torch::scalar_tensor(-2.0));
+  fact("scalar_tensor.int", torch::scalar_tensor(5));
+  fact("scalar_tensor.options", torch::scalar_tensor(3, torch::dtype(torch::kDouble).requires_grad(true)));
 }
 
 }  // namespace

@@ -309,6 +309,7 @@ class Tensor {
   Tensor log1p() const;
   Tensor expm1() const;
   Tensor log2() const;
+  Tensor log10() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   // `value` where `mask` (bool, broadcast to this tensor's shape) holds.
   Tensor masked_fill(const Tensor& mask, Scalar value) const;

@@ -41,6 +41,7 @@ GRADLAB_HD T apply_unary(Unary op, T x, double a, double b) {
     case Unary::Log1p: return static_cast<T>(std::log1p(v));
     case Unary::Expm1: return static_cast<T>(std::expm1(v));
     case Unary::Log2: return static_cast<T>(std::log2(v));
+    case Unary::Log10: return static_cast<T>(std::log10(v));
     case Unary::Floor: return static_cast<T>(std::floor(v));
     case Unary::Square: return static_cast<T>(v * v);
     case Unary::Pow: {

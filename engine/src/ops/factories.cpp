@@ -86,6 +86,11 @@ Tensor ones(IntArrayRef size, const TensorOptions& o) { return filled(size, 1, o
 Tensor full(IntArrayRef size, Scalar v, const TensorOptions& o) {
   return filled(size, v, o.has_dtype() ? o : o.dtype(v.isFloatingPoint() ? ScalarType::Float : v.default_type()));
 }
+// A 0-d tensor; the default dtype whatever the scalar's kind, as PyTorch's
+// scalar_tensor (torch.scalar_tensor(5).dtype is float32).
+Tensor scalar_tensor(Scalar v, const TensorOptions& o) {
+  return filled({}, v, o.has_dtype() ? o : o.dtype(ScalarType::Float));
+}
 Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like_options(t, o)); }
 Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like_options(t, o)); }
 Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like_options(t, o)); }

@@ -109,6 +109,8 @@ GradList log1p_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n) + 1)}; }
 GradList expm1_bw(OpNode& n, Grads& g) { return {g[0] * (saved_result(n) + 1)}; }
 // d log2 x = 1/(x ln 2)
 GradList log2_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n) * M_LN2)}; }
+// d log10 x = 1/(x ln 10)
+GradList log10_bw(OpNode& n, Grads& g) { return {g[0].div(saved_self(n) * M_LN10)}; }
 // d x^a = a x^(a-1)  (0 when a == 0)
 GradList pow_bw(OpNode& n, Grads& g) {
   const double a = n.scalar[0];
@@ -177,6 +179,10 @@ Tensor Tensor::rsqrt() const { return unary_op(*this, Unary::Rsqrt, "RsqrtBackwa
 Tensor Tensor::log1p() const { return unary_op(*this, Unary::Log1p, "Log1PBackward0", log1p_bw, kSelf); }
 Tensor Tensor::expm1() const { return unary_op(*this, Unary::Expm1, "Expm1Backward0", expm1_bw, kResult); }
 Tensor Tensor::log2() const { return unary_op(*this, Unary::Log2, "Log2Backward0", log2_bw, kSelf); }
+Tensor Tensor::log10() const { return unary_op(*this, Unary::Log10, "Log10Backward0", log10_bw, kSelf); }
+Tensor log2(const Tensor& a) { return a.log2(); }
+Tensor log10(const Tensor& a) { return a.log10(); }
+Tensor log1p(const Tensor& a) { return a.log1p(); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return gradlab::clamp(*this, min, max);
 }
