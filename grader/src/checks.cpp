@@ -171,7 +171,22 @@ bool some_gradient(const json& student) {
   return false;
 }
 
-Outcome check_grad(const Check& c, const std::string& name, const json& t, const json* ref, bool backward_ran) {
+// Whether `name` is a node of another named tensor's backward graph: a
+// backward from that tensor passes through it.
+bool on_another_graph(const json& student, const std::string& name) {
+  if (!student.contains("graphs") || !student["graphs"].is_object()) return false;
+  for (const auto& [root, g] : student["graphs"].items()) {
+    if (root == name || !g.is_array()) continue;
+    for (const auto& n : g)
+      if (n.is_object() && n.contains("tensors") && n["tensors"].is_array())
+        for (const auto& t : n["tensors"])
+          if (t == name) return true;
+  }
+  return false;
+}
+
+Outcome check_grad(const Check& c, const std::string& name, const json& t, const json* ref, bool backward_ran,
+                   bool on_graph) {
   json expected_grad;  // null: must be undefined
   if (c.spec.contains("expected")) {
     if (!c.spec["expected"].is_null()) {
@@ -195,12 +210,14 @@ Outcome check_grad(const Check& c, const std::string& name, const json& t, const
       why += ": " + name + " is not a leaf and does not retain its gradient";
     else if (t.value("defined", false) && !t.value("requires_grad", false))
       why += ": " + name + " does not require grad";
-    else if (t.value("defined", false) && !t.value("is_leaf", true) && backward_ran)
-      // It retains, a backward ran, and still nothing: retain_grad() keeps
-      // the gradients of backward passes run after it, not before.
+    else if (t.value("defined", false) && !t.value("is_leaf", true) && backward_ran && on_graph)
+      // It retains, lies on a graph a backward ran through, and still
+      // holds nothing: retain_grad() keeps the gradients of later passes.
       why += ": " + name + ".retain_grad() was called, but after the backward pass (a non-leaf keeps only the "
-             "gradients of passes run after retain_grad()), or that backward did not start from a tensor that "
-             "depends on " + name;
+             "gradients of passes run after retain_grad())";
+    else if (t.value("defined", false) && !t.value("is_leaf", true) && backward_ran)
+      why += ": " + name + " is not part of the graph backward ran through (no other named result was computed "
+             "from it: was it computed separately?)";
     else if (!backward_ran)
       why += ": no backward ran (no named tensor holds a gradient)";
     else
@@ -406,7 +423,7 @@ Outcome check_probe(const Check& c, const json& student, const json& reference) 
       o.pass = false;
       o.message = missing_name(name);
     } else {
-      Outcome g = check_grad(c, name, a, &b, /*backward_ran=*/true);
+      Outcome g = check_grad(c, name, a, &b, /*backward_ran=*/true, on_another_graph(student, name));
       o.pass = g.pass;
       o.expected = name + ".grad() = " + g.expected.get<std::string>();
       o.found = name + ".grad() = " + g.found.get<std::string>();
@@ -549,7 +566,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     } else if (c.kind == "value") {
       o = check_value(c, *t, ref);
     } else if (c.kind == "grad") {
-      o = check_grad(c, name, *t, ref, some_gradient(student));
+      o = check_grad(c, name, *t, ref, some_gradient(student), on_another_graph(student, name));
     } else if (c.kind == "grad_fn") {
       o = check_grad_fn(c, rubric, name, *t, ref);
     } else if (c.kind == "graph") {
