@@ -171,12 +171,18 @@ bool some_gradient(const json& student) {
   return false;
 }
 
-// Whether `name` is a node of another named tensor's backward graph: a
-// backward from that tensor passes through it.
+// Whether `name` is a node of the backward graph of another named tensor
+// that a backward may have started from or passed through: one that is not
+// itself a retaining non-leaf left without a gradient (q = p + y computed
+// beside f, never reached, does not make p reached).
 bool on_another_graph(const json& student, const std::string& name) {
   if (!student.contains("graphs") || !student["graphs"].is_object()) return false;
   for (const auto& [root, g] : student["graphs"].items()) {
     if (root == name || !g.is_array()) continue;
+    const json* r = named(student, root);
+    if (r && !r->value("is_leaf", true) && r->value("retains_grad", false) &&
+        (!r->contains("grad") || (*r)["grad"].is_null()))
+      continue;
     for (const auto& n : g)
       if (n.is_object() && n.contains("tensors") && n["tensors"].is_array())
         for (const auto& t : n["tensors"])
@@ -216,8 +222,8 @@ Outcome check_grad(const Check& c, const std::string& name, const json& t, const
       why += ": " + name + ".retain_grad() was called, but after the backward pass (a non-leaf keeps only the "
              "gradients of passes run after retain_grad())";
     else if (t.value("defined", false) && !t.value("is_leaf", true) && backward_ran)
-      why += ": " + name + " is not part of the graph backward ran through (no other named result was computed "
-             "from it: was it computed separately?)";
+      why += ": " + name + " is not part of the graph backward ran through (was it computed separately from the "
+             "tensor backward started from?)";
     else if (!backward_ran)
       why += ": no backward ran (no named tensor holds a gradient)";
     else
