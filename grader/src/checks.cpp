@@ -9,6 +9,12 @@
 #include <stdexcept>
 
 namespace grader {
+
+const json* named(const json& snap, const std::string& name) {
+  if (!snap.contains("tensors") || !snap["tensors"].contains(name)) return nullptr;
+  return &snap["tensors"][name];
+}
+
 namespace {
 
 // A check that cannot be evaluated because the reference lacks what it
@@ -61,10 +67,6 @@ void flatten_literal(const json& lit, json& values, json& shape) {
   walk(lit, 0);
 }
 
-const json* named(const json& snap, const std::string& name) {
-  if (!snap.contains("tensors") || !snap["tensors"].contains(name)) return nullptr;
-  return &snap["tensors"][name];
-}
 
 std::string missing_name(const std::string& name) {
   return "the exercise did not name a tensor \"" + name + "\" (lab.name(\"" + name + "\", " + name + "))";
@@ -519,42 +521,6 @@ std::string format_values(const json& values, const json& shape) {
     }
   }
   return s;
-}
-
-// Whether one of a diagnosis's conditions holds on the student's facts.
-bool holds(const json& c, const json& student, const std::vector<CheckResult>& results) {
-  if (c.contains("probe")) {
-    const json& probes = student.value("probes", json::object());
-    const std::string id = c["probe"];
-    return probes.contains(id) && probes[id].value("ok", false) == c["ok"].get<bool>();
-  }
-  if (c.contains("check")) {
-    for (const auto& r : results)
-      if (r.id == c["check"]) return r.status == c["status"];
-    return false;
-  }
-  const json* t = named(student, c["tensor"]);
-  if (!t) return false;
-  const std::string f = c["field"];
-  if (f == "grad_defined") return (t->contains("grad") && !(*t)["grad"].is_null()) == c["equals"];
-  return t->contains(f) && (*t)[f] == c["equals"];
-}
-
-// The rubric's diagnoses: a failed check whose mistake the facts recognise
-// gets the hint that names it.
-void diagnose(const Rubric& rubric, const json& student, std::vector<CheckResult>& results) {
-  std::set<std::string> done;
-  for (const auto& d : rubric.diagnoses) {
-    if (done.count(d.check)) continue;
-    bool all = true;
-    for (const auto& c : d.when) all = all && holds(c, student, results);
-    if (!all) continue;
-    for (auto& r : results)
-      if (r.id == d.check && r.status == "failed") {
-        r.hint = d.hint;
-        done.insert(d.check);
-      }
-  }
 }
 
 std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference) {

@@ -11,6 +11,13 @@ namespace grader {
 
 std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference);
 
+// A named tensor as a snapshot recorded it, or null.
+const json* named(const json& snapshot, const std::string& name);
+
+// The rubric's diagnoses applied to evaluated checks (diagnoses.cpp): a
+// failed check whose mistake the facts recognise gets the hint naming it.
+void diagnose(const Rubric& rubric, const json& student, std::vector<CheckResult>& results);
+
 // Every check "not_run", for a program that never produced a snapshot.
 std::vector<CheckResult> not_run(const Rubric& rubric, const std::string& why);
 

@@ -34,10 +34,8 @@ size_t display_width(const std::string& s) {
 // Where an exception came from: the student's file:line and that line.
 void print_line(std::ostream& os, const std::string& file, int line, const Style& st) {
   os << "  at " << st.bold() << reports::visible(file, false) << ":" << line << st.reset() << "\n";
-  std::istringstream in(read_file(file).value_or(""));
-  std::string text;
-  for (int n = 0; n < line && std::getline(in, text);) ++n;
-  if (!text.empty()) os << st.dim() << "  " << std::string(line < 10 ? 4 : line < 100 ? 3 : 2, ' ') << line << " | " << st.reset() << reports::visible(text) << "\n";
+  const std::string quoted = source_line(read_file(file).value_or(""), line);
+  if (!quoted.empty()) os << st.dim() << "  " << reports::visible(quoted) << st.reset() << "\n";
 }
 
 // An untouched starter: what goes in each blank, instead of every check

@@ -112,15 +112,21 @@ CompileSummary summarize_compile(const std::string& diagnostics, const std::stri
     }
   }
   // The student's own line, GCC-style, where GCC quoted a header's.
-  std::vector<std::string> src;
-  std::istringstream text(source);
-  for (std::string l; std::getline(text, l);) src.push_back(l);
   for (auto& e : s.errors)
-    if (e.excerpt.empty() && e.line > 0 && static_cast<size_t>(e.line) <= src.size()) {
-      const std::string n = std::to_string(e.line);
-      e.excerpt.push_back(std::string(n.size() < 5 ? 5 - n.size() : 0, ' ') + n + " | " + src[e.line - 1]);
-    }
+    if (e.excerpt.empty())
+      if (std::string l = source_line(source, e.line); !l.empty()) e.excerpt.push_back(l);
   return s;
+}
+
+std::string source_line(const std::string& source, int line) {
+  if (line <= 0) return "";
+  std::istringstream in(source);
+  std::string text;
+  int n = 0;
+  while (n < line && std::getline(in, text)) ++n;
+  if (n < line) return "";
+  const std::string num = std::to_string(line);
+  return std::string(num.size() < 5 ? 5 - num.size() : 0, ' ') + num + " | " + text;
 }
 
 std::string compile_summary_text(const CompileSummary& s, const std::string& student_file, size_t max_errors) {

@@ -28,6 +28,10 @@ struct CompileSummary {
 CompileSummary summarize_compile(const std::string& diagnostics, const std::string& student_file,
                                  const std::string& source = "");
 
+// Line `line` of `source` as GCC quotes code, "    6 |   m[x] = 1;", or ""
+// when the source has no such line.
+std::string source_line(const std::string& source, int line);
+
 // The summary as the console prints it: a few lines, indented by `indent`.
 std::string compile_summary_text(const CompileSummary& s, const std::string& student_file, size_t max_errors = 3);
 

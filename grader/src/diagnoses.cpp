@@ -1,0 +1,46 @@
+// Rubric diagnoses (rubric.h): a failed check whose mistake the student's
+// recorded facts recognise gets the hint that names that mistake.
+#include <set>
+
+#include "checks.h"
+
+namespace grader {
+namespace {
+
+// Whether one of a diagnosis's conditions holds on the student's facts.
+bool holds(const json& c, const json& student, const std::vector<CheckResult>& results) {
+  if (c.contains("probe")) {
+    const json& probes = student.value("probes", json::object());
+    const std::string id = c["probe"];
+    return probes.contains(id) && probes[id].value("ok", false) == c["ok"].get<bool>();
+  }
+  if (c.contains("check")) {
+    for (const auto& r : results)
+      if (r.id == c["check"]) return r.status == c["status"];
+    return false;
+  }
+  const json* t = named(student, c["tensor"]);
+  if (!t) return false;
+  const std::string f = c["field"];
+  if (f == "grad_defined") return (t->contains("grad") && !(*t)["grad"].is_null()) == c["equals"];
+  return t->contains(f) && (*t)[f] == c["equals"];
+}
+
+}  // namespace
+
+void diagnose(const Rubric& rubric, const json& student, std::vector<CheckResult>& results) {
+  std::set<std::string> done;
+  for (const auto& d : rubric.diagnoses) {
+    if (done.count(d.check)) continue;
+    bool all = true;
+    for (const auto& c : d.when) all = all && holds(c, student, results);
+    if (!all) continue;
+    for (auto& r : results)
+      if (r.id == d.check && r.status == "failed") {
+        r.hint = d.hint;
+        done.insert(d.check);
+      }
+  }
+}
+
+}  // namespace grader
