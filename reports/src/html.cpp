@@ -26,22 +26,6 @@ constexpr int kGraphDpi = 144, kShownDpi = 120;
 
 std::string h(std::string_view s) { return xml_text(s); }
 
-std::string base64(const std::string& in) {
-  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < in.size(); i += 3) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    if (i + 2 < in.size()) v |= static_cast<unsigned char>(in[i + 2]);
-    out += abc[(v >> 18) & 63];
-    out += abc[(v >> 12) & 63];
-    out += i + 1 < in.size() ? abc[(v >> 6) & 63] : '=';
-    out += i + 2 < in.size() ? abc[v & 63] : '=';
-  }
-  return out;
-}
-
 std::string volatile_value(const std::string& v) { return "<span data-volatile>" + h(v) + "</span>"; }
 
 std::string fixed(double v, const char* fmt) {

@@ -277,7 +277,11 @@ TEST_CASE("junit.xml reports a run that never reached the checks as errors, neve
 TEST_CASE("results.json has what Gradescope reads, and its tests add up to the score", "[reports][gradescope]") {
   for (const auto& r : {failing(), crashed()}) {
     const json j = json::parse(reports::gradescope_writer()->render(r));
-    for (const char* k : {"score", "max_score", "execution_time", "output", "tests"}) CHECK(j.contains(k));
+    for (const char* k : {"score", "execution_time", "output", "output_format", "stdout_visibility", "tests"})
+      CHECK(j.contains(k));
+    CHECK(!j.contains("max_score"));  // not a field of Gradescope's specification: it adds up the tests'
+    CHECK(j["output_format"] == "md");
+    CHECK(j["execution_time"].get<long>() >= (r.total_seconds > 0 ? 1 : 0));
     double sum = 0, max = 0;
     for (const auto& t : j["tests"]) {
       for (const char* k : {"name", "number", "score", "max_score", "status", "output", "visibility"}) CHECK(t.contains(k));
@@ -287,11 +291,30 @@ TEST_CASE("results.json has what Gradescope reads, and its tests add up to the s
       max += t["max_score"].get<double>();
     }
     CHECK(sum == j["score"].get<double>());
-    CHECK(max == j["max_score"].get<double>());
+    CHECK(max == r.max_score);
   }
   const json c = json::parse(reports::gradescope_writer()->render(crashed()));
   CHECK_THAT(c["output"].get<std::string>(), Catch::Contains("did not finish (timeout)"));
-  CHECK(c["tests"][2]["name"] == "hidden check c");
+  // Shown only once published, and then under its own name.
+  CHECK(c["tests"][2]["visibility"] == "after_published");
+  CHECK_THAT(c["tests"][2]["name"].get<std::string>(), Catch::StartsWith(crashed().checks[2].name));
+  // Markdown outputs keep what a student printed in a code block, whatever its backticks.
+  grader::Result tricky = failing();
+  tricky.checks[0].status = "failed", tricky.checks[0].found = "```\n# not a heading";
+  const json t = json::parse(reports::gradescope_writer()->render(tricky));
+  const std::string out = t["tests"][0]["output"];
+  CHECK(out.rfind("````text\n", 0) == 0);
+  CHECK_THAT(out, Catch::EndsWith("\n````\n"));
+}
+
+TEST_CASE("results.json for a whole submission numbers each exercise's checks", "[reports][gradescope]") {
+  const json j = json::parse(reports::gradescope_results({failing(), crashed()}, "graded 2 files"));
+  CHECK(j["score"].get<double>() == failing().score + crashed().score);
+  CHECK(j["tests"].size() == failing().checks.size() + crashed().checks.size());
+  CHECK(j["tests"][0]["number"] == "1.1");
+  CHECK(j["tests"][failing().checks.size()]["number"] == "2.1");
+  CHECK_THAT(j["tests"][0]["name"].get<std::string>(), Catch::StartsWith(failing().exercise + ": "));
+  CHECK_THAT(j["output"].get<std::string>(), Catch::StartsWith("graded 2 files"));
 }
 
 TEST_CASE("escaping: UTF-8 repair and XML text", "[reports][escape]") {

@@ -39,4 +39,7 @@ std::string csv_field(std::string_view s);
 // thrown on, `indent` spaces per level (-1: one line).
 std::string json_text(const grader::json& j, int indent = 2);
 
+// Bytes as base64 (RFC 4648, with padding): pictures inside pages and data: URIs.
+std::string base64(const std::string& in);
+
 }  // namespace reports

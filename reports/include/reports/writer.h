@@ -35,6 +35,13 @@ std::unique_ptr<Writer> json_writer();
 std::unique_ptr<Writer> junit_writer();
 // results.json in Gradescope's autograder format.
 std::unique_ptr<Writer> gradescope_writer();
+// The same for a whole submission: every exercise's checks, numbered
+// "exercise.check", with `note` (what was found, what was missing) on top.
+std::string gradescope_results(const std::vector<grader::Result>& results, const std::string& note);
+// PrairieLearn's external-grader results.json for a whole submission: the
+// score as a fraction, a test per check, the graph pictures as data: URIs.
+// `gradable` false: the grader could not judge it (`note` says why).
+std::string prairielearn_results(const std::vector<grader::Result>& results, const std::string& note, bool gradable);
 // report.html: one self-contained page (inline CSS, pictures embedded), and
 // the graph pictures beside it as PNG files.
 std::unique_ptr<Writer> html_writer();
