@@ -227,7 +227,7 @@ json gradcheck(const std::function<torch::Tensor(const torch::Tensor&)>& f, cons
     for (int64_t i = 0; i < nx; ++i) analytic[static_cast<size_t>(i * ny + j)] = gc.data_ptr<double>()[i];
   }
   {
-    torch::NoGradGuard no_grad;
+    torch::NoGradGuard finite_differences_untracked;  // the numerical side builds no graph
     torch::Tensor xv = x.detach().to(torch::kCPU).clone();
     double* xp = xv.data_ptr<double>();
     for (int64_t i = 0; i < nx; ++i) {

@@ -1,4 +1,5 @@
 #include "batch.h"
+#include "facts.h"
 
 #include <unistd.h>
 
@@ -51,17 +52,6 @@ json read_json_or_null(const fs::path& p) {
 }
 
 // Runs fn(0..n-1) on `jobs` threads, each taking the next index.
-void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next++) < n;) fn(i);
-  };
-  std::vector<std::thread> pool;
-  for (int j = 1; j < jobs && static_cast<size_t>(j) < n; ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-}
-
 class Progress {
  public:
   Progress(std::ostream& os, size_t total, bool live) : os_(os), total_(total), live_(live) {}
@@ -194,7 +184,8 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     const std::string rubric_text = read_file(course.rubric_path(e)).value_or("");
     if (rubric_text.empty()) throw std::invalid_argument("no exercise \"" + e + "\" in the course");
     info[e] = {load_rubric(course.rubric_path(e)),
-               sha256_hex(grader_id + "\n" + rubric_text + "\n" + read_file(course.solution_path(e)).value_or(""))};
+               sha256_hex(grader_id + "\n" + rubric_text + "\n" + read_file(course.solution_path(e)).value_or("") + "\n" +
+                          read_file(course.facts_path(e)).value_or(""))};
   }
 
   // The students of this shard and what each submitted: regular files only,
@@ -251,8 +242,9 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     groups[t->key].push_back(t);
   }
 
-  // Each reference solution is built and run once, before the students:
-  // otherwise the first workers would all build it at the same time.
+  // Each reference solution whose facts are not recorded is built and run
+  // once, before the students: otherwise the first workers would all build
+  // it at the same time.
   std::vector<std::string> refs;
   for (const Task* t : todo)
     if (std::find(refs.begin(), refs.end(), t->exercise) == refs.end()) refs.push_back(t->exercise);
@@ -260,9 +252,11 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   std::string fatal;
   parallel_for(refs.size(), opt.jobs, [&](size_t i) {
     GradeRequest req = base;
-    req.solution = req.submission = course.solution_path(refs[i]);
+    course.set_reference(refs[i], req);
     try {
-      grade(info[refs[i]].rubric, req);
+      std::string why;
+      const Rubric& rubric = info[refs[i]].rubric;
+      if (!read_facts(req.facts, rubric, sha256_hex(read_file(req.solution).value_or("")), why)) run_reference(rubric, req);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(fail_m);
       fatal += "the reference solution of " + refs[i] + " cannot be graded: " + e.what() + "\n";
@@ -296,7 +290,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
         GradeRequest req = base;
         copy = req.submission = private_copy((fs::path(base.cache_dir) / "intake").string(), f, error);
         if (copy.empty()) throw InternalError(error);
-        req.solution = course.solution_path(exercise);
+        course.set_reference(exercise, req);
         r = grade(info[exercise].rubric, req);
       }
     } catch (const std::exception& e) {
@@ -400,6 +394,17 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
       << (fs::path(out) / "gradebook.csv").string() << "\nsummary:   " << (fs::path(out) / "summary.html").string()
       << "\n";
   return 0;
+}
+
+void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < n;) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (int j = 1; j < jobs && static_cast<size_t>(j) < n; ++j) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
 }
 
 }  // namespace grader

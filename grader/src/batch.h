@@ -11,6 +11,7 @@
 // do not depend on --jobs, on the order of grading, or on interruptions.
 #pragma once
 #include <ostream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct BatchOptions {
 
 // Returns the exit code: 0 when every submission was graded (whatever its
 // verdict), 70 when some could not be (the grader's fault, said per student).
+// Runs fn(0) ... fn(n - 1) on `jobs` threads (this one included).
+void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn);
+
 int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log);
 
 // Combines the OUT folders of shards into `out`: their students' results and

@@ -6,7 +6,9 @@
 #include <set>
 
 #include "config.h"
+#include "facts.h"
 #include "files.h"
+#include "sha256.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -37,14 +39,24 @@ bool numeric_less(const std::string& a, const std::string& b) {
   return num(a) != num(b) ? num(a) < num(b) : a < b;
 }
 
-std::string Course::rubric_path(const std::string& e) const { return root + "/solutions/" + e + ".rubric.json"; }
-std::string Course::solution_path(const std::string& e) const { return root + "/solutions/" + e + ".cpp"; }
+bool Course::is_release() const {
+  std::error_code ec;
+  return !fs::is_directory(root + "/solutions", ec) && fs::is_directory(root + "/rubrics", ec);
+}
+std::string Course::rubric_dir() const { return root + (is_release() ? "/rubrics" : "/solutions"); }
+std::string Course::rubric_path(const std::string& e) const { return rubric_dir() + "/" + e + ".rubric.json"; }
+std::string Course::solution_path(const std::string& e) const { return is_release() ? "" : root + "/solutions/" + e + ".cpp"; }
+std::string Course::facts_path(const std::string& e) const { return rubric_dir() + "/" + e + ".facts.json"; }
+void Course::set_reference(const std::string& e, GradeRequest& req) const {
+  req.solution = solution_path(e);
+  req.facts = facts_path(e);
+}
 std::string Course::starter_path(const std::string& e) const { return root + "/exercises/" + e + ".cpp"; }
 
 std::vector<std::string> Course::exercises() const {
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& f : fs::directory_iterator(root + "/solutions", ec)) {
+  for (const auto& f : fs::directory_iterator(rubric_dir(), ec)) {
     const std::string n = f.path().filename().string();
     const std::string suffix = ".rubric.json";
     if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
@@ -117,101 +129,29 @@ int list_exercises(std::ostream& os, const Course& course, const Style& st) {
   return 0;
 }
 
-int check_course(std::ostream& os, const Course& course, const GradeRequest& base, const Style& st) {
+int record_facts(std::ostream& os, const Course& course, const GradeRequest& base, const std::vector<std::string>& only,
+                 const Style& st) {
+  if (course.is_release()) {
+    os << "grade record: this is a student release: it has no solutions to record facts from\n";
+    return kExitUsage;
+  }
   int problems = 0;
-  auto report = [&](bool ok, const std::string& what, const std::string& detail) {
-    os << (ok ? st.green() + "✓ " : st.red() + "✗ ") << st.reset() << what;
-    if (!ok && !detail.empty()) os << "\n    " << detail;
-    os << "\n";
-    problems += !ok;
-  };
-  for (const auto& e : course.exercises()) {
-    Rubric rubric;
-    try {
-      rubric = load_rubric(course.rubric_path(e));
-    } catch (const std::exception& ex) {
-      report(false, e + ": rubric", ex.what());
-      continue;
-    }
+  for (const auto& e : only.empty() ? course.exercises() : only) {
     GradeRequest req = base;
-    req.solution = course.solution_path(e);
-    // Grades one file; a grader failure on it is reported as a problem
-    // under `what` and yields nothing.
-    auto graded = [&](const std::string& file, const std::string& what) -> std::optional<Result> {
-      req.submission = file;
-      try {
-        return grade(rubric, req);
-      } catch (const std::exception& ex) {
-        report(false, what, ex.what());
-        return std::nullopt;
-      }
-    };
-    auto sol = graded(req.solution, e + ": the solution");
-    if (!sol) continue;
-    report(sol->verdict == "passed" && sol->score == sol->max_score,
-           e + ": the solution scores " + points(sol->score) + "/" + points(sol->max_score),
-           sol->verdict == "passed" ? "" : sol->verdict + ": " + sol->run.message + sol->compile.diagnostics);
-    // The starter must be gradable as handed out (it may fail to compile or
-    // fail its checks), and must not already pass: then its blanks would ask
-    // for nothing the rubric checks.
-    if (auto r = graded(course.starter_path(e), e + ": the starter")) {
-      const bool full = r->verdict == "passed" && r->score == r->max_score;
-      report(!full, e + ": the starter → " + r->verdict + " " + points(r->score) + "/" + points(r->max_score),
-             "the starter already scores full marks: its blanks ask for nothing the rubric checks");
-    }
-    std::error_code ec;
-    std::vector<fs::path> fixtures;
-    for (const auto& f : fs::directory_iterator(course.root + "/tests/fixtures/" + e, ec))
-      if (f.path().extension() == ".cpp") fixtures.push_back(f.path());
-    std::sort(fixtures.begin(), fixtures.end());
-    for (const auto& f : fixtures) {
-      fs::path expect_path = f;
-      expect_path.replace_extension(".expect.json");
-      const std::string what = e + ": " + f.filename().string();
-      json expect;
-      try {
-        expect = read_json_file(expect_path);
-      } catch (const std::exception& ex) {
-        report(false, what, "cannot read " + expect_path.string() + ": " + ex.what());
-        continue;
-      }
-      const auto graded_fixture = graded(f.string(), what);
-      if (!graded_fixture) continue;
-      const Result& r = *graded_fixture;
-      std::set<std::string> failed, want;
-      for (const auto& c : r.checks)
-        if (c.status == "failed") failed.insert(c.id);
-      for (const auto& id : expect.value("failed", json::array())) want.insert(id.get<std::string>());
-      std::string detail;
-      if (r.verdict != expect.value("verdict", "")) detail += "verdict " + r.verdict + ", expected " + expect.value("verdict", "") + ". ";
-      if (expect.contains("run_status") && r.run.status != expect["run_status"])
-        detail += "run status " + r.run.status + ", expected " + expect["run_status"].get<std::string>() + ". ";
-      // What the student must be told: "says" maps a check to words its
-      // feedback (why or hint) must contain; "line" is the student's line
-      // an escaped exception must be placed at.
-      const json says = expect.value("says", json::object());
-      for (const auto& [id, words] : says.items()) {
-        const CheckResult* c = nullptr;
-        for (const auto& x : r.checks) c = x.id == id ? &x : c;
-        if (!c) detail += "no check \"" + id + "\" to say \"" + words.get<std::string>() + "\". ";
-        else if ((c->message + "\n" + c->hint).find(words.get<std::string>()) == std::string::npos)
-          detail += "check " + id + " does not say \"" + words.get<std::string>() + "\" (it says: " + c->message +
-                    " / " + c->hint + "). ";
-      }
-      if (expect.contains("line") && r.run.line != expect["line"].get<int>())
-        detail += "placed at line " + std::to_string(r.run.line) + ", expected line " + expect["line"].dump() + ". ";
-      if (r.verdict == "failed" && failed != want) {
-        std::string a, b;
-        for (const auto& x : failed) a += " " + x;
-        for (const auto& x : want) b += " " + x;
-        detail += "failed checks:" + a + "; expected:" + b + ".";
-      }
-      report(detail.empty(), what + " → " + r.verdict + (r.verdict == "runtime_error" ? " (" + r.run.status + ")" : ""), detail);
+    course.set_reference(e, req);
+    try {
+      const Rubric rubric = load_rubric(course.rubric_path(e));
+      const json doc =
+          facts_document(rubric, run_reference(rubric, req), sha256_hex(read_file(req.solution).value_or("")), false);
+      const std::string err = write_file_atomic(req.facts, doc.dump(1) + "\n");
+      if (!err.empty()) throw std::runtime_error(err);
+      os << st.green() << "✓ " << st.reset() << e << ": " << shown(req.facts) << "\n";
+    } catch (const std::exception& ex) {
+      os << st.red() << "✗ " << st.reset() << e << ": " << ex.what() << "\n";
+      ++problems;
     }
   }
-  os << (problems ? st.red() : st.green()) << (problems ? std::to_string(problems) + " problem(s)" : "the course checks out")
-     << st.reset() << "\n";
-  return problems ? kExitFailed : kExitPassed;
+  return problems ? kExitInternal : kExitPassed;
 }
 
 }  // namespace grader

@@ -13,12 +13,20 @@
 
 namespace grader {
 
+// A course's own tree holds solutions/ (rubrics, reference solutions and
+// their recorded facts); a student release (release.h) holds rubrics/
+// instead: the public rubrics and the facts their visible checks read.
 struct Course {
-  std::string root;  // holds solutions/ (the rubrics and reference solutions)
+  std::string root;
 
+  bool is_release() const;       // no solutions/, only rubrics/
+  std::string rubric_dir() const;  // solutions/ or rubrics/
   std::string rubric_path(const std::string& exercise) const;
   std::string solution_path(const std::string& exercise) const;
+  std::string facts_path(const std::string& exercise) const;    // NAME.facts.json beside the rubric
   std::string starter_path(const std::string& exercise) const;  // exercises/NAME.cpp
+  // The reference an exercise is graded against, filled into a request.
+  void set_reference(const std::string& exercise, GradeRequest& req) const;
   // Exercises with a rubric, in numeric order (exercise2 before exercise10).
   std::vector<std::string> exercises() const;
 };
@@ -50,6 +58,11 @@ int list_exercises(std::ostream& os, const Course& course, const Style& st);
 
 // `grade check`: every solution scores full marks, and every fixture under
 // tests/fixtures/NAME/ gets exactly the verdict its .expect.json names.
-int check_course(std::ostream& os, const Course& course, const GradeRequest& base, const Style& st);
+// (check.cpp) Files are graded by `jobs` workers; the lines come in the course's order.
+int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, const Style& st);
+
+// `grade record`: runs each solution and writes its facts beside its rubric.
+int record_facts(std::ostream& os, const Course& course, const GradeRequest& base, const std::vector<std::string>& exercises,
+                 const Style& st);
 
 }  // namespace grader

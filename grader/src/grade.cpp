@@ -13,6 +13,7 @@
 
 #include "build.h"
 #include "checks.h"
+#include "facts.h"
 #include "config.h"
 #include "files.h"
 #include "gradlab/types.h"
@@ -171,8 +172,7 @@ json without_device_marks(json snap) {
 // The reference always runs on the CPU: its values are the course's, and a
 // run on the GPU is judged against them within the rubric's tolerances.
 json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate) {
-  const std::string key = sha256_hex(json(rubric.probes).dump()).substr(0, 16);
-  const fs::path cached = fs::path(b.program).parent_path() / ("snapshot-" + key + ".json");
+  const fs::path cached = fs::path(b.program).parent_path() / ("snapshot-" + probes_key(rubric) + ".json");
   if (auto text = read_file(cached.string())) {
     try {
       return json::parse(*text);
@@ -214,16 +214,31 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   res.device = req.device;
   if (req.device == "cuda") res.gpu = gradlab::cuda_device_name(0);
 
-  // The student's file and the reference build side by side: on a cold
-  // cache this halves the wait.
-  auto ref_build = std::async(std::launch::async, [&] {
-    return build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false, req.isolate});
-  });
+  // Recorded facts stand in for the reference when they were recorded for
+  // this rubric (and this solution, where the course has it): then only the
+  // student's file is built. Otherwise the reference builds beside it.
+  const auto solution_text = req.solution.empty() ? std::nullopt : read_file(req.solution);
+  std::string why_not;
+  std::optional<json> reference;
+  if (!req.facts.empty())
+    reference = read_facts(req.facts, rubric, solution_text ? sha256_hex(*solution_text) : "", why_not);
+  if (!reference && !solution_text)
+    throw InternalError("no reference to grade " + rubric.exercise + " against: " +
+                        (req.facts.empty() ? "no solution at " + req.solution : why_not) +
+                        ". The course's instructor records the facts with `grade record` and releases it again.");
+  std::future<BuildOutcome> ref_build;
+  if (!reference)
+    ref_build = std::async(std::launch::async, [&] {
+      return build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false, req.isolate});
+    });
   BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir, req.engine, true, req.isolate});
-  BuildOutcome rb = ref_build.get();
+  BuildOutcome rb;
+  if (!reference) {
+    rb = ref_build.get();
+    if (!rb.failure.empty()) throw InternalError(rb.failure);
+    if (!rb.ok) throw InternalError("the reference solution " + req.solution + " does not compile:\n" + rb.diagnostics);
+  }
   if (!sb.failure.empty()) throw InternalError(sb.failure);
-  if (!rb.failure.empty()) throw InternalError(rb.failure);
-  if (!rb.ok) throw InternalError("the reference solution " + req.solution + " does not compile:\n" + rb.diagnostics);
 
   res.compile.ok = sb.ok;
   res.compile.cached = sb.cached;
@@ -239,8 +254,8 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
     return done();
   }
 
-  // The reference runs first only when its snapshot is not cached yet.
-  json reference = reference_snapshot(rb, rubric, req.isolate);
+  // The reference runs first only when its snapshot is neither recorded nor cached yet.
+  if (!reference) reference = reference_snapshot(rb, rubric, req.isolate);
   Limits limits = rubric.limits;
   // Starting CUDA (driver, context, module loading) is not the student's
   // time: a run on the GPU gets that much more.
@@ -266,11 +281,11 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   }
   res.warnings = student.snapshot.value("warnings", json::array());
   try {
-    res.checks = evaluate(rubric, req.device == "cuda" ? without_device_marks(student.snapshot) : student.snapshot, reference);
+    res.checks = evaluate(rubric, req.device == "cuda" ? without_device_marks(student.snapshot) : student.snapshot, *reference);
   } catch (const std::logic_error& e) {
     throw InternalError(rubric.path + ": " + e.what());
   }
-  res.graphs = graph_views(rubric, res.checks, student.snapshot, reference);
+  res.graphs = graph_views(rubric, res.checks, student.snapshot, *reference);
   bool all = true;
   for (const auto& c : res.checks) {
     res.score += c.points;
@@ -278,6 +293,14 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   }
   res.verdict = all ? "passed" : "failed";
   return done();
+}
+
+json run_reference(const Rubric& rubric, const GradeRequest& req) {
+  const BuildOutcome rb =
+      build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false, req.isolate});
+  if (!rb.failure.empty()) throw InternalError(rb.failure);
+  if (!rb.ok) throw InternalError("the reference solution " + req.solution + " does not compile:\n" + rb.diagnostics);
+  return reference_snapshot(rb, rubric, req.isolate);
 }
 
 }  // namespace grader

@@ -18,7 +18,8 @@ struct InternalError : std::runtime_error {
 
 struct GradeRequest {
   std::string submission;  // the student's file, as it should be shown
-  std::string solution;    // the reference solution
+  std::string solution;    // the reference solution ("" or missing in a student release)
+  std::string facts;       // its recorded facts (facts.h): used instead of a reference build when they hold
   std::string cache_dir;
   bool isolate = true;
   std::string engine = "gradlab";  // the student's build: "gradlab" or "libtorch" (the reference always uses gradlab)
@@ -26,5 +27,10 @@ struct GradeRequest {
 };
 
 Result grade(const Rubric& rubric, const GradeRequest& req);
+
+// The reference solution's snapshot, built and run now (through the compile
+// cache), never from recorded facts: what `grade record` keeps and what
+// `grade check` holds recorded facts against.
+json run_reference(const Rubric& rubric, const GradeRequest& req);
 
 }  // namespace grader

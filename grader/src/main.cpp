@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <cstdlib>
@@ -16,17 +17,20 @@
 #include <tuple>
 #include <unistd.h>
 
+#include "autograde.h"
 #include "batch.h"
 #include "build.h"
 #include "config.h"
 #include "console.h"
 #include "course.h"
 #include "files.h"
+#include "github.h"
 #include "grade.h"
 #include "gradlab/types.h"
 #include "reports/result.h"
 #include "reports/writer.h"
 #include "sandbox.h"
+#include "release.h"
 #include "suggest.h"
 
 namespace {
@@ -70,6 +74,28 @@ void suggest_options(const CLI::App& app, const std::string& what) {
   }
 }
 
+// "a,b,,c" -> a, b, c.
+std::vector<std::string> split_csv(const std::string& csv) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < csv.size();) {
+    const size_t comma = std::min(csv.find(',', at), csv.size());
+    if (comma > at) out.push_back(csv.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+// The first of `names` the course has no rubric for, said with the closest
+// name it has; "" when it has them all.
+std::string unknown_exercise(const Course& course, const std::vector<std::string>& names) {
+  for (const auto& e : names)
+    if (!fs::exists(course.rubric_path(e))) {
+      const std::string best = closest(e, course.exercises());
+      return "no exercise \"" + e + "\" in the course" + (best.empty() ? "" : ": did you mean " + best + "?");
+    }
+  return "";
+}
+
 // Returns once the file's text differs from what it is now. Polls: editors
 // save by writing in place or by renaming a new file over the old one, and
 // the text itself is compared, so a save that changes nothing waits on.
@@ -95,7 +121,7 @@ int main(int argc, char** argv) {
   std::string course_dir = installed_course().root;
   if (const char* c = std::getenv("GRADLAB_COURSE"); c && *c) course_dir = c;
   bool solution = false, as_json = false, no_colour = false, no_isolation = false, junit = false, gradescope = false,
-       watch = false;
+       watch = false, github = false;
   app.add_option("exercise", exercise, "the exercise to grade, e.g. exercise3");
   app.add_option("file", file, "the file to grade (default: exercises/EXERCISE.cpp, found from the current folder up)");
   app.add_flag("--solution", solution, "grade the reference solution instead (for instructors)");
@@ -104,6 +130,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "folder for the reports (default: gradlab-reports/EXERCISE beside exercises/)");
   app.add_flag("--junit", junit, "also write junit.xml (one testcase per check) into the report folder");
   app.add_flag("--gradescope", gradescope, "also write Gradescope's results.json into the report folder");
+  app.add_flag("--github", github, "inside GitHub Actions: annotate the file's lines (::error commands) and append "
+                                   "the score and checks to the job summary ($GITHUB_STEP_SUMMARY)");
   app.add_option("--cache", cache_dir, "the compile cache (default: $GRADLAB_CACHE or ~/.cache/gradlab)");
   app.add_option("--device", device, "cpu, or cuda to make CUDA the default device")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--engine", engine, "gradlab, or libtorch to build against Debian's LibTorch")
@@ -118,6 +146,29 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "the exercises, their titles and your last result");
   auto* check = app.add_subcommand("check", "for the course's CI: every solution scores full marks and every fixture "
                                             "under tests/fixtures/ gets exactly the verdict it names");
+  int check_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  check->add_option("--jobs,-j", check_jobs, "files graded at once (default: the number of cores)")->check(CLI::Range(1, 256));
+  auto* record = app.add_subcommand("record", "for instructors: run each solution and write the facts its checks read "
+                                              "beside its rubric (solutions/EXERCISE.facts.json), so grading builds "
+                                              "no reference; `grade check` says when they are stale");
+  std::vector<std::string> record_only;
+  record->add_option("exercises", record_only, "which exercises (default: all)");
+  auto* release = app.add_subcommand("release", "for instructors: write a student release of the course into "
+                                                "--out DIR: DIR/student/ (no solution, fixture or hidden check) and "
+                                                "DIR/autograder/ (Gradescope, PrairieLearn, GitHub Classroom)");
+  std::string release_assignment;
+  release->add_option("--assignment", release_assignment, "the exercises the autograders expect, comma-separated "
+                                                          "(a missing file scores 0; default: whatever is submitted)");
+  auto* autograde_cmd = app.add_subcommand("autograde", "for autograding platforms: grade every exercise file found "
+                                                      "under SUBMISSION with the full rubrics and write the platform's "
+                                                      "results.json into --out");
+  AutogradeRequest areq;
+  std::string platform = "gradescope", assignment_csv;
+  autograde_cmd->add_option("submission", areq.submission, "the folder holding the submission")->required();
+  autograde_cmd->add_option("--platform", platform, "gradescope or prairielearn")
+      ->check(CLI::IsMember({"gradescope", "prairielearn"}));
+  autograde_cmd->add_option("--assignment", assignment_csv, "the exercises the assignment asks for, comma-separated "
+                                                            "(a missing one scores 0; default: those submitted)");
   auto* batch = app.add_subcommand("batch", "grade a whole class: SUBMISSIONS holds one folder per student with their "
                                             "exerciseN.cpp files; resumable, and each identical file is graded once");
   BatchOptions bopt;
@@ -166,7 +217,7 @@ int main(int argc, char** argv) {
 
   // Untrusted code runs only inside a fence: namespaces, or the fallback
   // where they cannot be made. A machine that can build neither is told what to do.
-  if (!*list && !*merge) {
+  if (!*list && !*merge && !*release) {
     const FenceChoice fence = choose_fence(base.isolate);
     if (!fence.ok) {
       std::cerr << "grade: no sandbox can be built here, so no student code is compiled or run: " << fence.why_not << ".\n";
@@ -180,23 +231,33 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list) return list_exercises(std::cout, course, st);
-    if (*check) return check_course(std::cout, course, base, st);
+    if (*check) return check_course(std::cout, course, base, check_jobs, st);
+    if (*autograde_cmd) {
+      if (out_dir.empty()) return usage_error("grade autograde needs --out DIR, where results.json goes");
+      if (!fs::is_directory(areq.submission)) return usage_error("no such folder: " + areq.submission);
+      areq.exercises = split_csv(assignment_csv);
+      if (auto bad = unknown_exercise(course, areq.exercises); !bad.empty()) return usage_error(bad);
+      areq.out = out_dir;
+      areq.platform = platform == "prairielearn" ? Platform::PrairieLearn : Platform::Gradescope;
+      return autograde(std::cerr, course, base, areq);
+    }
+    if (*release) {
+      if (out_dir.empty()) return usage_error("grade release needs --out DIR, the folder to write the release into");
+      if (auto bad = unknown_exercise(course, split_csv(release_assignment)); !bad.empty()) return usage_error(bad);
+      return release_course(std::cout, course, out_dir, split_csv(release_assignment), st);
+    }
+    if (*record) {
+      if (auto bad = unknown_exercise(course, record_only); !bad.empty()) return usage_error(bad);
+      return record_facts(std::cout, course, base, record_only, st);
+    }
     if (*batch) {
       try {
         std::tie(bopt.shard, bopt.shards) = parse_shard(shard);
       } catch (const std::invalid_argument& e) {
         return usage_error(e.what());
       }
-      for (size_t at = 0; at < exercises_csv.size();) {
-        const size_t comma = std::min(exercises_csv.find(',', at), exercises_csv.size());
-        if (comma > at) bopt.exercises.push_back(exercises_csv.substr(at, comma - at));
-        at = comma + 1;
-      }
-      for (const auto& e : bopt.exercises)
-        if (!fs::exists(course.rubric_path(e))) {
-          const std::string best = closest(e, course.exercises());
-          return usage_error("no exercise \"" + e + "\" in the course" + (best.empty() ? "" : ": did you mean " + best + "?"));
-        }
+      bopt.exercises = split_csv(exercises_csv);
+      if (auto bad = unknown_exercise(course, bopt.exercises); !bad.empty()) return usage_error(bad);
       if (!fs::is_directory(bopt.submissions)) return usage_error("no such folder: " + bopt.submissions);
       bopt.out = out_dir.empty() ? "gradlab-batch" : out_dir;
       bopt.live_progress = isatty(STDERR_FILENO) && !std::getenv("CI");
@@ -233,7 +294,9 @@ int main(int argc, char** argv) {
     }
     Rubric rubric = load_rubric(rubric_path);
     GradeRequest req = base;
-    req.solution = course.solution_path(exercise);
+    course.set_reference(exercise, req);
+    if (solution && course.is_release())
+      return usage_error("--solution: this is a student release of the course, which has no solutions");
     req.submission = solution ? req.solution : !file.empty() ? file : find_submission(course, exercise);
     if (!fs::is_regular_file(req.submission)) return usage_error("no such file: " + req.submission);
 
@@ -250,8 +313,22 @@ int main(int argc, char** argv) {
         std::cout << reports::json_writer()->render(r);
       } else {
         print_result(std::cout, r, st, werr.empty() ? dir : "", solution ? "" : course.starter_path(exercise));
+        if (rubric.hidden_count > 0)
+          std::cout << st.dim() << "and " << rubric.hidden_count << " hidden check" << (rubric.hidden_count > 1 ? "s" : "")
+                    << " (" << points(rubric.hidden_points) << " point" << (rubric.hidden_points == 1 ? "" : "s")
+                    << ") that run when you submit" << st.reset() << "\n";
       }
       if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
+      if (github) {
+        std::cout << github_annotations(r, read_file(req.submission).value_or(""));
+        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+        if (summary && *summary) {
+          std::ofstream(summary, std::ios::app) << github_summary(r);
+        } else {
+          std::cerr << "grade: --github: GITHUB_STEP_SUMMARY is not set (not inside GitHub Actions?), so there is no "
+                       "job summary to write\n";
+        }
+      }
       std::cout.flush();
       return exit_code_for(r);
     };

@@ -148,7 +148,8 @@ void parse_diagnoses(const json& j, Rubric& r, const std::set<std::string>& prob
 Rubric parse_rubric(const json& j, const std::string& path) {
   if (!j.is_object()) fail(path, "top level", "must be a JSON object, found " + type_name(j));
   static const std::set<std::string> top = {"rubric", "exercise", "title", "function", "limits", "alternatives",
-                                            "graph_rules", "one_element_is_scalar", "probes", "diagnoses", "checks"};
+                                            "graph_rules", "one_element_is_scalar", "probes", "diagnoses", "checks",
+                                            "hidden_checks"};
   for (const auto& [k, _] : j.items())
     if (!top.count(k)) fail(path, "top level", "unknown field \"" + k + "\"");
   Rubric r;
@@ -158,6 +159,11 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   r.exercise = string_field(j, "exercise", path, "top level");
   r.title = string_field(j, "title", path, "top level");
   r.function = string_field(j, "function", path, "top level");
+  if (j.contains("hidden_checks")) {  // a student release's rubric: what it left out
+    const json& h = field(j, "hidden_checks", path, "top level", json::value_t::object);
+    r.hidden_count = field(h, "count", path, "hidden_checks", json::value_t::number_float).get<int>();
+    r.hidden_points = field(h, "points", path, "hidden_checks", json::value_t::number_float).get<double>();
+  }
   if (!std::regex_match(r.function, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
     fail(path, "function", "must be a C++ identifier, found \"" + r.function + "\"");
 

@@ -67,6 +67,10 @@ struct Rubric {
   json probes = json::array();
   std::vector<Diagnosis> diagnoses;  // in order: the first that matches a failed check wins
   std::vector<Check> checks;
+  // In a student release (release.h), the hidden checks it left out: they
+  // run only when the work is submitted.
+  int hidden_count = 0;
+  double hidden_points = 0;
 
   double max_points() const;
   // Are two grad_fn names the same or accepted alternatives?

@@ -7,7 +7,8 @@
 # spans, the embedded pictures' bytes and sizes, and the stylesheet, which
 # the browser test and the palette test judge) are normalised, and each
 # file must equal its approved copy in tests/golden/reports/. The list of
-# graph pictures written (pictures.txt) is approved too; each must be a PNG.
+# graph pictures written (pictures.txt) is approved too; each must be a PNG;
+# so are the workflow commands and the job summary of `grade --github`.
 #   approval_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
 # GRADLAB_APPROVE=1 writes the new output as the approved copy instead
 # (review the diff before committing it).
@@ -32,6 +33,9 @@ for case in "passing solutions/exercise3.cpp" "failing tests/fixtures/exercise3/
   set -- $case
   out=$scratch/out/$1
   "$grade" exercise3 "$2" --junit --gradescope --out "$out" >/dev/null
+  # What a GitHub Actions job shows: the workflow commands and the job summary.
+  GITHUB_STEP_SUMMARY="$out/github-summary.md" "$grade" exercise3 "$2" --github --out "$out/github" |
+    grep '^::' >"$out/github-annotations.txt"
   (cd "$out" && ls graph-*.png 2>/dev/null) >"$out/pictures.txt"
   for png in "$out"/graph-*.png; do
     [ -e "$png" ] || continue
@@ -39,7 +43,7 @@ for case in "passing solutions/exercise3.cpp" "failing tests/fixtures/exercise3/
       echo "FAIL $1: $(basename "$png") is not a PNG"; failures=$((failures + 1))
     fi
   done
-  for f in report.json report.html junit.xml results.json pictures.txt; do
+  for f in report.json report.html junit.xml results.json pictures.txt github-summary.md github-annotations.txt; do
     if [ ! -f "$out/$f" ]; then
       echo "FAIL $1: $f was not written"; failures=$((failures + 1)); continue
     fi

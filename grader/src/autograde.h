@@ -1,0 +1,36 @@
+// `grade autograde SUBMISSION --out RESULTS`: what an autograding platform
+// runs for one student's submission. It finds the exercise files wherever
+// the platform put them (any subfolder; Exercise3.cpp as well as
+// exercise3.cpp; no link followed), grades each with the course's full
+// rubric in the fence, and writes the platform's results file: Gradescope's
+// results.json, or PrairieLearn's.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "course.h"
+
+namespace grader {
+
+enum class Platform { Gradescope, PrairieLearn };
+
+struct AutogradeRequest {
+  std::string submission;               // the folder the platform unpacked the submission into
+  std::string out;                      // where results.json goes
+  std::vector<std::string> exercises;   // the assignment's (a missing one scores 0); empty: whatever was submitted
+  Platform platform = Platform::Gradescope;
+};
+
+// The exercise files found under `folder`: for each course exercise, the
+// shallowest regular file named NAME.cpp in any letter case (then the first
+// by path). Links are neither followed nor taken.
+std::vector<std::pair<std::string, std::string>> find_exercise_files(const std::string& folder,
+                                                                     const std::vector<std::string>& exercises);
+
+// Grades and writes the results file. Returns 0 when every file was graded
+// (whatever the scores), 70 when the grader itself failed on one (the
+// results file then says so, with that exercise at 0).
+int autograde(std::ostream& log, const Course& course, const GradeRequest& base, const AutogradeRequest& req);
+
+}  // namespace grader

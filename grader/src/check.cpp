@@ -1,0 +1,166 @@
+// `grade check`, for the course's CI: the recorded facts match a fresh run
+// of each solution, every solution scores full marks, every starter is
+// gradable without passing, and every fixture gets exactly what its
+// .expect.json declares. Files are graded by --jobs workers; what is said
+// about them is printed in the course's order as soon as all before is done.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "batch.h"
+#include "course.h"
+#include "facts.h"
+#include "files.h"
+#include "sha256.h"
+
+namespace grader {
+namespace fs = std::filesystem;
+namespace {
+
+struct Said {
+  bool ok;
+  std::string what, detail;
+};
+
+enum class Kind { Facts, Solution, Starter, Fixture };
+
+struct Task {
+  std::string exercise;
+  Kind kind;
+  std::string file;
+};
+
+json read_json(const fs::path& p) {
+  auto text = read_file(p.string());
+  if (!text) throw std::runtime_error("cannot read " + p.string());
+  return json::parse(*text);
+}
+
+Said facts_current(const Rubric& rubric, const GradeRequest& req, const std::string& e) {
+  std::string why;
+  const json fresh = facts_document(rubric, run_reference(rubric, req), "", false)["snapshot"];
+  auto recorded = read_facts(req.facts, rubric, sha256_hex(read_file(req.solution).value_or("")), why);
+  const std::string diff = recorded ? facts_difference(*recorded, fresh) : why;
+  return {diff.empty(), e + ": the recorded facts match a fresh run of the solution",
+          diff + (diff.empty() ? "" : " (run `grade record " + e + "` and commit " +
+                                          fs::path(req.facts).filename().string() + ")")};
+}
+
+// What a fixture's grade says against what its .expect.json declares.
+Said fixture_verdict(const Result& r, const json& expect, const std::string& what) {
+  std::set<std::string> failed, want;
+  for (const auto& c : r.checks)
+    if (c.status == "failed") failed.insert(c.id);
+  for (const auto& id : expect.value("failed", json::array())) want.insert(id.get<std::string>());
+  std::string detail;
+  if (r.verdict != expect.value("verdict", "")) detail += "verdict " + r.verdict + ", expected " + expect.value("verdict", "") + ". ";
+  if (expect.contains("run_status") && r.run.status != expect["run_status"])
+    detail += "run status " + r.run.status + ", expected " + expect["run_status"].get<std::string>() + ". ";
+  // What the student must be told: "says" maps a check to words its
+  // feedback (why or hint) must contain; "line" is the student's line an
+  // escaped exception must be placed at.
+  const json says = expect.value("says", json::object());  // kept: items() only refers to it
+  for (const auto& [id, words] : says.items()) {
+    const CheckResult* c = nullptr;
+    for (const auto& x : r.checks) c = x.id == id ? &x : c;
+    if (!c) detail += "no check \"" + id + "\" to say \"" + words.get<std::string>() + "\". ";
+    else if ((c->message + "\n" + c->hint).find(words.get<std::string>()) == std::string::npos)
+      detail += "check " + id + " does not say \"" + words.get<std::string>() + "\" (it says: " + c->message + " / " +
+                c->hint + "). ";
+  }
+  if (expect.contains("line") && r.run.line != expect["line"].get<int>())
+    detail += "placed at line " + std::to_string(r.run.line) + ", expected line " + expect["line"].dump() + ". ";
+  if (r.verdict == "failed" && failed != want) {
+    std::string a, b;
+    for (const auto& x : failed) a += " " + x;
+    for (const auto& x : want) b += " " + x;
+    detail += "failed checks:" + a + "; expected:" + b + ".";
+  }
+  return {detail.empty(), what + " → " + r.verdict + (r.verdict == "runtime_error" ? " (" + r.run.status + ")" : ""), detail};
+}
+
+Said run_task(const Task& t, const Course& course, const Rubric& rubric, const GradeRequest& base) {
+  GradeRequest req = base;
+  course.set_reference(t.exercise, req);
+  const std::string e = t.exercise;
+  try {
+    if (t.kind == Kind::Facts) return facts_current(rubric, req, e);
+    req.submission = t.file;
+    if (t.kind == Kind::Solution) {
+      const Result sol = grade(rubric, req);
+      return {sol.verdict == "passed" && sol.score == sol.max_score,
+              e + ": the solution scores " + points(sol.score) + "/" + points(sol.max_score),
+              sol.verdict == "passed" ? "" : sol.verdict + ": " + sol.run.message + sol.compile.diagnostics};
+    }
+    if (t.kind == Kind::Starter) {
+      // Gradable as handed out (it may fail to compile or fail its checks),
+      // and not already passing: then its blanks would ask for nothing.
+      const Result r = grade(rubric, req);
+      const bool full = r.verdict == "passed" && r.score == r.max_score;
+      return {!full, e + ": the starter → " + r.verdict + " " + points(r.score) + "/" + points(r.max_score),
+              "the starter already scores full marks: its blanks ask for nothing the rubric checks"};
+    }
+    const std::string what = e + ": " + fs::path(t.file).filename().string();
+    fs::path expect_path = t.file;
+    expect_path.replace_extension(".expect.json");
+    json expect;
+    try {
+      expect = read_json(expect_path);
+    } catch (const std::exception& ex) {
+      return {false, what, "cannot read " + expect_path.string() + ": " + ex.what()};
+    }
+    return fixture_verdict(grade(rubric, req), expect, what);
+  } catch (const std::exception& ex) {
+    const char* what = t.kind == Kind::Facts ? ": the solution runs" : t.kind == Kind::Solution ? ": the solution" : ": the starter";
+    return {false, t.kind == Kind::Fixture ? e + ": " + fs::path(t.file).filename().string() : e + what, ex.what()};
+  }
+}
+
+}  // namespace
+
+int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, const Style& st) {
+  int problems = 0;
+  auto say = [&](const Said& s) {
+    os << (s.ok ? st.green() + "✓ " : st.red() + "✗ ") << st.reset() << s.what;
+    if (!s.ok && !s.detail.empty()) os << "\n    " << s.detail;
+    os << "\n";
+    problems += !s.ok;
+  };
+  std::map<std::string, Rubric> rubrics;
+  std::vector<Task> tasks;
+  for (const auto& e : course.exercises()) {
+    try {
+      rubrics[e] = load_rubric(course.rubric_path(e));
+    } catch (const std::exception& ex) {
+      say({false, e + ": rubric", ex.what()});
+      continue;
+    }
+    tasks.push_back({e, Kind::Facts, ""});
+    tasks.push_back({e, Kind::Solution, course.solution_path(e)});
+    tasks.push_back({e, Kind::Starter, course.starter_path(e)});
+    std::vector<fs::path> fixtures;
+    std::error_code ec;
+    for (const auto& f : fs::directory_iterator(course.root + "/tests/fixtures/" + e, ec))
+      if (f.path().extension() == ".cpp") fixtures.push_back(f.path());
+    std::sort(fixtures.begin(), fixtures.end());
+    for (const auto& f : fixtures) tasks.push_back({e, Kind::Fixture, f.string()});
+  }
+  std::vector<std::optional<Said>> said(tasks.size());
+  std::mutex m;
+  size_t printed = 0;
+  parallel_for(tasks.size(), jobs, [&](size_t i) {
+    Said s = run_task(tasks[i], course, rubrics.at(tasks[i].exercise), base);
+    std::lock_guard<std::mutex> lock(m);
+    said[i] = std::move(s);
+    for (; printed < said.size() && said[printed]; ++printed) say(*said[printed]);
+    os.flush();
+  });
+  os << (problems ? st.red() : st.green()) << (problems ? std::to_string(problems) + " problem(s)" : "the course checks out")
+     << st.reset() << "\n";
+  return problems ? kExitFailed : kExitPassed;
+}
+
+}  // namespace grader

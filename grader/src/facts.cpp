@@ -1,0 +1,141 @@
+#include "facts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "files.h"
+#include "sha256.h"
+
+namespace grader {
+namespace {
+
+constexpr int kFactsVersion = 1;
+
+// Copies snapshot[section][key] into out[section][key] when it is there.
+void keep(json& out, const json& snapshot, const std::string& section, const std::string& key) {
+  if (snapshot.contains(section) && snapshot[section].is_object() && snapshot[section].contains(key))
+    out[section][key] = snapshot[section][key];
+}
+
+// Every tensor name a recorded graph mentions (the graph checks compare
+// where named tensors stand, so they read those tensors' facts too).
+void names_in_graph(const json& nodes, std::set<std::string>& names) {
+  if (!nodes.is_array()) return;
+  for (const auto& n : nodes)
+    if (n.is_object() && n.contains("tensors") && n["tensors"].is_array())
+      for (const auto& t : n["tensors"])
+        if (t.is_string()) names.insert(t.get<std::string>());
+}
+
+std::string where(const std::string& path) { return path.empty() ? "the document" : path; }
+
+}  // namespace
+
+std::string probes_key(const Rubric& rubric) { return sha256_hex(json(rubric.probes).dump()).substr(0, 16); }
+
+json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,
+                    bool visible_only) {
+  json body = visible_only ? visible_facts(rubric, snapshot) : snapshot;
+  body.erase("nonce");
+  body.erase("usage");
+  json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"probes", probes_key(rubric)}};
+  if (!solution_sha256.empty()) doc["solution_sha256"] = solution_sha256;
+  doc["visible_only"] = visible_only;
+  doc["snapshot"] = std::move(body);
+  return doc;
+}
+
+json visible_facts(const Rubric& rubric, const json& snapshot) {
+  json out = {{"status", snapshot.value("status", "ok")}, {"tensors", json::object()}, {"graphs", json::object()},
+              {"records", json::array()}, {"probes", json::object()}, {"warnings", json::array()}};
+  std::set<std::string> tensors, labels;
+  for (const Check& c : rubric.checks) {
+    if (c.hidden) continue;
+    const std::string t = c.spec.value("tensor", "");
+    if (!t.empty()) tensors.insert(t);
+    if (c.kind == "graph") {
+      keep(out, snapshot, "graphs", t);
+      if (snapshot.contains("graphs") && snapshot["graphs"].contains(t)) names_in_graph(snapshot["graphs"][t], tensors);
+    }
+    if (c.spec.contains("probe")) keep(out, snapshot, "probes", c.spec["probe"].get<std::string>());
+    if (c.spec.contains("label")) labels.insert(c.spec["label"].get<std::string>());
+    for (const auto& l : c.spec.value("labels", json::array())) labels.insert(l.get<std::string>());
+    if (c.kind == "stdout") out["stdout"] = snapshot.value("stdout", "");
+  }
+  for (const auto& t : tensors) keep(out, snapshot, "tensors", t);
+  for (const auto& r : snapshot.value("records", json::array()))
+    if (labels.count(r.value("label", ""))) out["records"].push_back(r);
+  return out;
+}
+
+std::optional<json> read_facts(const std::string& path, const Rubric& rubric, const std::string& solution_sha256,
+                               std::string& why) {
+  const auto text = read_file(path);
+  if (!text) {
+    why = "there is no " + path;
+    return std::nullopt;
+  }
+  json doc;
+  try {
+    doc = json::parse(*text);
+  } catch (const std::exception& e) {
+    why = path + " is not JSON (" + e.what() + ")";
+    return std::nullopt;
+  }
+  if (!doc.is_object() || doc.value("facts", 0) != kFactsVersion || !doc.contains("snapshot") ||
+      !doc["snapshot"].is_object()) {
+    why = path + " is not a version-" + std::to_string(kFactsVersion) + " facts document";
+    return std::nullopt;
+  }
+  if (doc.value("exercise", "") != rubric.exercise) {
+    why = path + " holds the facts of " + doc.value("exercise", std::string("?")) + ", not " + rubric.exercise;
+    return std::nullopt;
+  }
+  if (doc.value("probes", "") != probes_key(rubric)) {
+    why = path + " was recorded for other probes than the rubric's (the rubric changed since)";
+    return std::nullopt;
+  }
+  if (!solution_sha256.empty() && doc.value("solution_sha256", "") != solution_sha256) {
+    why = path + " was recorded from another version of the solution";
+    return std::nullopt;
+  }
+  return std::move(doc["snapshot"]);
+}
+
+std::string facts_difference(const json& a, const json& b) {
+  // An explicit stack: documents are the course's own, but stay iterative
+  // like every other walk over snapshots.
+  std::vector<std::tuple<const json*, const json*, std::string>> todo = {{&a, &b, ""}};
+  while (!todo.empty()) {
+    auto [x, y, path] = todo.back();
+    todo.pop_back();
+    if (x->is_number() && y->is_number()) {
+      const double p = x->get<double>(), q = y->get<double>();
+      if (!(p == q || std::fabs(p - q) <= 1e-6 + 1e-5 * std::max(std::fabs(p), std::fabs(q))))
+        return where(path) + ": " + x->dump() + " recorded, " + y->dump() + " now";
+    } else if (x->type() != y->type()) {
+      return where(path) + ": " + std::string(x->type_name()) + " recorded, " + y->type_name() + " now";
+    } else if (x->is_object()) {
+      for (const auto& [k, _] : x->items())
+        if (!y->contains(k)) return where(path) + ": \"" + k + "\" recorded, gone now";
+      std::vector<std::tuple<const json*, const json*, std::string>> children;
+      for (const auto& [k, v] : y->items()) {
+        if (!x->contains(k)) return where(path) + ": \"" + k + "\" is new";
+        children.emplace_back(&(*x)[k], &v, path + "/" + k);
+      }
+      todo.insert(todo.end(), children.rbegin(), children.rend());  // the first key is compared first
+    } else if (x->is_array()) {
+      if (x->size() != y->size())
+        return where(path) + ": " + std::to_string(x->size()) + " entries recorded, " + std::to_string(y->size()) + " now";
+      for (size_t i = x->size(); i-- > 0;) todo.emplace_back(&(*x)[i], &(*y)[i], path + "/" + std::to_string(i));
+    } else if (*x != *y) {
+      return where(path) + ": " + x->dump() + " recorded, " + y->dump() + " now";
+    }
+  }
+  return "";
+}
+
+}  // namespace grader

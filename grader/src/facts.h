@@ -1,0 +1,41 @@
+// Recorded facts: the reference solution's snapshot kept as a file beside
+// its rubric (NAME.facts.json), so that grading needs no reference build.
+// The course records them with `grade record` and `grade check` holds them
+// against a fresh run of the solution; a student release ships only the
+// part its visible checks read, and no solution at all.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "rubric.h"
+
+namespace grader {
+
+// Which probes a snapshot was taken with: recorded facts, and cached
+// reference runs, are good only for the rubric's probes as they are now.
+std::string probes_key(const Rubric& rubric);
+
+// The facts document for a reference snapshot (the run's nonce and usage
+// left out: they change from run to run). `solution_sha256` is empty in a
+// student release, which has no solution to compare with.
+json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,
+                    bool visible_only);
+
+// The part of a reference snapshot that the rubric's visible checks read:
+// the tensors they name (and those named in the graphs they compare), those
+// graphs, their probes and records, and the output when a check compares it.
+json visible_facts(const Rubric& rubric, const json& snapshot);
+
+// The snapshot a facts file holds, when it was recorded for this rubric's
+// probes and, where `solution_sha256` is given, for this solution. Else
+// nullopt, and `why` says what stands in the way.
+std::optional<json> read_facts(const std::string& path, const Rubric& rubric, const std::string& solution_sha256,
+                               std::string& why);
+
+// Where two snapshots differ ("" when they agree): every key and string
+// the same, numbers within the rubrics' default tolerance (atol 1e-6, rtol
+// 1e-5): the last bits of a float sum depend on the CPU's vector width, so
+// facts recorded on one machine are checked on another.
+std::string facts_difference(const json& recorded, const json& fresh);
+
+}  // namespace grader
