@@ -13,11 +13,15 @@
 set -euo pipefail
 submissions=$1 results=$2
 shards=8
+# Task 1 submits the merge first, before it grades anything: it then runs
+# once every task has ended (afterany), even when some failed. A failed
+# task leaves its shard missing or incomplete, and `grade merge` refuses to
+# merge without it and names it (its log is gradlab-merge-JOBID.out).
+# Resubmit that task (it resumes), then run the merge again.
+if [ "$SLURM_ARRAY_TASK_ID" = 1 ]; then
+  sbatch --dependency="afterany:$SLURM_ARRAY_JOB_ID" --job-name=gradlab-merge --output="gradlab-merge-%j.out" --wrap \
+    "./grade merge $(printf "$results/shard-%d " $(seq 1 $shards)) --out $results/class"
+fi
 export GRADLAB_CACHE=${GRADLAB_CACHE:-$results/cache-$SLURM_ARRAY_TASK_ID}
 ./grade batch "$submissions" --shard "$SLURM_ARRAY_TASK_ID/$shards" --jobs "$SLURM_CPUS_PER_TASK" \
   --out "$results/shard-$SLURM_ARRAY_TASK_ID"
-# The last task to finish submits the merge, once, after the whole array.
-if [ "$SLURM_ARRAY_TASK_ID" = "$shards" ]; then
-  sbatch --dependency="afterany:$SLURM_ARRAY_JOB_ID" --job-name=gradlab-merge --wrap \
-    "./grade merge $(printf "$results/shard-%d " $(seq 1 $shards)) --out $results/class"
-fi

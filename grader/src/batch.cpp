@@ -124,7 +124,9 @@ reports::ClassResults collect(const std::string& out, const std::vector<std::str
   return c;
 }
 
-std::string write_class_files(const std::string& out, const reports::ClassResults& c) {
+// `shards`: the shard numbers this folder holds (K of a `--shard K/N` run,
+// or all a merge took), written to batch.json for `grade merge` to check.
+std::string write_class_files(const std::string& out, const reports::ClassResults& c, const std::vector<int>& shards) {
   json manifest;
   manifest["batch_version"] = 1;
   json intake = json::array();
@@ -134,6 +136,9 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
   for (const auto& e : c.exercises) ex.push_back({{"id", e.id}, {"title", e.title}, {"max_score", e.max_score}});
   manifest["exercises"] = ex;
   manifest["students"] = c.students;
+  manifest["shard_count"] = c.shards;
+  manifest["shards"] = shards;
+  if (!c.missing_shards.empty()) manifest["missing_shards"] = c.missing_shards;
   for (const auto& [name, text] :
        std::vector<std::pair<std::string, std::string>>{{"gradebook.csv", reports::gradebook_csv(c)},
                                                         {"checks.csv", reports::checks_csv(c)},
@@ -327,7 +332,8 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     if (used.count(e) || opt.exercises.size()) ex.push_back({e, info[e].rubric.title, info[e].rubric.max_points()});
   reports::ClassResults c = collect(opt.out, students, ex);
   c.intake = intake.notes;
-  const std::string werr = write_class_files(opt.out, c);
+  c.shards = opt.shards;
+  const std::string werr = write_class_files(opt.out, c, {opt.shard});
   if (!werr.empty()) throw std::runtime_error(werr);
 
   if (opt.regrade) {
@@ -351,18 +357,47 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   return failures ? kExitInternal : 0;
 }
 
-int merge_batches(const std::vector<std::string>& inputs, const std::string& out, std::ostream& log) {
+int merge_batches(const std::vector<std::string>& inputs, const std::string& out, bool allow_partial, std::ostream& log) {
   std::set<std::string> students;
   std::map<std::string, reports::ClassExercise> exercises;
   std::vector<reports::IntakeNote> intake;
   std::error_code ec;
   fs::create_directories(fs::path(out) / "students", ec);
   if (ec) throw std::runtime_error("cannot create " + out + ": " + ec.message());
+  // Which shards the inputs hold: all of 1..N, each once, unless the
+  // instructor asked for a partial merge.
+  int shard_count = 0;
+  std::set<int> held;
+  std::vector<json> manifests;
   for (const auto& in : inputs) {
     if (fs::equivalent(in, out, ec)) throw std::invalid_argument("merge into a folder that is not one of its inputs");
-    const json m = read_json_or_null(fs::path(in) / "batch.json");
+    json m = read_json_or_null(fs::path(in) / "batch.json");
     if (!m.is_object() || !m.contains("students") || !m.contains("exercises"))
       throw std::invalid_argument(in + " is not the output of `grade batch` (it has no readable batch.json)");
+    const int n = m.value("shard_count", 1);
+    if (shard_count && n != shard_count)
+      throw std::invalid_argument(in + " was sharded into " + std::to_string(n) + ", another input into " +
+                                  std::to_string(shard_count) + ": merge the shards of one run");
+    shard_count = n;
+    for (const auto& k : m.value("shards", json::array({1})))
+      if (!held.insert(k.get<int>()).second)
+        throw std::invalid_argument("shard " + std::to_string(k.get<int>()) + " of " + std::to_string(n) +
+                                    " is in two of the folders (" + in + " is one)");
+    manifests.push_back(std::move(m));
+  }
+  std::vector<int> missing;
+  for (int k = 1; k <= shard_count; ++k)
+    if (!held.count(k)) missing.push_back(k);
+  if (!missing.empty() && !allow_partial) {
+    std::string list;
+    for (int k : missing) list += (list.empty() ? "" : ", ") + std::to_string(k);
+    throw std::invalid_argument("shard" + std::string(missing.size() > 1 ? "s " : " ") + list + " of " +
+                                std::to_string(shard_count) + " missing: their students would be left out of the "
+                                "gradebook. Merge their folders too, or pass --allow-partial to merge without them");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& in = inputs[i];
+    const json& m = manifests[i];
     if (m.contains("intake") && m["intake"].is_array())
       for (const auto& n : m["intake"])
         intake.push_back({n.value("entry", ""), n.value("reason", ""), n.value("refused", true)});
@@ -388,8 +423,16 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
                            [](const auto& a, const auto& b) { return a.entry == b.entry && a.reason == b.reason; }),
                intake.end());
   c.intake = intake;
-  const std::string err = write_class_files(out, c);
+  // A complete merge is the whole class, as one unsharded run would write
+  // it; a partial one keeps saying which shards it holds and which it lacks.
+  c.shards = missing.empty() ? 1 : shard_count;
+  c.missing_shards = missing;
+  const std::string err =
+      write_class_files(out, c, missing.empty() ? std::vector<int>{1} : std::vector<int>(held.begin(), held.end()));
   if (!err.empty()) throw std::runtime_error(err);
+  if (!missing.empty())
+    log << "grade merge: warning: " << missing.size() << " of " << shard_count
+        << " shards missing (--allow-partial): summary.html and summary.json say which\n";
   log << "grade merge: " << students.size() << " students from " << inputs.size() << " folders\ngradebook: "
       << (fs::path(out) / "gradebook.csv").string() << "\nsummary:   " << (fs::path(out) / "summary.html").string()
       << "\n";

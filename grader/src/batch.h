@@ -39,7 +39,9 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
 
 // Combines the OUT folders of shards into `out`: their students' results and
 // one gradebook and summary, as one unsharded run would have written them.
-int merge_batches(const std::vector<std::string>& inputs, const std::string& out, std::ostream& log);
+// Refuses (std::invalid_argument) a set of shards with one missing, unless
+// `allow_partial`: then the summary says which are missing.
+int merge_batches(const std::vector<std::string>& inputs, const std::string& out, bool allow_partial, std::ostream& log);
 
 // "2/5" -> {2, 5}; throws std::invalid_argument on anything else.
 std::pair<int, int> parse_shard(const std::string& s);

@@ -2,6 +2,7 @@
 #include "lines.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -204,6 +205,8 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   Result res;
   res.created = utc_now();
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) res.host = host;
   res.exercise = rubric.exercise;
   res.title = rubric.title;
   res.submission = req.submission;

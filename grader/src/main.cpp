@@ -186,6 +186,8 @@ int main(int argc, char** argv) {
                                             "gradebook and summary (into --out)");
   std::vector<std::string> merge_inputs;
   merge->add_option("folders", merge_inputs, "the shards' output folders")->required();
+  bool allow_partial = false;
+  merge->add_flag("--allow-partial", allow_partial, "merge even when some shards are missing (the summary says which)");
   app.require_subcommand(0, 1);
 
   try {
@@ -272,7 +274,7 @@ int main(int argc, char** argv) {
       for (const auto& in : merge_inputs)
         if (!fs::is_directory(in)) return usage_error("no such folder: " + in);
       try {
-        return merge_batches(merge_inputs, out_dir, std::cerr);
+        return merge_batches(merge_inputs, out_dir, allow_partial, std::cerr);
       } catch (const std::invalid_argument& e) {
         return usage_error(e.what());
       }

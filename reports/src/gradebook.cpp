@@ -102,6 +102,7 @@ json summary_json(const ClassResults& c) {
   for (const auto& n : c.intake)
     intake.push_back({{"entry", visible(n.entry, false)}, {"reason", visible(n.reason, false)}, {"refused", n.refused}});
   j["intake"] = intake;
+  if (!c.missing_shards.empty()) j["missing_shards"] = {{"of", c.shards}, {"missing", c.missing_shards}};
   return j;
 }
 

@@ -32,7 +32,10 @@ class JunitWriter : public Writer {
                                attr("time", seconds3(r.total_seconds));
     std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     x += "<testsuites" + attr("name", "gradlab") + counts + ">\n";
-    x += "  <testsuite" + attr("name", r.exercise) + counts + ">\n";
+    // JUnit's timestamp has no time zone: the UTC time without its "Z".
+    const std::string stamp = r.created.empty() || r.created.back() != 'Z' ? r.created : r.created.substr(0, r.created.size() - 1);
+    x += "  <testsuite" + attr("name", r.exercise) + counts + (stamp.empty() ? "" : attr("timestamp", stamp)) +
+         (r.host.empty() ? "" : attr("hostname", r.host)) + ">\n";
     x += "    <properties>\n";
     for (const auto& [k, v] : {std::pair<std::string, std::string>{"title", r.title},
                                {"submission", r.submission},
@@ -45,6 +48,7 @@ class JunitWriter : public Writer {
       x += "      <property" + attr("name", k) + attr("value", v) + "/>\n";
     if (!r.gpu.empty()) x += "      <property" + attr("name", "gpu") + attr("value", r.gpu) + "/>\n";
     x += "    </properties>\n";
+    bool said_why = false;
     for (const auto& c : r.checks) {
       const std::string name = grader::shown_name(c);
       x += "    <testcase" + attr("classname", r.exercise) + attr("name", name) + attr("time", seconds3(0));
@@ -60,8 +64,13 @@ class JunitWriter : public Writer {
       } else if (c.status == "skipped") {
         x += "      <skipped" + attr("message", c.message) + "/>\n";
       } else {
-        // Why is the same for every check the run never reached: said once, in <system-err>.
-        x += "      <error" + attr("message", first_line(c.message)) + attr("type", r.verdict) + "/>\n";
+        // Why is the same for every check the run never reached: in full in
+        // the first one's <error> (test views show a case's text, not the
+        // suite's system-err), and in <system-err>.
+        const std::string why = said_why ? "" : run_text(r);
+        said_why = true;
+        x += "      <error" + attr("message", first_line(c.message)) + attr("type", r.verdict) +
+             (why.empty() ? "/>\n" : ">" + xml_text(why) + "</error>\n");
       }
       x += "    </testcase>\n";
     }

@@ -113,6 +113,15 @@ std::string summary_html(const ClassResults& c) {
   }
   s += "</section>\n";
 
+  if (!c.missing_shards.empty()) {
+    // Said before any number: every statistic below leaves these students out.
+    std::string list;
+    for (int k : c.missing_shards) list += (list.empty() ? "" : ", ") + std::to_string(k);
+    s += "<section class=\"card\" id=\"missing-shards\" role=\"alert\">\n<h2>Part of the class is missing</h2>\n<p>"
+         "This gradebook was merged without shard" + std::string(c.missing_shards.size() > 1 ? "s " : " ") + list +
+         " of " + std::to_string(c.shards) + " (<code>grade merge --allow-partial</code>): their students are not "
+         "listed, and the statistics leave them out.</p>\n</section>\n";
+  }
   if (!c.intake.empty()) {
     // Refused entries first: a student whose file was a link has no score, and must hear why.
     s += "<section class=\"card\" id=\"intake\" aria-labelledby=\"intake-title\">\n<h2 id=\"intake-title\">Entries "

@@ -124,6 +124,15 @@ n1=$(grep -c . <(tr -d '\r' <"$scratch/s1/gradebook.csv")) n2=$(grep -c . <(tr -
 same_class_files "$scratch/m" "$scratch/j2" "2 shards merged equal one unsharded run"
 "$grade" merge "$scratch/s1" "$scratch/s1" --out "$scratch/m2" >/dev/null 2>&1
 [ $? = 64 ] && ok "merging one shard twice is refused" || fail "merging one shard twice was not refused"
+# A partial set of shards: refused, naming the missing one, unless --allow-partial; then the summary says so.
+"$grade" merge "$scratch/s1" --out "$scratch/m3" >"$scratch/m3.log" 2>&1
+[ $? = 64 ] && grep -q "shard 2 of 2 missing" "$scratch/m3.log" && ok "a merge of 1 of 2 shards is refused, naming shard 2" ||
+  fail "a partial merge: $(cat "$scratch/m3.log")"
+"$grade" merge "$scratch/s1" --allow-partial --out "$scratch/m4" >"$scratch/m4.log" 2>&1 &&
+  grep -q '"missing": \[' "$scratch/m4/summary.json" && grep -q 'id="missing-shards"' "$scratch/m4/summary.html" &&
+  grep -q "1 of 2 shards missing" "$scratch/m4.log" &&
+  ok "--allow-partial merges, and the summary and the log say a shard is missing" ||
+  fail "--allow-partial: $(cat "$scratch/m4.log"); $(grep -A3 missing "$scratch/m4/summary.json")"
 
 # A changed file: only it is graded again; --regrade says whose score changed.
 cp "$src/solutions/exercise3.cpp" "$class/bob/exercise3.cpp"

@@ -23,6 +23,7 @@ normalise() {
          -e 's/("cached": )(true|false)/\1false/' \
          -e 's/("(created|isolation|compiler)": )"[^"]*"/\1""/' \
          -e 's/ time="[0-9.]+"/ time="0"/g' \
+         -e 's/ (timestamp|hostname)="[^"]*"/ \1=""/g' \
          -e 's/<span data-volatile>[^<]*<\/span>/<span data-volatile><\/span>/g' \
          -e 's/(data:image\/png;base64,)[A-Za-z0-9+\/=]+" width="[0-9]+" height="[0-9]+"/\1" width="" height=""/g' \
          -e '/^<style>$/,/^<\/style>$/{/^<\/?style>$/!d}' "$1"

@@ -183,6 +183,7 @@ grader::Result failing() {
   r.run.stdout_text = kHostile;
   r.warnings.push_back({{"message", "a warning"}, {"during", "exercise"}});
   r.engine = "gradlab 0.1.0", r.compiler = "g++ 12", r.total_seconds = 0.4125, r.created = "2026-11-22T00:00:00Z";
+  r.host = "grader-7";
   return r;
 }
 
@@ -272,6 +273,12 @@ TEST_CASE("junit.xml reports a run that never reached the checks as errors, neve
     CHECK(c->children[0].attrs.at("type") == "runtime_error");
   }
   CHECK_THAT(s.all("system-err").at(0)->text, Catch::Contains("did not finish (timeout)"));
+  // Where CI test views look: the first case that could not run says why in full.
+  CHECK_THAT(s.all("testcase").at(0)->children[0].text, Catch::Contains("did not finish (timeout)"));
+  CHECK(s.all("testcase").at(1)->children[0].text.empty());
+  // When and where it was graded, as JUnit readers expect them.
+  CHECK(s.attrs.at("timestamp") == "2026-11-22T00:00:00");
+  CHECK(s.attrs.at("hostname") == "grader-7");
 }
 
 TEST_CASE("results.json has what Gradescope reads, and its tests add up to the score", "[reports][gradescope]") {

@@ -46,6 +46,10 @@ struct ClassResults {
   std::vector<std::string> students;     // sorted; a student may have no entry for an exercise
   std::map<std::pair<std::string, std::string>, ClassEntry> entries;  // (student, exercise)
   std::vector<IntakeNote> intake;  // what the batch refused or flags, sorted by entry
+  // A sharded class (`grade batch --shard K/N`): how many shards, and those a
+  // merge went on without (--allow-partial), whose students are absent.
+  int shards = 1;
+  std::vector<int> missing_shards;
 
   const ClassEntry* find(const std::string& student, const std::string& exercise) const;
   double max_total() const;

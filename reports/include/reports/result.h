@@ -70,6 +70,7 @@ struct Result {
   std::string gpu;  // the GPU's name when device is "cuda" (e.g. "NVIDIA H100 80GB HBM3")
   double total_seconds = 0;
   std::string created;  // when it was graded, ISO 8601 UTC (volatile)
+  std::string host;     // the machine that graded it (volatile; JUnit's hostname)
 };
 
 // The documented exit codes.
