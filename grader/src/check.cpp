@@ -3,7 +3,10 @@
 // gradable without passing, and every fixture gets exactly what its
 // .expect.json declares. Files are graded by --jobs workers; what is said
 // about them is printed in the course's order as soon as all before is done.
+#include <unistd.h>
+
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -13,6 +16,7 @@
 #include "batch.h"
 #include "course.h"
 #include "facts.h"
+#include "reports/escape.h"
 #include "files.h"
 #include "sha256.h"
 
@@ -23,6 +27,7 @@ namespace {
 struct Said {
   bool ok;
   std::string what, detail;
+  std::string id = "";  // the same from run to run, whatever the verdict: JUnit's testcase name
 };
 
 enum class Kind { Facts, Solution, Starter, Fixture };
@@ -32,6 +37,16 @@ struct Task {
   Kind kind;
   std::string file;
 };
+
+std::string task_name(const Task& t) {
+  switch (t.kind) {
+    case Kind::Facts: return "recorded facts";
+    case Kind::Solution: return "solution";
+    case Kind::Starter: return "starter";
+    case Kind::Fixture: break;
+  }
+  return fs::path(t.file).filename().string();
+}
 
 json read_json(const fs::path& p) {
   auto text = read_file(p.string());
@@ -119,9 +134,31 @@ Said run_task(const Task& t, const Course& course, const Rubric& rubric, const G
   }
 }
 
+// junit.xml for one exercise's checked files: a testcase per file, its
+// problem in <failure>, where CI test views show it.
+std::string check_junit(const std::string& exercise, const std::vector<const Said*>& said, const std::string& stamp,
+                        const std::string& host) {
+  size_t failures = 0;
+  for (const Said* s : said) failures += !s->ok;
+  auto attr = [](const std::string& k, const std::string& v) { return " " + k + "=\"" + reports::xml_text(v) + "\""; };
+  const std::string counts = attr("tests", std::to_string(said.size())) + attr("failures", std::to_string(failures)) +
+                             attr("errors", "0") + attr("skipped", "0");
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attr("name", "grade check") + counts + ">\n";
+  x += "  <testsuite" + attr("name", exercise) + counts + attr("timestamp", stamp) + attr("hostname", host) + ">\n";
+  for (const Said* s : said) {
+    x += "    <testcase" + attr("classname", exercise) + attr("name", s->id) + ">\n";
+    if (!s->ok)
+      x += "      <failure" + attr("message", s->what) + attr("type", "not as declared") + ">" +
+           reports::xml_text(s->what + "\n" + s->detail) + "</failure>\n";
+    x += "      <system-out>" + reports::xml_text(s->what) + "</system-out>\n    </testcase>\n";
+  }
+  return x + "  </testsuite>\n</testsuites>\n";
+}
+
 }  // namespace
 
-int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, const Style& st) {
+int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, const std::string& junit_dir,
+                 const Style& st) {
   int problems = 0;
   auto say = [&](const Said& s) {
     os << (s.ok ? st.green() + "✓ " : st.red() + "✗ ") << st.reset() << s.what;
@@ -153,13 +190,33 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
   size_t printed = 0;
   parallel_for(tasks.size(), jobs, [&](size_t i) {
     Said s = run_task(tasks[i], course, rubrics.at(tasks[i].exercise), base);
+    s.id = task_name(tasks[i]);
     std::lock_guard<std::mutex> lock(m);
     said[i] = std::move(s);
     for (; printed < said.size() && said[printed]; ++printed) say(*said[printed]);
     os.flush();
   });
-  os << (problems ? st.red() : st.green()) << (problems ? std::to_string(problems) + " problem(s)" : "the course checks out")
-     << st.reset() << "\n";
+  if (!junit_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(junit_dir, ec);
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    std::map<std::string, std::vector<const Said*>> by_exercise;
+    for (size_t i = 0; i < tasks.size(); ++i) by_exercise[tasks[i].exercise].push_back(&*said[i]);
+    for (const auto& [e, list] : by_exercise) {
+      const std::string err = write_file_atomic((fs::path(junit_dir) / ("check-" + e + ".xml")).string(),
+                                                check_junit(e, list, stamp, host));
+      if (!err.empty()) os << "grade check: " << err << "\n", ++problems;
+    }
+  }
+  os << (problems ? st.red() : st.green()) << tasks.size() << " checked: " << (tasks.size() - std::min<size_t>(problems, tasks.size()))
+     << " as declared, " << problems << " problem" << (problems == 1 ? "" : "s")
+     << (problems ? "" : ": the course checks out") << st.reset() << "\n";
   return problems ? kExitFailed : kExitPassed;
 }
 

@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list) return list_exercises(std::cout, course, st);
-    if (*check) return check_course(std::cout, course, base, check_jobs, st);
+    if (*check) return check_course(std::cout, course, base, check_jobs, junit ? (out_dir.empty() ? "." : out_dir) : "", st);
     if (*autograde_cmd) {
       if (out_dir.empty()) return usage_error("grade autograde needs --out DIR, where results.json goes");
       if (!fs::is_directory(areq.submission)) return usage_error("no such folder: " + areq.submission);

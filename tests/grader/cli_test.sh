@@ -301,5 +301,29 @@ has "did you mean an exercise" "did you mean exercise3?"
 run "did you mean a flag" 64 exercise3 --jnuit
 has "did you mean a flag" "did you mean --junit (not --jnuit)?"
 
+# grade check on a small course of its own: one fixture declares the wrong
+# verdict, so check must say so, exit 1, and put the problem in its JUnit file.
+course="$scratch/course"
+mkdir -p "$course/solutions" "$course/exercises" "$course/tests/fixtures/exercise3"
+cp "$src"/solutions/exercise3.* "$course/solutions/"
+cp "$src/exercises/exercise3.cpp" "$course/exercises/"
+cp "$fixtures/one-expression.cpp" "$fixtures/one-expression.expect.json" "$course/tests/fixtures/exercise3/"
+cp "$fixtures/segfault.cpp" "$course/tests/fixtures/exercise3/"
+echo '{"verdict": "passed"}' >"$course/tests/fixtures/exercise3/segfault.expect.json"
+run "check: a fixture declared wrongly" 1 --course "$course" check --jobs 2 --junit --out "$scratch/check-junit"
+has "check: a fixture declared wrongly" "exercise3: segfault.cpp → runtime_error (crashed)"
+has "check: a fixture declared wrongly" "5 checked: 4 as declared, 1 problem"
+xml="$scratch/check-junit/check-exercise3.xml"
+if [ -f "$xml" ] && grep -q 'tests="5" failures="1"' "$xml" && grep -q '<testcase classname="exercise3" name="segfault.cpp">' "$xml" &&
+   grep -q 'verdict runtime_error, expected passed' "$xml"; then
+  echo "ok   check: JUnit per exercise, the problem in its testcase"
+else
+  echo "FAIL check: JUnit: $(cat "$xml" 2>/dev/null | head -20)"; failures=$((failures + 1))
+fi
+# A stale facts file is a problem check names, with the command that fixes it.
+sed -i 's/"solution_sha256": "[0-9a-f]*"/"solution_sha256": "0000"/' "$course/solutions/exercise3.facts.json"
+run "check: stale facts" 1 --course "$course" check --jobs 2
+has "check: stale facts" "recorded from another version of the solution (run \`grade record exercise3\`"
+
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
