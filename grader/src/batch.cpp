@@ -1,5 +1,6 @@
 #include "batch.h"
 #include "facts.h"
+#include "similarity.h"
 
 #include <unistd.h>
 
@@ -149,6 +150,34 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
     if (!err.empty()) return err;
   }
   return "";
+}
+
+// --similarity: the pairs, and a side-by-side page for each under
+// OUT/similarity/EXERCISE/.
+void flag_similar(const Course& course, const GradeRequest& base, const Intake& intake, const BatchOptions& opt,
+                  reports::ClassResults& c, std::string& why) {
+  std::map<std::string, std::vector<Submitted>> by_exercise;
+  std::map<std::string, std::string> starters, texts;
+  for (const IntakeFile& f : intake.files) {
+    if (f.too_large) continue;
+    by_exercise[f.exercise].push_back({f.student, f.text});
+    texts[f.exercise + "/" + f.student] = f.text;
+    // What every student was given, and what every correct answer says
+    // (the reference's lines): sharing those is no sign of copying.
+    starters[f.exercise] = read_file(course.starter_path(f.exercise)).value_or("") + "\n" +
+                           read_file(course.solution_path(f.exercise)).value_or("");
+  }
+  c.similarity_threshold = opt.similarity;
+  c.similar = similar_pairs(by_exercise, starters, opt.similarity, base.isolate, why);
+  for (auto& p : c.similar) {
+    p.page = "similarity/" + p.exercise + "/" + p.a + "--" + p.b + ".html";
+    const fs::path page = fs::path(opt.out) / p.page;
+    std::error_code ec;
+    fs::create_directories(page.parent_path(), ec);
+    const std::string err = write_file_atomic(
+        page.string(), reports::similarity_html(p, texts[p.exercise + "/" + p.a], texts[p.exercise + "/" + p.b]));
+    if (!err.empty()) why = err;
+  }
 }
 
 }  // namespace
@@ -333,6 +362,11 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   reports::ClassResults c = collect(opt.out, students, ex);
   c.intake = intake.notes;
   c.shards = opt.shards;
+  if (opt.similarity > 0) {
+    std::string why;
+    flag_similar(course, base, intake, opt, c, why);
+    if (!why.empty()) log << "grade batch: --similarity: " << why << "\n";
+  }
   const std::string werr = write_class_files(opt.out, c, {opt.shard});
   if (!werr.empty()) throw std::runtime_error(werr);
 

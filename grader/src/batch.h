@@ -26,6 +26,7 @@ struct BatchOptions {
   std::vector<std::string> exercises;  // empty: every exercise of the course found in the submissions
   int jobs = 1;
   bool regrade = false;
+  int similarity = 0;  // --similarity: flag pairs sharing at least this percent (0: off)
   int shard = 1, shards = 1;  // grade the students of shard `shard` of `shards` (1-based)
   bool live_progress = false;  // a redrawn bar (a terminal), else a line now and then
 };

@@ -180,6 +180,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   batch->add_flag("--regrade", bopt.regrade, "grade everything again, even what is graded and unchanged, and say "
                                              "which scores changed");
+  batch->add_option("--similarity", bopt.similarity, "also compare each exercise's submissions with sim_c++ (Debian's "
+                                                    "similarity-tester) and list in the summary the pairs sharing at "
+                                                    "least this percent beyond the starter (e.g. 80): for a person to "
+                                                    "look at, never a verdict")
+      ->check(CLI::Range(1, 100));
   batch->add_option("--shard", shard, "K/N: grade only the K-th of N shares of the students (for job arrays; "
                                       "combine with `grade merge`)");
   auto* merge = app.add_subcommand("merge", "combine the --out folders of sharded `grade batch` runs into one "

@@ -103,6 +103,13 @@ json summary_json(const ClassResults& c) {
     intake.push_back({{"entry", visible(n.entry, false)}, {"reason", visible(n.reason, false)}, {"refused", n.refused}});
   j["intake"] = intake;
   if (!c.missing_shards.empty()) j["missing_shards"] = {{"of", c.shards}, {"missing", c.missing_shards}};
+  if (c.similarity_threshold > 0) {
+    json pairs = json::array();
+    for (const auto& p : c.similar)
+      pairs.push_back({{"exercise", p.exercise}, {"a", visible(p.a, false)}, {"b", visible(p.b, false)},
+                       {"percent", p.percent}, {"page", p.page}});
+    j["similarity"] = {{"threshold", c.similarity_threshold}, {"pairs", pairs}};
+  }
   return j;
 }
 

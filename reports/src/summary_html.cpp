@@ -1,7 +1,10 @@
 // summary.html: the class at a glance for the instructor. Self-contained like
 // report.html (its stylesheet, no script); the distributions are inline SVG
 // bar charts, each with a text alternative and the numbers in a table.
+#include <algorithm>
 #include <cstdio>
+#include <set>
+#include <vector>
 
 #include "class_stats.h"
 #include "html_style.h"
@@ -122,6 +125,22 @@ std::string summary_html(const ClassResults& c) {
          " of " + std::to_string(c.shards) + " (<code>grade merge --allow-partial</code>): their students are not "
          "listed, and the statistics leave them out.</p>\n</section>\n";
   }
+  if (c.similarity_threshold > 0) {
+    s += "<section class=\"card\" id=\"similarity\" aria-labelledby=\"similarity-title\">\n<h2 id=\"similarity-title\">"
+         "Similar submissions <span class=\"sub\">at least " + std::to_string(c.similarity_threshold) +
+         "% shared beyond the starter (sim_c++): worth a look, not a verdict</span></h2>\n";
+    if (c.similar.empty()) {
+      s += "<p>No pair of submissions reaches the threshold.</p>\n";
+    } else {
+      s += "<table><thead><tr><th>exercise</th><th>students</th><th class=\"n\">shared</th><th>side by side</th></tr>"
+           "</thead><tbody>\n";
+      for (const auto& p : c.similar)
+        s += "<tr><td>" + h(p.exercise) + "</td><td>" + h(p.a) + " · " + h(p.b) + "</td><td class=\"n\">" +
+             std::to_string(p.percent) + "%</td><td><a href=\"" + href(p.page) + "\">compare</a></td></tr>\n";
+      s += "</tbody></table>\n";
+    }
+    s += "</section>\n";
+  }
   if (!c.intake.empty()) {
     // Refused entries first: a student whose file was a link has no score, and must hear why.
     s += "<section class=\"card\" id=\"intake\" aria-labelledby=\"intake-title\">\n<h2 id=\"intake-title\">Entries "
@@ -168,6 +187,60 @@ std::string summary_html(const ClassResults& c) {
   s += "</tbody></table>\n</section>\n<footer>gradlab class summary · summary.json has the same numbers</footer>\n"
        "</main>\n</body>\n</html>\n";
   return s;
+}
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string squeezed(const std::string& line) {
+  std::string out;
+  for (char ch : line)
+    if (ch != ' ' && ch != '\t' && ch != '\r') out += ch;
+  return out;
+}
+
+// One file as numbered lines; a line whose text (blanks aside) the other
+// file also has is marked.
+std::string code_column(const std::string& who, const std::vector<std::string>& lines, const std::vector<std::string>& other) {
+  std::set<std::string> theirs;
+  for (const auto& l : other) theirs.insert(squeezed(l));
+  std::string s = "<section class=\"card\"><h2>" + h(who) + "</h2>\n<pre>";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const bool shared = !squeezed(lines[i]).empty() && theirs.count(squeezed(lines[i]));
+    char num[32];
+    std::snprintf(num, sizeof num, "%4zu ", i + 1);
+    s += std::string(shared ? "<mark>" : "<span>") + num + h(visible(lines[i], false)) + (shared ? "</mark>" : "</span>") + "\n";
+  }
+  return s + "</pre></section>\n";
+}
+
+}  // namespace
+
+std::string similarity_html(const SimilarPair& p, const std::string& text_a, const std::string& text_b) {
+  const auto a = split_lines(text_a), b = split_lines(text_b);
+  std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+                  h(p.exercise + ": " + p.a + " and " + p.b + " — gradlab") + "</title>\n<style>\n" + stylesheet() +
+                  ".pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}pre{overflow-x:auto;font-size:.8rem}"
+                  "mark{background:#fff1b8;color:inherit;display:block}pre span{display:block}\n</style>\n</head>\n"
+                  "<body>\n<main>\n";
+  s += "<header class=\"card\">\n<p class=\"eyebrow\">gradlab similarity</p>\n<h1>" + h(p.exercise) + ": " + h(p.a) +
+       " and " + h(p.b) + "</h1>\n<p>" + std::to_string(p.percent) +
+       "% of one consists of the other's material, as sim_c++ counts it (tokens, so renamed names still match), "
+       "after the starter's lines were left out. Marked lines appear in both files. This is a reason to look, not a "
+       "verdict: short exercises leave little room to differ.</p>\n</header>\n<div class=\"pair\">\n";
+  s += code_column(p.a, a, b) + code_column(p.b, b, a);
+  return s + "</div>\n</main>\n</body>\n</html>\n";
 }
 
 }  // namespace reports

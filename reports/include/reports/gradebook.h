@@ -41,6 +41,14 @@ struct IntakeNote {
   bool refused = true;
 };
 
+// Two submissions to one exercise that share most of their code (beyond
+// the starter's lines), for a person to look at: never a verdict.
+struct SimilarPair {
+  std::string exercise, a, b;  // students, a < b
+  int percent = 0;             // how much of one consists of the other's material (the larger way)
+  std::string page;            // the side-by-side page, relative to the class folder
+};
+
 struct ClassResults {
   std::vector<ClassExercise> exercises;  // in the course's order
   std::vector<std::string> students;     // sorted; a student may have no entry for an exercise
@@ -50,6 +58,9 @@ struct ClassResults {
   // merge went on without (--allow-partial), whose students are absent.
   int shards = 1;
   std::vector<int> missing_shards;
+  // `grade batch --similarity`: the threshold used (0: not run) and the pairs at or above it.
+  int similarity_threshold = 0;
+  std::vector<SimilarPair> similar;
 
   const ClassEntry* find(const std::string& student, const std::string& exercise) const;
   double max_total() const;
@@ -59,6 +70,8 @@ std::string gradebook_csv(const ClassResults& c);
 std::string checks_csv(const ClassResults& c);
 json summary_json(const ClassResults& c);
 std::string summary_html(const ClassResults& c);
+// Two files side by side, the lines each shares with the other marked.
+std::string similarity_html(const SimilarPair& p, const std::string& text_a, const std::string& text_b);
 
 // How many of the most-failed checks the summaries list.
 inline constexpr size_t kMostFailed = 10;
