@@ -7,16 +7,12 @@
 
 #include "checks.h"
 #include "files.h"
+#include "intake.h"
 #include "reports/writer.h"
 
 namespace grader {
 namespace fs = std::filesystem;
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // What a student reads for an exercise that produced no grade: every check at 0.
 Result unjudged(const Rubric& rubric, const std::string& verdict, const std::string& why) {
@@ -32,18 +28,16 @@ Result unjudged(const Rubric& rubric, const std::string& verdict, const std::str
 
 std::vector<std::pair<std::string, std::string>> find_exercise_files(const std::string& folder,
                                                                      const std::vector<std::string>& exercises) {
-  std::map<std::string, std::string> wanted;  // lower-case file name -> exercise
-  for (const auto& e : exercises) wanted[lower(e + ".cpp")] = e;
   std::map<std::string, std::pair<size_t, std::string>> best;  // exercise -> (depth, path)
   std::error_code ec;
   // The iterator does not descend into linked folders; linked files are skipped below.
   for (auto it = fs::recursive_directory_iterator(folder, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-    const auto hit = wanted.find(lower(it->path().filename().string()));
-    if (hit == wanted.end()) continue;
+    const std::string e = exercise_named(it->path().filename().string(), exercises);
+    if (e.empty()) continue;
     const std::pair<size_t, std::string> here{static_cast<size_t>(it.depth()), it->path().string()};
-    auto [at, fresh] = best.emplace(hit->second, here);
+    auto [at, fresh] = best.emplace(e, here);
     if (!fresh && here < at->second) at->second = here;
   }
   std::vector<std::pair<std::string, std::string>> out;

@@ -23,8 +23,9 @@ struct AutogradeRequest {
 };
 
 // The exercise files found under `folder`: for each course exercise, the
-// shallowest regular file named NAME.cpp in any letter case (then the first
-// by path). Links are neither followed nor taken.
+// shallowest regular file named for it (intake.h's exercise_named: any
+// letter case, an LMS's copy number or prefix), then the first by path.
+// Links are neither followed nor taken.
 std::vector<std::pair<std::string, std::string>> find_exercise_files(const std::string& folder,
                                                                      const std::vector<std::string>& exercises);
 

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <regex>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -173,10 +175,11 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       // note here names a peer in any shard, as one unsharded run would.
       Fd other(openat(rootfd.fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       struct stat ls {};
-      for (const std::string& e : exercises)
-        if (other.fd >= 0 && fstatat(other.fd, (e + ".cpp").c_str(), &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISREG(ls.st_mode) && ls.st_nlink > 1)
-          inodes[{ls.st_dev, ls.st_ino}].push_back(folder + "/" + e + ".cpp");
+      if (other.fd >= 0)
+        for (const std::string& name : entries(other.fd))
+          if (!exercise_named(name, exercises).empty() && fstatat(other.fd, name.c_str(), &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
+              S_ISREG(ls.st_mode) && ls.st_nlink > 1)
+            inodes[{ls.st_dev, ls.st_ino}].push_back(folder + "/" + name);
       continue;
     }
     if (auto [it, fresh] = taken.emplace(student, folder); !fresh) {
@@ -190,11 +193,37 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       continue;
     }
     in.students.push_back(student);
+    // Each exercise's file, named as the student or their LMS named it
+    // (exercise_named); the canonical name wins, else the last by name (the
+    // highest copy number). Every other entry is listed, never dropped.
+    std::map<std::string, std::string> chosen;  // exercise -> file name
+    std::vector<std::string> others;
+    for (const std::string& name : entries(sfd.fd)) {
+      if (name[0] == '.') continue;
+      const std::string e = exercise_named(name, exercises);
+      if (e.empty()) {
+        others.push_back(name);
+        continue;
+      }
+      std::string& c = chosen[e];
+      if (c.empty() || (c != e + ".cpp" && (name == e + ".cpp" || name > c))) {
+        if (!c.empty()) others.push_back(c);
+        c = name;
+      } else {
+        others.push_back(name);
+      }
+    }
+    for (const auto& name : others) {
+      const std::string e = exercise_named(name, exercises);
+      note(folder + "/" + name,
+           e.empty() ? "not graded: no exercise of the course is named like it"
+                     : "not graded: " + folder + "/" + chosen[e] + " was taken for " + e,
+           true);
+    }
     for (const std::string& e : exercises) {
-      const std::string name = e + ".cpp";
+      if (!chosen.count(e)) continue;  // not submitted
+      const std::string name = chosen[e];
       const std::string entry = folder + "/" + name;
-      struct stat probe {};
-      if (fstatat(sfd.fd, name.c_str(), &probe, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) continue;  // not submitted
       Read r = read_regular(sfd.fd, name);
       if (!r.refused.empty()) {
         note(entry, r.refused, true);
@@ -229,6 +258,29 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
   std::sort(in.notes.begin(), in.notes.end(),
             [](const auto& a, const auto& b) { return std::tie(a.entry, a.reason) < std::tie(b.entry, b.reason); });
   return in;
+}
+
+std::string exercise_named(const std::string& file, const std::vector<std::string>& exercises) {
+  std::string n;
+  for (char c : file) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n.size() < 5 || n.compare(n.size() - 4, 4, ".cpp") != 0) return "";
+  n.resize(n.size() - 4);
+  // Copies an LMS or a browser numbered: "exercise3 (1)", Canvas's
+  // resubmission "exercise3-1".
+  static const std::regex copy_mark(R"(( \([0-9]+\)|-[0-9]+)$)");
+  const std::string bare = std::regex_replace(n, copy_mark, "");
+  for (const std::string& stem : {n, bare})
+    for (const auto& e : exercises) {
+      std::string want;
+      for (char c : e) want += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (stem == want) return e;
+      // A prefix the LMS added (Canvas: "lastfirst_12345_67890_exercise3"),
+      // ending in a separator, so that exercise13 is never exercise3.
+      if (stem.size() > want.size() && stem.compare(stem.size() - want.size(), want.size(), want) == 0 &&
+          std::string("_- ").find(stem[stem.size() - want.size() - 1]) != std::string::npos)
+        return e;
+    }
+  return "";
 }
 
 std::string private_copy(const std::string& dir, const IntakeFile& f, std::string& error) {

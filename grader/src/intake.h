@@ -55,6 +55,12 @@ std::string safe_name(std::string_view raw);
 Intake take_submissions(const std::string& root, const std::vector<std::string>& exercises,
                         const std::function<bool(const std::string&)>& keep);
 
+// The exercise a file is for, by its name as students and LMSs spell it:
+// any letter case (Exercise3.cpp), a copy number (exercise3 (1).cpp, Canvas's
+// exercise3-1.cpp) and a prefix ending in '_', '-' or ' ' (Canvas's
+// lastfirst_12345_67890_exercise3.cpp); "" when none.
+std::string exercise_named(const std::string& file, const std::vector<std::string>& exercises);
+
 // Writes the file's bytes to DIR/<hash of them>/<exercise>.cpp (owner-only)
 // and returns that path; "" with `error` set when it cannot.
 std::string private_copy(const std::string& dir, const IntakeFile& f, std::string& error);

@@ -182,3 +182,43 @@ TEST_CASE("private_copy: the bytes read, in a folder of the grader's", "[grader]
   CHECK((st.st_mode & 077) == 0);
   CHECK(grader::private_copy((t.path / "intake").string(), f, err) == p);  // identical files share one copy
 }
+
+TEST_CASE("exercise_named: files as students and LMSs name them", "[grader][intake]") {
+  const std::vector<std::string> ex = {"exercise1", "exercise3", "exercise13"};
+  using grader::exercise_named;
+  CHECK(exercise_named("exercise3.cpp", ex) == "exercise3");
+  CHECK(exercise_named("Exercise3.cpp", ex) == "exercise3");
+  CHECK(exercise_named("EXERCISE3.CPP", ex) == "exercise3");
+  CHECK(exercise_named("exercise3 (1).cpp", ex) == "exercise3");                      // a browser's second download
+  CHECK(exercise_named("exercise3-2.cpp", ex) == "exercise3");                        // Canvas: a resubmission
+  CHECK(exercise_named("doejane_12345_67890_exercise3.cpp", ex) == "exercise3");      // Canvas's download
+  CHECK(exercise_named("doejane_late_12345_67890_exercise3-1.cpp", ex) == "exercise3");
+  CHECK(exercise_named("exercise13.cpp", ex) == "exercise13");                        // never exercise3 or exercise1
+  CHECK(exercise_named("doejane_1_2_exercise13.cpp", ex) == "exercise13");
+  CHECK(exercise_named("myexercise3.cpp", ex).empty());                               // no separator before it
+  CHECK(exercise_named("exercise3.cpp.txt", ex).empty());
+  CHECK(exercise_named("exercise4.cpp", ex).empty());
+  CHECK(exercise_named("notes.txt", ex).empty());
+}
+
+TEST_CASE("intake: LMS names are matched, and every other entry is listed, never dropped", "[grader][intake]") {
+  TempDir t;
+  const fs::path subs = t.path / "subs";
+  write(subs / "alice" / "Exercise3.cpp", "// alice 3\n");
+  write(subs / "bob" / "doebob_123_456_exercise3.cpp", "// bob 3\n");
+  write(subs / "carol" / "exercise3.cpp", "// carol 3, the canonical name\n");
+  write(subs / "carol" / "exercise3 (1).cpp", "// carol 3, a copy\n");
+  write(subs / "carol" / "README.md", "notes\n");
+  write(subs / "dave" / "exercise3-1.cpp", "// dave 3, first\n");
+  write(subs / "dave" / "exercise3-2.cpp", "// dave 3, resubmitted\n");
+  const grader::Intake in = take_submissions(subs.string(), {"exercise3"}, kAll);
+  REQUIRE(in.files.size() == 4);
+  CHECK(find(in, "alice", "exercise3")->text == "// alice 3\n");
+  CHECK(find(in, "alice", "exercise3")->shown == subs.string() + "/alice/Exercise3.cpp");
+  CHECK(find(in, "bob", "exercise3")->text == "// bob 3\n");
+  CHECK(find(in, "carol", "exercise3")->text == "// carol 3, the canonical name\n");
+  CHECK(find(in, "dave", "exercise3")->text == "// dave 3, resubmitted\n");
+  CHECK(reason(in, "carol/exercise3 (1).cpp") == "refused: not graded: carol/exercise3.cpp was taken for exercise3");
+  CHECK(reason(in, "carol/README.md") == "refused: not graded: no exercise of the course is named like it");
+  CHECK(reason(in, "dave/exercise3-1.cpp") == "refused: not graded: dave/exercise3-2.cpp was taken for exercise3");
+}
