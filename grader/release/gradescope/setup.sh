@@ -4,7 +4,7 @@
 # It installs the packages gradlab needs and builds the grader; nothing is
 # downloaded when a submission is graded.
 set -euo pipefail
-cd /autograder/source
+cd "${AUTOGRADER_ROOT:-/autograder}/source"  # $AUTOGRADER_ROOT: tests stand it in for /autograder
 . scripts/deps.sh
 gradlab_install_deps
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRADLAB_TESTS=OFF -DGRADLAB_BENCH=OFF -DGRADLAB_CUDA=OFF
