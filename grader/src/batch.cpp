@@ -290,7 +290,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     try {
       std::string why;
       const Rubric& rubric = info[refs[i]].rubric;
-      if (!read_facts(req.facts, rubric, sha256_hex(read_file(req.solution).value_or("")), why)) run_reference(rubric, req);
+      if (!read_facts(req.facts, rubric, solution_file_key(req.solution), why)) run_reference(rubric, req);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(fail_m);
       fatal += "the reference solution of " + refs[i] + " cannot be graded: " + e.what() + "\n";

@@ -3,10 +3,7 @@
 // gradable without passing, and every fixture gets exactly what its
 // .expect.json declares. Files are graded by --jobs workers; what is said
 // about them is printed in the course's order as soon as all before is done.
-#include <unistd.h>
-
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -18,7 +15,6 @@
 #include "facts.h"
 #include "reports/escape.h"
 #include "files.h"
-#include "sha256.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -48,16 +44,10 @@ std::string task_name(const Task& t) {
   return fs::path(t.file).filename().string();
 }
 
-json read_json(const fs::path& p) {
-  auto text = read_file(p.string());
-  if (!text) throw std::runtime_error("cannot read " + p.string());
-  return json::parse(*text);
-}
-
 Said facts_current(const Rubric& rubric, const GradeRequest& req, const std::string& e) {
   std::string why;
   const json fresh = facts_document(rubric, run_reference(rubric, req), "", false)["snapshot"];
-  auto recorded = read_facts(req.facts, rubric, sha256_hex(read_file(req.solution).value_or("")), why);
+  auto recorded = read_facts(req.facts, rubric, solution_file_key(req.solution), why);
   const std::string diff = recorded ? facts_difference(*recorded, fresh) : why;
   return {diff.empty(), e + ": the recorded facts match a fresh run of the solution",
           diff + (diff.empty() ? "" : " (run `grade record " + e + "` and commit " +
@@ -123,7 +113,7 @@ Said run_task(const Task& t, const Course& course, const Rubric& rubric, const G
     expect_path.replace_extension(".expect.json");
     json expect;
     try {
-      expect = read_json(expect_path);
+      expect = read_json_file(expect_path.string());
     } catch (const std::exception& ex) {
       return {false, what, "cannot read " + expect_path.string() + ": " + ex.what()};
     }
@@ -199,13 +189,9 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
   if (!junit_dir.empty()) {
     std::error_code ec;
     fs::create_directories(junit_dir, ec);
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    const std::string host = host_name();
+    std::string stamp = utc_now();
+    stamp.pop_back();  // JUnit's timestamp has no time zone: the UTC time without its "Z"
     std::map<std::string, std::vector<const Said*>> by_exercise;
     for (size_t i = 0; i < tasks.size(); ++i) by_exercise[tasks[i].exercise].push_back(&*said[i]);
     for (const auto& [e, list] : by_exercise) {

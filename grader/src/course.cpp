@@ -8,7 +8,6 @@
 #include "config.h"
 #include "facts.h"
 #include "files.h"
-#include "sha256.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -20,13 +19,6 @@ std::string shown(const fs::path& p) {
   fs::path rel = fs::proximate(p, cwd, ec);
   if (!ec && !rel.empty() && rel.native().rfind("..", 0) != 0) return rel.string();
   return fs::absolute(p, ec).lexically_normal().string();
-}
-
-// exercise2 < exercise10: compare the number, then the name.
-json read_json_file(const fs::path& p) {
-  auto text = read_file(p.string());
-  if (!text) throw std::runtime_error("cannot read " + p.string());
-  return json::parse(*text);
 }
 
 }  // namespace
@@ -116,7 +108,7 @@ int list_exercises(std::ostream& os, const Course& course, const Style& st) {
     std::error_code ec;
     if (fs::exists(report, ec)) {
       try {
-        json r = read_json_file(report);
+        json r = read_json_file(report.string());
         last = "last: " + r.value("verdict", std::string("?")) + " " + points(r.value("score", 0.0)) + "/" +
                points(r.value("max_score", 0.0));
       } catch (const std::exception&) {
@@ -142,7 +134,7 @@ int record_facts(std::ostream& os, const Course& course, const GradeRequest& bas
     try {
       const Rubric rubric = load_rubric(course.rubric_path(e));
       const json doc =
-          facts_document(rubric, run_reference(rubric, req), sha256_hex(read_file(req.solution).value_or("")), false);
+          facts_document(rubric, run_reference(rubric, req), solution_file_key(req.solution), false);
       const std::string err = write_file_atomic(req.facts, doc.dump(1) + "\n");
       if (!err.empty()) throw std::runtime_error(err);
       os << st.green() << "✓ " << st.reset() << e << ": " << shown(req.facts) << "\n";

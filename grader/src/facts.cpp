@@ -34,6 +34,10 @@ std::string where(const std::string& path) { return path.empty() ? "the document
 
 }  // namespace
 
+std::string solution_key(const std::optional<std::string>& text) { return text ? sha256_hex(*text) : ""; }
+
+std::string solution_file_key(const std::string& path) { return solution_key(path.empty() ? std::nullopt : read_file(path)); }
+
 std::string probes_key(const Rubric& rubric) { return sha256_hex(json(rubric.probes).dump()).substr(0, 16); }
 
 json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,

@@ -26,6 +26,12 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
 // graphs, their probes and records, and the output when a check compares it.
 json visible_facts(const Rubric& rubric, const json& snapshot);
 
+// What recorded facts are tied to: the solution's sha256, or "" where there
+// is no solution to read (a student release or an autograder), and then no
+// solution is compared.
+std::string solution_key(const std::optional<std::string>& solution_text);
+std::string solution_file_key(const std::string& solution_path);
+
 // The snapshot a facts file holds, when it was recorded for this rubric's
 // probes and, where `solution_sha256` is given, for this solution. Else
 // nullopt, and `why` says what stands in the way.

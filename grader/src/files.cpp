@@ -17,6 +17,12 @@ std::optional<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
+nlohmann::ordered_json read_json_file(const std::string& path) {
+  const auto text = read_file(path);
+  if (!text) throw std::runtime_error("cannot read " + path);
+  return nlohmann::ordered_json::parse(*text);
+}
+
 std::string unique_temp_suffix() {
   static std::atomic<unsigned> serial{0};
   return ".tmp" + std::to_string(getpid()) + "." + std::to_string(serial++);

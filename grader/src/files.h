@@ -2,6 +2,7 @@
 // land atomically (a temporary beside the target, then a rename), so that a
 // reader never sees half a cache entry or half a report.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,11 @@ std::optional<std::string> read_file(const std::string& path);
 // ".tmp<pid>.<n>": a name for a temporary that no other grader process, and
 // no other thread of this one, uses at the same time.
 std::string unique_temp_suffix();
+
+// A JSON file the course itself holds (a rubric, an .expect.json, a
+// report): throws std::runtime_error when it cannot be read, and the
+// parser's error when it is not JSON.
+nlohmann::ordered_json read_json_file(const std::string& path);
 
 // Writes `content` to `path` atomically; returns "" or what went wrong.
 std::string write_file_atomic(const std::string& path, const std::string& content);

@@ -189,15 +189,6 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
   return ref.snapshot;
 }
 
-// Now, as report.json's "created" has it: 2026-11-22T09:41:07Z.
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 }  // namespace
 
@@ -205,8 +196,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   Result res;
   res.created = utc_now();
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) res.host = host;
+  res.host = host_name();
   res.exercise = rubric.exercise;
   res.title = rubric.title;
   res.submission = req.submission;
@@ -224,7 +214,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   std::string why_not;
   std::optional<json> reference;
   if (!req.facts.empty())
-    reference = read_facts(req.facts, rubric, solution_text ? sha256_hex(*solution_text) : "", why_not);
+    reference = read_facts(req.facts, rubric, solution_key(solution_text), why_not);
   if (!reference && !solution_text)
     throw InternalError("no reference to grade " + rubric.exercise + " against: " +
                         (req.facts.empty() ? "no solution at " + req.solution : why_not) +
@@ -304,6 +294,21 @@ json run_reference(const Rubric& rubric, const GradeRequest& req) {
   if (!rb.failure.empty()) throw InternalError(rb.failure);
   if (!rb.ok) throw InternalError("the reference solution " + req.solution + " does not compile:\n" + rb.diagnostics);
   return reference_snapshot(rb, rubric, req.isolate);
+}
+
+// Now, as report.json's "created" has it: 2026-11-22T09:41:07Z.
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  return gethostname(host, sizeof host - 1) == 0 ? host : "";
 }
 
 }  // namespace grader

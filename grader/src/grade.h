@@ -28,6 +28,11 @@ struct GradeRequest {
 
 Result grade(const Rubric& rubric, const GradeRequest& req);
 
+// When and where a grade is made, as reports give them: "2026-11-22T09:41:07Z"
+// (UTC) and this machine's name ("" when it has none).
+std::string utc_now();
+std::string host_name();
+
 // The reference solution's snapshot, built and run now (through the compile
 // cache), never from recorded facts: what `grade record` keeps and what
 // `grade check` holds recorded facts against.

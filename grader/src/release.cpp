@@ -10,7 +10,6 @@
 #include "config.h"
 #include "facts.h"
 #include "files.h"
-#include "sha256.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -74,12 +73,6 @@ void write_text(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
   const std::string err = write_file_atomic(p.string(), text);
   if (!err.empty()) throw std::runtime_error(err);
-}
-
-json read_json(const std::string& path) {
-  const auto text = read_file(path);
-  if (!text) throw std::runtime_error("cannot read " + path);
-  return json::parse(*text);
 }
 
 }  // namespace
@@ -154,7 +147,7 @@ void write_course(const Course& course, const fs::path& dest, const std::vector<
     if (fs::exists(root / "exercises" / f, ec)) copy_tree(root / "exercises" / f, dest / "exercises" / f, "");
   for (const auto& [e, snapshot] : facts) {
     const Rubric rubric = load_rubric(course.rubric_path(e));
-    const json text = read_json(course.rubric_path(e));
+    const json text = read_json_file(course.rubric_path(e));
     copy_tree(course.starter_path(e), dest / "exercises" / (e + ".cpp"), "");
     write_text(dest / "rubrics" / (e + ".rubric.json"), (full ? text : public_rubric(text)).dump(2) + "\n");
     write_text(dest / "rubrics" / (e + ".facts.json"), facts_document(rubric, snapshot, "", !full).dump(1) + "\n");
@@ -224,7 +217,7 @@ int release_course(std::ostream& os, const Course& course, const std::string& ou
   for (const auto& e : course.exercises()) {
     const Rubric rubric = load_rubric(course.rubric_path(e));
     std::string why;
-    auto snap = read_facts(course.facts_path(e), rubric, sha256_hex(read_file(course.solution_path(e)).value_or("")), why);
+    auto snap = read_facts(course.facts_path(e), rubric, solution_file_key(course.solution_path(e)), why);
     if (!snap) {
       os << "grade release: " << e << ": " << why << ". Run `grade record " << e << "` first.\n";
       return kExitFailed;
@@ -254,7 +247,7 @@ int release_course(std::ostream& os, const Course& course, const std::string& ou
     return kExitFailed;
   }
   size_t hidden = 0;
-  for (const auto& [e, _] : facts) hidden += public_rubric(read_json(course.rubric_path(e))).value("hidden_checks", json::object()).value("count", 0);
+  for (const auto& [e, _] : facts) hidden += public_rubric(read_json_file(course.rubric_path(e))).value("hidden_checks", json::object()).value("count", 0);
   os << st.green() << "✓ " << st.reset() << student.string() << ": for students: " << facts.size()
      << " exercises, their public rubrics (" << hidden << " hidden checks left out) and recorded facts; no solution, "
      << "fixture or hidden check\n"

@@ -9,6 +9,7 @@
 
 #include "course.h"
 #include "files.h"
+#include "reports/escape.h"
 #include "sandbox.h"
 
 namespace grader {
@@ -16,13 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kSim = "/usr/bin/sim_c++";
-
-std::string squeezed(const std::string& line) {
-  std::string out;
-  for (char c : line)
-    if (c != ' ' && c != '\t' && c != '\r') out += c;
-  return out;
-}
 
 // Runs sim_c++ on `files` (names in `work`) in the fence; its report.
 std::string run_sim(const std::string& work, const std::vector<std::string>& files, int threshold, bool isolate,
@@ -51,11 +45,11 @@ std::string run_sim(const std::string& work, const std::vector<std::string>& fil
 std::string without_given(const std::string& text, const std::string& given_text) {
   std::set<std::string> given;
   std::istringstream s(given_text);
-  for (std::string l; std::getline(s, l);) given.insert(squeezed(l));
+  for (std::string l; std::getline(s, l);) given.insert(reports::without_blanks(l));
   std::string out;
   std::istringstream t(text);
   for (std::string l; std::getline(t, l);)
-    if (!given.count(squeezed(l))) out += l + "\n";
+    if (!given.count(reports::without_blanks(l))) out += l + "\n";
   return out;
 }
 

@@ -124,6 +124,13 @@ std::string csv_field(std::string_view s) {
   return out + "\"";
 }
 
+std::string without_blanks(std::string_view line) {
+  std::string out;
+  for (char c : line)
+    if (c != ' ' && c != '\t' && c != '\r') out += c;
+  return out;
+}
+
 std::string base64(const std::string& in) {
   static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;

@@ -202,21 +202,15 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
-std::string squeezed(const std::string& line) {
-  std::string out;
-  for (char ch : line)
-    if (ch != ' ' && ch != '\t' && ch != '\r') out += ch;
-  return out;
-}
-
 // One file as numbered lines; a line whose text (blanks aside) the other
 // file also has is marked.
 std::string code_column(const std::string& who, const std::vector<std::string>& lines, const std::vector<std::string>& other) {
   std::set<std::string> theirs;
-  for (const auto& l : other) theirs.insert(squeezed(l));
+  for (const auto& l : other) theirs.insert(without_blanks(l));
   std::string s = "<section class=\"card\"><h2>" + h(who) + "</h2>\n<pre>";
   for (size_t i = 0; i < lines.size(); ++i) {
-    const bool shared = !squeezed(lines[i]).empty() && theirs.count(squeezed(lines[i]));
+    const std::string key = without_blanks(lines[i]);
+    const bool shared = !key.empty() && theirs.count(key);
     char num[32];
     std::snprintf(num, sizeof num, "%4zu ", i + 1);
     s += std::string(shared ? "<mark>" : "<span>") + num + h(visible(lines[i], false)) + (shared ? "</mark>" : "</span>") + "\n";

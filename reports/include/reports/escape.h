@@ -39,6 +39,11 @@ std::string csv_field(std::string_view s);
 // thrown on, `indent` spaces per level (-1: one line).
 std::string json_text(const grader::json& j, int indent = 2);
 
+// A line of code as the similarity check compares lines (grade batch
+// --similarity removes the given ones, its side-by-side page marks the
+// shared ones): blanks left out, so a reformatted line is the same line.
+std::string without_blanks(std::string_view line);
+
 // Bytes as base64 (RFC 4648, with padding): pictures inside pages and data: URIs.
 std::string base64(const std::string& in);
 
