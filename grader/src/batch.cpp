@@ -21,6 +21,7 @@
 #include "checks.h"
 #include "files.h"
 #include "intake.h"
+#include "roster.h"
 #include "reports/escape.h"
 #include "reports/gradebook.h"
 #include "reports/writer.h"
@@ -137,11 +138,21 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
   for (const auto& e : c.exercises) ex.push_back({{"id", e.id}, {"title", e.title}, {"max_score", e.max_score}});
   manifest["exercises"] = ex;
   manifest["students"] = c.students;
+  // What merge needs to write the same class files as one unsharded run.
+  manifest["layout"] = c.layout;
+  manifest["csv"] = {{"bom", c.csv_bom}, {"lms_assignment", c.lms_assignment}};
+  json ids = json::object();
+  for (const auto& [st, i] : c.identities)
+    ids[st] = {{"name", i.name}, {"id", i.id}, {"sis_id", i.sis_id}, {"login", i.login},
+               {"email", i.email}, {"section", i.section}, {"participant", i.participant}};
+  manifest["identities"] = ids;
   manifest["shard_count"] = c.shards;
   manifest["shards"] = shards;
   if (!c.missing_shards.empty()) manifest["missing_shards"] = c.missing_shards;
   for (const auto& [name, text] :
        std::vector<std::pair<std::string, std::string>>{{"gradebook.csv", reports::gradebook_csv(c)},
+                                                        {"canvas.csv", reports::canvas_csv(c)},
+                                                        {"moodle.csv", reports::moodle_csv(c)},
                                                         {"checks.csv", reports::checks_csv(c)},
                                                         {"summary.json", reports::summary_json(c).dump(2) + "\n"},
                                                         {"summary.html", reports::summary_html(c)},
@@ -178,6 +189,15 @@ void flag_similar(const Course& course, const GradeRequest& base, const Intake& 
         page.string(), reports::similarity_html(p, texts[p.exercise + "/" + p.a], texts[p.exercise + "/" + p.b]));
     if (!err.empty()) why = err;
   }
+}
+
+// Every student with no file at all, named at the end of the run (and in the summary).
+void report_nothing_handed_in(const reports::ClassResults& c, std::ostream& log) {
+  std::string list;
+  size_t n = 0;
+  for (const auto& st : c.students)
+    if (c.submitted_nothing(st)) list += (n++ ? ", " : "") + reports::visible(st, false);
+  if (n) log << "no submission from " << n << (n == 1 ? " student: " : " students: ") << list << "\n";
 }
 
 }  // namespace
@@ -224,8 +244,15 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
 
   // The students of this shard and what each submitted: regular files only,
   // no link followed, at most 1 MiB each (intake.h); the rest is listed.
-  const Intake intake = take_submissions(opt.submissions, exercises,
-                                         [&](const std::string& s) { return shard_of(s, opt.shards) == opt.shard; });
+  IntakeOptions io;
+  io.layout = parse_layout(opt.layout);
+  std::vector<reports::Identity> roster;
+  if (!opt.roster.empty()) {
+    roster = read_roster(opt.roster);
+    io.roster = &roster;
+  }
+  const Intake intake = take_submissions(
+      opt.submissions, exercises, [&](const std::string& s) { return shard_of(s, opt.shards) == opt.shard; }, io);
   const std::vector<std::string>& students = intake.students;
   std::vector<Task> tasks;
   std::set<std::string> used;
@@ -264,6 +291,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     todo.push_back(&t);
   }
   log << "grade batch: " << students.size() << " students, " << tasks.size() << " submissions";
+  if (intake.layout != "folders") log << " (read as a " << intake.layout << " download)";
   if (opt.shards > 1) log << " (shard " << opt.shard << "/" << opt.shards << ")";
   log << "; " << tasks.size() - todo.size() << " already graded, " << todo.size() << " to grade with " << opt.jobs
       << (opt.jobs == 1 ? " job" : " jobs") << "\n";
@@ -362,6 +390,10 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   reports::ClassResults c = collect(opt.out, students, ex);
   c.intake = intake.notes;
   c.shards = opt.shards;
+  c.identities = intake.identities;
+  c.layout = intake.layout;
+  c.csv_bom = opt.bom;
+  c.lms_assignment = opt.lms_assignment;
   if (opt.similarity > 0) {
     std::string why;
     flag_similar(course, base, intake, opt, c, why);
@@ -384,6 +416,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   for (const auto& n : intake.notes)
     log << (n.refused ? "refused " : "flagged ") << reports::visible(n.entry, false) << ": "
         << reports::visible(n.reason, false) << "\n";
+  report_nothing_handed_in(c, log);
   std::sort(problems.begin(), problems.end());
   for (const auto& p : problems) log << "could not grade " << reports::visible(p, false) << "\n";
   log << "gradebook: " << (fs::path(opt.out) / "gradebook.csv").string() << "\nsummary:   "
@@ -395,6 +428,7 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   std::set<std::string> students;
   std::map<std::string, reports::ClassExercise> exercises;
   std::vector<reports::IntakeNote> intake;
+  std::map<std::string, reports::Identity> identities;
   std::error_code ec;
   fs::create_directories(fs::path(out) / "students", ec);
   if (ec) throw std::runtime_error("cannot create " + out + ": " + ec.message());
@@ -435,6 +469,10 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
     if (m.contains("intake") && m["intake"].is_array())
       for (const auto& n : m["intake"])
         intake.push_back({n.value("entry", ""), n.value("reason", ""), n.value("refused", true)});
+    const json ids = m.value("identities", json::object());
+    for (const auto& [st, i] : ids.items())
+      identities[st] = {i.value("name", ""), i.value("id", ""),      i.value("sis_id", ""),     i.value("login", ""),
+                        i.value("email", ""), i.value("section", ""), i.value("participant", "")};
     for (const auto& e : m["exercises"])
       exercises[e.value("id", "")] = {e.value("id", ""), e.value("title", ""), e.value("max_score", 0.0)};
     for (const auto& s : m["students"]) {
@@ -457,6 +495,11 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
                            [](const auto& a, const auto& b) { return a.entry == b.entry && a.reason == b.reason; }),
                intake.end());
   c.intake = intake;
+  c.identities = identities;
+  const json& first = manifests.front();
+  c.layout = first.value("layout", "");
+  c.csv_bom = first.value("csv", json::object()).value("bom", false);
+  c.lms_assignment = first.value("csv", json::object()).value("lms_assignment", std::string("gradlab"));
   // A complete merge is the whole class, as one unsharded run would write
   // it; a partial one keeps saying which shards it holds and which it lacks.
   c.shards = missing.empty() ? 1 : shard_count;
@@ -464,6 +507,7 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   const std::string err =
       write_class_files(out, c, missing.empty() ? std::vector<int>{1} : std::vector<int>(held.begin(), held.end()));
   if (!err.empty()) throw std::runtime_error(err);
+  report_nothing_handed_in(c, log);
   if (!missing.empty())
     log << "grade merge: warning: " << missing.size() << " of " << shard_count
         << " shards missing (--allow-partial): summary.html and summary.json say which\n";

@@ -29,6 +29,10 @@ struct BatchOptions {
   int similarity = 0;  // --similarity: flag pairs sharing at least this percent (0: off)
   int shard = 1, shards = 1;  // grade the students of shard `shard` of `shards` (1-based)
   bool live_progress = false;  // a redrawn bar (a terminal), else a line now and then
+  std::string layout = "auto";   // --layout: how SUBMISSIONS is laid out (layouts.h)
+  std::string roster;            // --roster FILE: the class's list (roster.h), or ""
+  bool bom = false;              // --bom: CSV files start with a UTF-8 byte order mark
+  std::string lms_assignment = "gradlab";  // --lms-assignment: canvas.csv's assignment column
 };
 
 // Returns the exit code: 0 when every submission was graded (whatever its

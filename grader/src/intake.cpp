@@ -12,11 +12,15 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "files.h"
+#include "layouts.h"
+#include "roster.h"
+#include "safe_dir.h"
 #include "reports/escape.h"
 #include "sha256.h"
 
@@ -24,106 +28,6 @@ namespace grader {
 namespace {
 
 constexpr size_t kMaxNameBytes = 80;
-constexpr size_t kMaxLinkShown = 200;
-
-// A file descriptor closed on every path out.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-
-std::string kind_of(mode_t m) {
-  if (S_ISREG(m)) return "a file";
-  if (S_ISLNK(m)) return "a symbolic link";
-  if (S_ISDIR(m)) return "a folder";
-  if (S_ISFIFO(m)) return "a named pipe (fifo)";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
-  return "not a regular file";
-}
-
-// "a symbolic link (to ../alice/exercise3.cpp)": the target is shown, never followed.
-std::string describe(int dirfd, const std::string& name, mode_t m) {
-  std::string what = kind_of(m);
-  if (S_ISLNK(m)) {
-    char buf[kMaxLinkShown + 1];
-    const ssize_t n = readlinkat(dirfd, name.c_str(), buf, sizeof buf);
-    if (n > 0) {
-      std::string target(buf, static_cast<size_t>(n));
-      if (target.size() > kMaxLinkShown) target = target.substr(0, kMaxLinkShown) + "…";
-      what += " (to " + reports::visible(target, false) + ")";
-    }
-  }
-  return what;
-}
-
-// Names in a folder, sorted, without "." and "..".
-std::vector<std::string> entries(int dirfd) {
-  std::vector<std::string> out;
-  const int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-  if (dup_fd < 0) return out;
-  DIR* d = fdopendir(dup_fd);
-  if (!d) {
-    close(dup_fd);
-    return out;
-  }
-  while (const dirent* e = readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") out.push_back(n);
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-struct Read {
-  std::string text;
-  struct stat st {};
-  std::string refused;  // why it was not taken
-};
-
-// Opens `name` in `dirfd` as a regular file without following a link, and
-// reads at most kMaxSubmissionBytes + 1 bytes of it.
-Read read_regular(int dirfd, const std::string& name) {
-  Read r;
-  struct stat before {};
-  if (fstatat(dirfd, name.c_str(), &before, AT_SYMLINK_NOFOLLOW) != 0) {
-    r.refused = std::string("cannot be examined: ") + std::strerror(errno);
-    return r;
-  }
-  // Classified before it is opened: opening a device or a fifo can block or act.
-  if (!S_ISREG(before.st_mode)) {
-    r.refused = describe(dirfd, name, before.st_mode) + ": only regular files are graded";
-    return r;
-  }
-  Fd fd(openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (fd.fd < 0 || fstat(fd.fd, &r.st) != 0) {
-    r.refused = std::string("cannot be opened: ") + std::strerror(errno);
-    return r;
-  }
-  if (!S_ISREG(r.st.st_mode) || r.st.st_dev != before.st_dev || r.st.st_ino != before.st_ino) {
-    r.refused = "changed while it was being read: only regular files are graded";
-    return r;
-  }
-  char buf[65536];
-  while (r.text.size() <= kMaxSubmissionBytes) {
-    const ssize_t n = read(fd.fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      r.refused = std::string("cannot be read: ") + std::strerror(errno);
-      return r;
-    }
-    if (n == 0) break;
-    r.text.append(buf, static_cast<size_t>(n));
-  }
-  return r;
-}
-
 }  // namespace
 
 std::string safe_name(std::string_view raw) {
@@ -146,99 +50,187 @@ std::string safe_name(std::string_view raw) {
   return out;
 }
 
+namespace {
+
+// The name a roster row gives its student's folder and gradebook row.
+std::string roster_key(const reports::Identity& r) {
+  for (const std::string* f : {&r.login, &r.sis_id, &r.id, &r.email, &r.name})
+    if (!f->empty()) return *f;
+  return "_";
+}
+
+std::string joined(const std::vector<std::string>& folder, const std::string& name) {
+  std::string s;
+  for (const auto& f : folder) s += f + "/";
+  return s + name;
+}
+
+// Fills what the roster lacks from what the LMS's download says.
+reports::Identity merged(reports::Identity r, const reports::Identity& lms) {
+  for (auto [mine, theirs] : {std::pair{&r.name, &lms.name}, {&r.id, &lms.id}, {&r.sis_id, &lms.sis_id},
+                              {&r.login, &lms.login}, {&r.email, &lms.email}, {&r.participant, &lms.participant}})
+    if (mine->empty()) *mine = *theirs;
+  return r;
+}
+
+struct Student {
+  std::string key;
+  reports::Identity identity;
+  const Submitter* from = nullptr;  // null: on the roster, nothing handed in
+};
+
+// Who is who: each submitter named by their roster row when there is one,
+// else by their LMS name (told apart by the LMS's id when two share one);
+// then the roster's students who handed in nothing.
+std::vector<Student> name_students(const LayoutPlan& plan, const IntakeOptions& o, std::vector<reports::IntakeNote>& notes) {
+  std::vector<Student> out;
+  std::vector<int> row_of(plan.submitters.size(), -1);
+  std::map<int, std::string> row_taken;  // roster row -> the entry that took it
+  std::map<std::string, int> display_count;
+  for (size_t k = 0; k < plan.submitters.size(); ++k) {
+    const Submitter& s = plan.submitters[k];
+    if (o.roster) {
+      bool ambiguous = false;
+      const int r = match_roster(*o.roster, s.identity, s.folder, ambiguous);
+      if (r >= 0 && row_taken.count(r)) {
+        notes.push_back({reports::visible(s.folder, false), "not graded: it is " + roster_key((*o.roster)[size_t(r)]) +
+                         " on the roster, whom " + reports::visible(row_taken[r], false) + " is too", true});
+        row_of[k] = -2;
+        continue;
+      }
+      if (r >= 0) {
+        row_of[k] = r, row_taken[r] = s.folder;
+        continue;
+      }
+      notes.push_back({reports::visible(s.folder, false),
+                       std::string(ambiguous ? "matches several students on the roster" : "not on the roster") +
+                           ": graded as " + reports::visible(s.display, false),
+                       false});
+    }
+    ++display_count[s.display];
+  }
+  std::set<std::string> keys;
+  auto add = [&](Student st, const std::string& entry) {
+    if (!keys.insert(st.key).second) {
+      notes.push_back({reports::visible(entry, false),
+                       "its safe name \"" + st.key + "\" is the safe name of another " +
+                           (plan.layout == Layout::Folders ? "folder" : "student") + " too",
+                       true});
+      return;
+    }
+    out.push_back(std::move(st));
+  };
+  for (size_t k = 0; k < plan.submitters.size(); ++k) {
+    const Submitter& s = plan.submitters[k];
+    if (row_of[k] == -2) continue;
+    if (row_of[k] >= 0) {
+      const auto& row = (*o.roster)[size_t(row_of[k])];
+      add({safe_name(roster_key(row)), merged(row, s.identity), &s}, s.folder);
+    } else {
+      const bool twin = display_count[s.display] > 1 && !s.tiebreak.empty();
+      add({safe_name(twin ? s.display + "_" + s.tiebreak : s.display), s.identity, &s}, s.folder);
+    }
+  }
+  if (o.roster)
+    for (size_t r = 0; r < o.roster->size(); ++r)
+      if (!row_taken.count(static_cast<int>(r)))
+        add({safe_name(roster_key((*o.roster)[r])), (*o.roster)[r], nullptr}, "roster: " + roster_key((*o.roster)[r]));
+  return out;
+}
+
+}  // namespace
+
 Intake take_submissions(const std::string& root, const std::vector<std::string>& exercises,
-                        const std::function<bool(const std::string&)>& keep) {
+                        const std::function<bool(const std::string&)>& keep, const IntakeOptions& o) {
   Fd rootfd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (rootfd.fd < 0)
     throw std::invalid_argument("no such folder: " + root + " (it should hold one folder per student)");
+  const LayoutPlan plan = plan_layout(rootfd.fd, o.layout);
   Intake in;
+  in.layout = layout_name(plan.layout);
   auto note = [&](const std::string& entry, const std::string& reason, bool refused) {
     in.notes.push_back({reports::visible(entry, false), reason, refused});
   };
-  std::map<std::string, std::string> taken;                              // safe name -> folder
+  for (const auto& n : plan.notes) note(n.entry, n.reason, n.refused);
+  const std::vector<Student> students = name_students(plan, o, in.notes);
   std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> inodes;   // hard links among the files taken
   std::map<std::string, nlink_t> links;
-  for (const std::string& folder : entries(rootfd.fd)) {
-    if (folder[0] == '.') continue;  // .git, .DS_Store: not students
-    struct stat st {};
-    if (fstatat(rootfd.fd, folder.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      note(folder, std::string("cannot be examined: ") + std::strerror(errno), true);
-      continue;
+  for (const Student& st : students) {
+    const bool mine = keep(st.key);
+    if (mine) {
+      in.students.push_back(st.key);
+      if (!st.identity.empty()) in.identities[st.key] = st.identity;
     }
-    if (!S_ISDIR(st.st_mode)) {
-      note(folder, describe(rootfd.fd, folder, st.st_mode) + ": a student is a folder (links are not followed)", true);
-      continue;
-    }
-    const std::string student = safe_name(folder);
-    if (!keep(student)) {
-      // Another shard's student: only their hard links are looked at, so a
-      // note here names a peer in any shard, as one unsharded run would.
-      Fd other(openat(rootfd.fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      struct stat ls {};
-      if (other.fd >= 0)
-        for (const std::string& name : entries(other.fd))
-          if (!exercise_named(name, exercises).empty() && fstatat(other.fd, name.c_str(), &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
-              S_ISREG(ls.st_mode) && ls.st_nlink > 1)
-            inodes[{ls.st_dev, ls.st_ino}].push_back(folder + "/" + name);
-      continue;
-    }
-    if (auto [it, fresh] = taken.emplace(student, folder); !fresh) {
-      note(folder, "its safe name \"" + student + "\" is the safe name of another folder too", true);
-      continue;
-    }
-    Fd sfd(openat(rootfd.fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    struct stat again {};
-    if (sfd.fd < 0 || fstat(sfd.fd, &again) != 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev) {
-      note(folder, "cannot be opened as a folder (was it replaced?)", true);
-      continue;
-    }
-    in.students.push_back(student);
+    if (!st.from) continue;
     // Each exercise's file, named as the student or their LMS named it
     // (exercise_named); the canonical name wins, else the last by name (the
     // highest copy number). Every other entry is listed, never dropped.
-    std::map<std::string, std::string> chosen;  // exercise -> file name
+    struct Candidate {
+      int dirfd;
+      std::string name, entry;
+    };
+    std::vector<std::unique_ptr<Fd>> open;
+    std::map<std::string, Candidate> chosen;  // exercise -> its file
     std::vector<std::string> others;
-    for (const std::string& name : entries(sfd.fd)) {
-      if (name[0] == '.') continue;
-      const std::string e = exercise_named(name, exercises);
-      if (e.empty()) {
-        others.push_back(name);
+    for (const Source& src : st.from->sources) {
+      open.push_back(std::make_unique<Fd>(open_path(rootfd.fd, src.folder)));
+      const int dirfd = open.back()->fd;
+      if (dirfd < 0) {
+        if (mine) note(joined(src.folder, ""), "cannot be opened as a folder (was it replaced by a link?)", true);
         continue;
       }
-      std::string& c = chosen[e];
-      if (c.empty() || (c != e + ".cpp" && (name == e + ".cpp" || name > c))) {
-        if (!c.empty()) others.push_back(c);
-        c = name;
-      } else {
-        others.push_back(name);
+      std::vector<std::string> names = src.whole ? entries(dirfd) : src.names;
+      for (const std::string& name : names) {
+        if (name[0] == '.') continue;
+        const std::string entry = joined(src.folder, name);
+        const std::string e = exercise_named(name, exercises);
+        if (e.empty()) {
+          others.push_back(entry);
+          continue;
+        }
+        if (!mine) {  // another shard's student: only their hard links are looked at
+          struct stat ls {};
+          if (fstatat(dirfd, name.c_str(), &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(ls.st_mode) && ls.st_nlink > 1)
+            inodes[{ls.st_dev, ls.st_ino}].push_back(entry);
+          continue;
+        }
+        auto it = chosen.find(e);
+        if (it == chosen.end()) {
+          chosen[e] = {dirfd, name, entry};
+        } else if (it->second.name != e + ".cpp" && (name == e + ".cpp" || name > it->second.name)) {
+          others.push_back(it->second.entry);
+          it->second = {dirfd, name, entry};
+        } else {
+          others.push_back(entry);
+        }
       }
     }
-    for (const auto& name : others) {
-      const std::string e = exercise_named(name, exercises);
-      note(folder + "/" + name,
-           e.empty() ? "not graded: no exercise of the course is named like it"
-                     : "not graded: " + folder + "/" + chosen[e] + " was taken for " + e,
+    if (!mine) continue;
+    for (const auto& entry : others) {
+      const std::string e = exercise_named(entry.substr(entry.rfind('/') + 1), exercises);
+      note(entry, e.empty() ? "not graded: no exercise of the course is named like it"
+                            : "not graded: " + chosen[e].entry + " was taken for " + e,
            true);
     }
     for (const std::string& e : exercises) {
-      if (!chosen.count(e)) continue;  // not submitted
-      const std::string name = chosen[e];
-      const std::string entry = folder + "/" + name;
-      Read r = read_regular(sfd.fd, name);
+      auto it = chosen.find(e);
+      if (it == chosen.end()) continue;  // not submitted
+      const Candidate& c = it->second;
+      Read r = read_regular(c.dirfd, c.name, kMaxSubmissionBytes);
       if (!r.refused.empty()) {
-        note(entry, r.refused, true);
+        note(c.entry, r.refused, true);
         continue;
       }
       IntakeFile f;
-      f.student = student;
+      f.student = st.key;
       f.exercise = e;
-      f.shown = reports::visible((std::string(root) + "/" + entry), false);
+      f.shown = reports::visible(root + "/" + c.entry, false);
       f.size = std::max<uint64_t>(static_cast<uint64_t>(r.st.st_size), r.text.size());
       f.too_large = f.size > kMaxSubmissionBytes;
       if (!f.too_large) f.text = std::move(r.text);
       if (r.st.st_nlink > 1) {
-        inodes[{r.st.st_dev, r.st.st_ino}].push_back(entry);
-        links[entry] = r.st.st_nlink;
+        inodes[{r.st.st_dev, r.st.st_ino}].push_back(c.entry);
+        links[c.entry] = r.st.st_nlink;
       }
       in.files.push_back(std::move(f));
     }

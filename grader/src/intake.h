@@ -16,10 +16,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "layouts.h"
 #include "reports/gradebook.h"
 
 namespace grader {
@@ -38,7 +40,9 @@ struct IntakeFile {
 };
 
 struct Intake {
-  std::vector<std::string> students;      // safe names, sorted
+  std::vector<std::string> students;      // safe names, sorted (the roster's students with no file too)
+  std::map<std::string, reports::Identity> identities;  // by student, where the roster or the LMS told
+  std::string layout;                     // how SUBMISSIONS was read (layout_name)
   std::vector<IntakeFile> files;          // by student, then exercise
   std::vector<reports::IntakeNote> notes;  // refused and suspicious entries, sorted by entry
 };
@@ -49,11 +53,18 @@ struct Intake {
 // to change gets "~" and 8 hex digits of its hash, so two names never meet.
 std::string safe_name(std::string_view raw);
 
-// Reads SUBMISSIONS/<student>/<exercise>.cpp for every student folder (those
-// whose safe name `keep` accepts) and every exercise. Throws
-// std::invalid_argument when `root` is not a readable folder.
+struct IntakeOptions {
+  Layout layout = Layout::Auto;                           // layouts.h
+  const std::vector<reports::Identity>* roster = nullptr;  // --roster (roster.h), or none
+};
+
+// Reads each submitter's exercise files, as the layout places them (every
+// student whose safe name `keep` accepts). With a roster, students are named
+// by their row, those with no submission are students too, and a submission
+// on no row is graded and noted. Throws std::invalid_argument when `root` is
+// not a readable folder (or a Gradescope export's metadata is unreadable).
 Intake take_submissions(const std::string& root, const std::vector<std::string>& exercises,
-                        const std::function<bool(const std::string&)>& keep);
+                        const std::function<bool(const std::string&)>& keep, const IntakeOptions& o = {});
 
 // The exercise a file is for, by its name as students and LMSs spell it:
 // any letter case (Exercise3.cpp), a copy number (exercise3 (1).cpp, Canvas's

@@ -185,6 +185,17 @@ int main(int argc, char** argv) {
                                                     "least this percent beyond the starter (e.g. 80): for a person to "
                                                     "look at, never a verdict")
       ->check(CLI::Range(1, 100));
+  batch->add_option("--layout", bopt.layout, "how SUBMISSIONS is laid out: folders (one per student), canvas, moodle, "
+                                            "gradescope (its Export Submissions), github-classroom (a clone per "
+                                            "student), or auto (default: recognised from the names)")
+      ->check(CLI::IsMember({"auto", "folders", "canvas", "moodle", "gradescope", "github-classroom"}));
+  batch->add_option("--roster", bopt.roster, "a CSV of the class (columns such as id,name,login,email,section, or an "
+                                            "LMS's export): everyone on it gets a row, those who handed in nothing "
+                                            "too, and their identity columns")
+      ->check(CLI::ExistingFile);
+  batch->add_flag("--bom", bopt.bom, "start the CSV files with a UTF-8 byte order mark, so that Excel shows accents");
+  batch->add_option("--lms-assignment", bopt.lms_assignment, "the name of canvas.csv's assignment column (Canvas's "
+                                                            "own, such as \"Homework 3 (1234)\"; default: gradlab)");
   batch->add_option("--shard", shard, "K/N: grade only the K-th of N shares of the students (for job arrays; "
                                       "combine with `grade merge`)");
   auto* merge = app.add_subcommand("merge", "combine the --out folders of sharded `grade batch` runs into one "

@@ -35,8 +35,11 @@ ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e) {
     if (const ClassEntry* x = c.find(st, e.id)) {
       s.scores.push_back(x->score);
       s.verdicts[x->verdict] = s.verdicts.value(x->verdict, 0) + 1;
+      ++s.statuses[gradebook_status(x)];
+      if (!x->isolation.empty()) ++s.fences[x->isolation];
       ++s.histogram[static_cast<size_t>(bin_of(x->score, e.max_score))];
     }
+  s.missing = c.students.size() - s.scores.size();
   std::sort(s.scores.begin(), s.scores.end());
   s.mean = mean_of(s.scores);
   s.median = median_of(s.scores);
@@ -46,6 +49,8 @@ ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e) {
 TotalStats total_stats(const ClassResults& c) {
   TotalStats t;
   for (const auto& st : c.students) {
+    // A student who handed in nothing is listed apart, not counted as a 0.
+    if (c.submitted_nothing(st)) continue;
     double total = 0;
     for (const auto& e : c.exercises)
       if (const ClassEntry* x = c.find(st, e.id)) total += x->score;

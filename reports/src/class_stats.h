@@ -1,6 +1,7 @@
 // Statistics over a class's results, shared by summary.json and summary.html
 // so that both always show the same numbers.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,14 +15,18 @@ int bin_of(double score, double max);
 
 struct ExerciseStats {
   std::vector<double> scores;  // of the submitted, ascending
+  size_t missing = 0;          // students with no file for it
   json verdicts = json::object();  // verdict -> count, in a fixed order
+  std::map<std::string, int> statuses;  // gradebook_status -> count (missing apart)
+  std::map<std::string, int> fences;    // the fence each ran in -> count
   double mean = 0, median = 0;
   std::vector<int> histogram = std::vector<int>(kBins, 0);
 };
 ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e);
 
 struct TotalStats {
-  std::vector<double> totals;  // one per student, missing exercises as 0, ascending
+  // One per student who handed in something (a missing exercise as 0), ascending.
+  std::vector<double> totals;
   double mean = 0, median = 0;
   std::vector<int> histogram = std::vector<int>(kBins, 0);
 };

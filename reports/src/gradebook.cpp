@@ -15,6 +15,10 @@ ClassEntry entry_from_report(const json& r, const std::string& report_html) {
   e.score = r.value("score", 0.0);
   e.max_score = r.value("max_score", 0.0);
   e.report = report_html;
+  if (r.contains("run") && r["run"].is_object()) {
+    e.run_status = r["run"].value("status", "");
+    e.isolation = r["run"].value("isolation", "");
+  }
   if (r.contains("checks") && r["checks"].is_array())
     for (const auto& c : r["checks"])
       e.checks.push_back({c.value("id", ""), c.value("name", ""), c.value("status", ""), c.value("points", 0.0),
@@ -33,26 +37,109 @@ double ClassResults::max_total() const {
   return m;
 }
 
+bool ClassResults::submitted_nothing(const std::string& student) const {
+  for (const auto& e : exercises)
+    if (find(student, e.id)) return false;
+  return true;
+}
+
+const Identity& ClassResults::identity(const std::string& student) const {
+  static const Identity none;
+  auto it = identities.find(student);
+  return it == identities.end() ? none : it->second;
+}
+
+std::string gradebook_status(const ClassEntry* e) {
+  if (!e) return "missing";
+  if (e->verdict == "compile_error" || e->verdict == "internal_error") return e->verdict;
+  const std::string& r = e->run_status;
+  if (r == "timeout" || r == "cpu_limit") return "timeout";
+  if (r == "exception") return "exception";
+  if (r.empty() || r == "ok") return "ok";
+  return "crashed";  // a signal, an exit, a memory or output limit, an untrustworthy result
+}
+
+namespace {
+
+// Excel opens a CSV as UTF-8 only when it starts with a byte order mark;
+// every other reader here takes it either way, so it is asked for (--bom).
+std::string csv_start(const ClassResults& c) { return c.csv_bom ? "\xEF\xBB\xBF" : ""; }
+
+bool any_identity(const ClassResults& c) {
+  for (const auto& st : c.students)
+    if (!c.identity(st).empty()) return true;
+  return false;
+}
+
+double total_of(const ClassResults& c, const std::string& student) {
+  double total = 0;
+  for (const auto& e : c.exercises)
+    if (const ClassEntry* x = c.find(student, e.id)) total += x->score;
+  return total;
+}
+
+}  // namespace
+
 std::string gradebook_csv(const ClassResults& c) {
-  std::string s = "student";
-  for (const auto& e : c.exercises) s += "," + csv_field(e.id);
+  const bool ids = any_identity(c);
+  std::string s = csv_start(c) + "student";
+  if (ids) s += ",name,id,sis_id,login,email,section";
+  for (const auto& e : c.exercises) s += "," + csv_field(e.id) + "," + csv_field(e.id + " verdict");
   s += ",total\r\n";
   for (const auto& st : c.students) {
     s += csv_field(st);
-    double total = 0;
+    if (ids) {
+      const Identity& i = c.identity(st);
+      for (const std::string* f : {&i.name, &i.id, &i.sis_id, &i.login, &i.email, &i.section}) s += "," + csv_field(*f);
+    }
     for (const auto& e : c.exercises) {
       const ClassEntry* x = c.find(st, e.id);
-      // No submission: an empty cell, which an LMS reads as "not graded".
-      s += "," + (x ? grader::points(x->score) : std::string());
-      if (x) total += x->score;
+      // No submission: an empty score, which an LMS reads as "not graded".
+      s += "," + (x ? grader::points(x->score) : std::string()) + "," + gradebook_status(x);
     }
-    s += "," + grader::points(total) + "\r\n";
+    // Nothing handed in: no total either, so that no one reads it as a 0 earned.
+    s += "," + (c.submitted_nothing(st) ? std::string() : grader::points(total_of(c, st))) + "\r\n";
+  }
+  return s;
+}
+
+std::string canvas_csv(const ClassResults& c) {
+  std::string s = csv_start(c) + "Student,ID,SIS User ID,SIS Login ID,Section," + csv_field(c.lms_assignment) + "\r\n";
+  s += "Points Possible,,,,," + grader::points(c.max_total()) + "\r\n";
+  for (const auto& st : c.students) {
+    const Identity& i = c.identity(st);
+    s += csv_field(i.name.empty() ? st : i.name) + "," + csv_field(i.id) + "," + csv_field(i.sis_id) + "," +
+         csv_field(i.login) + "," + csv_field(i.section) + "," +
+         (c.submitted_nothing(st) ? std::string() : grader::points(total_of(c, st))) + "\r\n";
+  }
+  return s;
+}
+
+std::string moodle_csv(const ClassResults& c) {
+  std::string s = csv_start(c) +
+                  "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+                  "Last modified (submission),Last modified (grade),Feedback comments\r\n";
+  for (const auto& st : c.students) {
+    const Identity& i = c.identity(st);
+    const bool none = c.submitted_nothing(st);
+    std::string feedback;
+    for (const auto& e : c.exercises) {
+      const ClassEntry* x = c.find(st, e.id);
+      feedback += (feedback.empty() ? "" : "; ") + e.id + ": " +
+                  (x ? grader::points(x->score) + "/" + grader::points(e.max_score) + " (" + gradebook_status(x) + ")"
+                     : std::string("missing"));
+    }
+    s += csv_field(i.participant.empty() ? "" : "Participant " + i.participant) + "," +
+         csv_field(i.name.empty() ? st : i.name) + "," + csv_field(i.email) + "," +
+         (none ? "No submission" : "Submitted for grading") + "," +
+         (none ? std::string() : grader::points(total_of(c, st))) + "," + grader::points(c.max_total()) +
+         ",Yes,,," + csv_field(feedback) + "\r\n";
   }
   return s;
 }
 
 std::string checks_csv(const ClassResults& c) {
-  std::string s = "student,exercise,verdict,check,name,status,points,max\r\n";
+  std::string s = csv_start(c) + "student,exercise,verdict,check,name,status,points,max\r\n";
   for (const auto& st : c.students)
     for (const auto& e : c.exercises) {
       const ClassEntry* x = c.find(st, e.id);
@@ -68,6 +155,13 @@ json summary_json(const ClassResults& c) {
   json j;
   j["summary_version"] = 1;
   j["students"] = c.students.size();
+  if (!c.layout.empty()) j["layout"] = c.layout;
+  // Who handed in nothing at all: listed, and left out of every statistic.
+  json nothing = json::array();
+  for (const auto& st : c.students)
+    if (c.submitted_nothing(st)) nothing.push_back(visible(st, false));
+  j["submitted_nothing"] = nothing;
+  std::map<std::string, int> fences;
   json ex = json::array();
   for (const auto& e : c.exercises) {
     const ExerciseStats s = exercise_stats(c, e);
@@ -76,7 +170,10 @@ json summary_json(const ClassResults& c) {
     x["title"] = e.title;
     x["max_score"] = e.max_score;
     x["submitted"] = s.scores.size();
+    x["missing"] = s.missing;
     x["verdicts"] = s.verdicts;
+    x["gradebook_verdicts"] = s.statuses;
+    for (const auto& [f, n] : s.fences) fences[f] += n;
     x["mean"] = rounded(s.mean);
     x["median"] = rounded(s.median);
     x["min"] = s.scores.empty() ? 0.0 : s.scores.front();
@@ -86,7 +183,11 @@ json summary_json(const ClassResults& c) {
   }
   j["exercises"] = ex;
   const TotalStats t = total_stats(c);
-  j["total"] = {{"max_score", c.max_total()},
+  // The fence the class's code ran in: "fallback" in containers without
+  // user namespaces (grader/SECURITY.md), "bubblewrap" elsewhere.
+  j["fences"] = fences;
+  j["total"] = {{"students", t.totals.size()},
+                {"max_score", c.max_total()},
                 {"mean", rounded(t.mean)},
                 {"median", rounded(t.median)},
                 {"histogram", t.histogram}};

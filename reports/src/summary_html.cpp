@@ -3,6 +3,7 @@
 // bar charts, each with a text alternative and the numbers in a table.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -74,6 +75,23 @@ std::string verdict_cells(const json& verdicts) {
   return s;
 }
 
+// Which fence held the class's code, said where an instructor looks first.
+std::string fence_sentence(const ClassResults& c) {
+  std::map<std::string, int> fences;
+  for (const auto& e : c.exercises)
+    for (const auto& [f, n] : exercise_stats(c, e).fences) fences[f] += n;
+  if (fences.empty()) return "No student code ran.";
+  std::string s;
+  for (const auto& [f, n] : fences)
+    s += std::string(s.empty() ? "" : "; ") +
+         (f == "fallback" ? "the fallback fence (Landlock, an unprivileged uid, seccomp and limits: containers "
+                            "without user namespaces)"
+          : f == "bubblewrap" ? "bubblewrap's namespaces"
+                              : f) +
+         " (" + std::to_string(n) + (n == 1 ? " run)" : " runs)");
+  return "Student code ran in " + h(s) + ".";
+}
+
 }  // namespace
 
 std::string summary_html(const ClassResults& c) {
@@ -91,8 +109,12 @@ std::string summary_html(const ClassResults& c) {
   s += "<header class=\"card\">\n<p class=\"eyebrow\">gradlab class summary</p>\n<h1>" +
        std::to_string(c.students.size()) + " students, " + std::to_string(c.exercises.size()) +
        " exercises</h1>\n<p class=\"lede\" id=\"totals\">Mean total " + h(num(t.mean)) + " of " + h(num(c.max_total())) +
-       " points, median " + h(num(t.median)) + ". The grades are in <code>gradebook.csv</code>, every check of every "
-       "student in <code>checks.csv</code>.</p>\n";
+       " points, median " + h(num(t.median)) + " (over the " + std::to_string(t.totals.size()) +
+       " who handed in something). The grades are in <code>gradebook.csv</code> (and for import into Canvas and "
+       "Moodle in <code>canvas.csv</code> and <code>moodle.csv</code>), every check of every student in "
+       "<code>checks.csv</code>.</p>\n";
+  s += "<p id=\"fence\">" + fence_sentence(c) + (c.layout.empty() ? "" : " Submissions read as " + h(c.layout) + ".") +
+       "</p>\n";
   s += "<h2>Total scores</h2>\n" + histogram_svg(t.histogram, "Students by total score") + "</header>\n";
 
   s += "<section class=\"card\" id=\"failed\" aria-labelledby=\"failed-title\">\n<h2 id=\"failed-title\">The most "
@@ -116,6 +138,19 @@ std::string summary_html(const ClassResults& c) {
   }
   s += "</section>\n";
 
+  std::vector<std::string> nothing;
+  for (const auto& st : c.students)
+    if (c.submitted_nothing(st)) nothing.push_back(st);
+  if (!nothing.empty()) {
+    s += "<section class=\"card\" id=\"nothing\" aria-labelledby=\"nothing-title\">\n<h2 id=\"nothing-title\">"
+         "No submission <span class=\"sub\">" + std::to_string(nothing.size()) +
+         " students handed in no exercise file: left out of the statistics</span></h2>\n<p class=\"students\">";
+    for (const auto& st : nothing) {
+      const Identity& i = c.identity(st);
+      s += "<span>" + h(st) + (i.name.empty() || i.name == st ? "" : " (" + h(i.name) + ")") + "</span>; ";
+    }
+    s += "</p>\n</section>\n";
+  }
   if (!c.missing_shards.empty()) {
     // Said before any number: every statistic below leaves these students out.
     std::string list;
@@ -153,14 +188,16 @@ std::string summary_html(const ClassResults& c) {
   }
 
   s += "<section class=\"card\" id=\"exercises\" aria-labelledby=\"exercises-title\">\n<h2 id=\"exercises-title\">"
-       "Exercises</h2>\n<table><thead><tr><th>exercise</th><th class=\"n\">submitted</th><th class=\"n\">mean</th>"
+       "Exercises</h2>\n<table><thead><tr><th>exercise</th><th class=\"n\">submitted</th><th class=\"n\">missing</th>"
+       "<th class=\"n\">mean</th>"
        "<th class=\"n\">median</th><th class=\"n\">max</th><th>passed</th><th>failed</th><th>does not compile</th>"
        "<th>did not finish</th><th>grader error</th></tr></thead><tbody>\n";
   std::string charts = "<div class=\"grid\">\n";
   for (const auto& e : c.exercises) {
     const ExerciseStats x = exercise_stats(c, e);
     s += "<tr><td>" + h(e.id) + " <span class=\"sub\">" + h(e.title) + "</span></td><td class=\"n\">" +
-         std::to_string(x.scores.size()) + "</td><td class=\"n\">" + h(num(x.mean)) + "</td><td class=\"n\">" +
+         std::to_string(x.scores.size()) + "</td><td class=\"n\">" + std::to_string(x.missing) +
+         "</td><td class=\"n\">" + h(num(x.mean)) + "</td><td class=\"n\">" +
          h(num(x.median)) + "</td><td class=\"n\">" + h(num(e.max_score)) + "</td>" + verdict_cells(x.verdicts) +
          "</tr>\n";
     charts += "<figure><h3>" + h(e.id) + "</h3>" + histogram_svg(x.histogram, e.id + ": students by score") +

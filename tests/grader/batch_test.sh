@@ -37,7 +37,7 @@ add dave exercise5 "$fx/exercise5/multiply-in-place.cpp"
 add frank exercise3 "$src/solutions/exercise3.cpp"   # the same file as alice's: graded once
 add "o'brien, jr" exercise3 "$fx/exercise3/wrong-sign.cpp"
 mkdir -p "$class/erin"                               # submitted nothing
-class_files="gradebook.csv checks.csv summary.json summary.html batch.json"
+class_files="gradebook.csv canvas.csv moodle.csv checks.csv summary.json summary.html batch.json"
 same_class_files() {  # DIR_A DIR_B WHAT
   local f bad=0
   for f in $class_files; do
@@ -55,23 +55,30 @@ code=$?
 grep -q "7 students, 9 submissions; 0 already graded, 9 to grade" "$scratch/j2.log" &&
   ok "batch counts 7 students and 9 submissions" || { fail "batch's count"; head -3 "$scratch/j2.log"; }
 
-# Each cell is what grading the file alone gives; a missing file is an empty cell.
-expected="student,exercise3,exercise5,total"
+# Each cell is what grading the file alone gives, with its verdict beside it;
+# a missing file is an empty cell and "missing", and nothing at all no total.
+verdict_of() {  # the gradebook's verdict, from report.json: score,verdict
+  python3 -c 'import json,sys
+r = json.load(sys.stdin); run = r["run"]["status"]
+v = r["verdict"] if r["verdict"] in ("compile_error", "internal_error") else \
+    "timeout" if run in ("timeout", "cpu_limit") else "exception" if run == "exception" else \
+    "ok" if run in ("", "ok") else "crashed"
+print("%g,%s" % (r["score"], v))'
+}
+expected="student,exercise3,exercise3 verdict,exercise5,exercise5 verdict,total"
 for s in alice bob carol dave erin frank "o'brien, jr"; do
-  row="" total=0
+  row="" total=0 any=""
   for e in exercise3 exercise5; do
     if [ -f "$class/$s/$e.cpp" ]; then
-      score=$("$grade" "$e" "$class/$s/$e.cpp" --json --out "$scratch/alone" 2>/dev/null |
-              sed -n 's/^  "score": \([0-9.]*\),$/\1/p')
-      score=$(awk "BEGIN{print $score + 0}")  # 18.0 in JSON, 18 in the CSV
-      row="$row,$score" total=$(awk "BEGIN{print $total + $score}")
+      cell=$("$grade" "$e" "$class/$s/$e.cpp" --json --out "$scratch/alone" 2>/dev/null | verdict_of)
+      row="$row,$cell" total=$(awk "BEGIN{print $total + ${cell%%,*}}") any=1
     else
-      row="$row,"
+      row="$row,,missing"
     fi
   done
   name=$s
   case "$s" in *,*) name="\"$s\"" ;; esac
-  expected="$expected"$'\n'"$name$row,$total"
+  expected="$expected"$'\n'"$name$row,${any:+$total}"
 done
 if diff <(printf '%s\n' "$expected") <(tr -d '\r' <"$scratch/j2/gradebook.csv"); then
   ok "gradebook.csv holds each file's own score"
@@ -174,19 +181,19 @@ code=$?
 [ "$code" = 0 ] && ok "a hostile class is graded (exit 0, the fifo did not hang it)" || { fail "hostile batch exited $code"; cat "$scratch/h.log"; }
 hb=$(tr -d '\r' <"$scratch/h/gradebook.csv")
 for s in mallory trent oscar; do
-  grep -qx "$s,,,0" <<<"$hb" && ok "$s's links and fifo get no marks" || fail "$s: $(grep "^$s," <<<"$hb")"
+  grep -qx "$s,,missing,,missing," <<<"$hb" && ok "$s's links and fifo get no marks" || fail "$s: $(grep "^$s," <<<"$hb")"
 done
 grep -q '^sybil\|^peggy' <<<"$hb" && fail "a student folder that is a link was graded" || ok "student folders that are links are not students"
-grep -qx "honest,18,,18" <<<"$hb" && grep -qx "hardy,18,,18" <<<"$hb" && ok "the honest student and the hard link are graded" ||
+grep -qx "honest,18,ok,,missing,18" <<<"$hb" && grep -qx "hardy,18,ok,,missing,18" <<<"$hb" && ok "the honest student and the hard link are graded" ||
   fail "honest/hardy rows: $(grep '^h' <<<"$hb")"
-grep -qx "bigfoot,0,,0" <<<"$hb" && grep -q '^bigfoot,exercise3,compile_error,' "$scratch/h/checks.csv" &&
+grep -qx "bigfoot,0,compile_error,,missing,0" <<<"$hb" && grep -q '^bigfoot,exercise3,compile_error,' "$scratch/h/checks.csv" &&
   grep -q '[0-9]\{7\} bytes; the grader reads files up to 1048576 bytes (1 MiB)' "$scratch/h/students/bigfoot/exercise3/report.html" &&
   ok "a 2 MiB file is the student's compile_error, with its size" || fail "bigfoot: $(grep '^bigfoot' <<<"$hb")"
 [ "$(grep -c . <<<"$hb")" = 10 ] && ok "one gradebook row per student folder (a newline in a name makes no row)" ||
   { fail "gradebook rows"; cat -A "$scratch/h/gradebook.csv"; }
-grep -q "^\"eve_honest,18,18,36~[0-9a-f]*\",18,,18$" <<<"$hb" && ok "the name with a newline has a safe, quoted cell" ||
+grep -q "^\"eve_honest,18,18,36~[0-9a-f]*\",18,ok,,missing,18$" <<<"$hb" && ok "the name with a newline has a safe, quoted cell" ||
   fail "no safe cell for the name with a newline"
-grep -q "^_\[2J =cmd()~[0-9a-f]*,18,,18$" <<<"$hb" && ok "the name with an escape and a formula is safe" ||
+grep -q "^_\[2J =cmd()~[0-9a-f]*,18,ok,,missing,18$" <<<"$hb" && ok "the name with an escape and a formula is safe" ||
   fail "no safe cell for the name with an escape: $(grep 'cmd' <<<"$hb")"
 leaks=$(grep -rl "OUTSIDE-SECRET" "$scratch/h" "$scratch/h.log")
 [ -z "$leaks" ] && ok "no text from outside SUBMISSIONS is in any report" || fail "outside text in: $leaks"

@@ -25,6 +25,10 @@ window.addEventListener('load', () => {
     const row = failedRows[i];
     if (row) f.students.forEach(s => want(row.innerText.includes(s), `most-failed row ${i + 1} lacks ${s}`));
   });
+  const fence = doc.getElementById('fence');
+  want(fence && fence.innerText.startsWith('Student code ran'), 'the summary does not say which fence ran the code');
+  const nothing = doc.getElementById('nothing');
+  (summary.submitted_nothing || []).forEach(s => want(nothing && nothing.innerText.includes(s), `"no submission" lacks ${s}`));
   const rows = doc.querySelectorAll('#students tbody tr');
   want(rows.length === summary.students, `${rows.length} student rows`);
   want(doc.querySelectorAll('script').length === 0, 'summary.html contains a script');

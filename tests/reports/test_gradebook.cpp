@@ -61,7 +61,9 @@ reports::ClassResults sample() {
   c.entries[{"=cmd()", "exercise1"}] = entry("failed", 2, {{"a", true}, {"b", false}});
   c.entries[{"ann", "exercise1"}] = entry("passed", 4, {{"a", true}, {"b", true}});
   c.entries[{"ann", "exercise2"}] = entry("failed", 0, {{"c", false}, {"d", false}});
+  c.entries[{"ann", "exercise2"}].run_status = "cpu_limit";
   c.entries[{"bo, \"b\"", "exercise1"}] = entry("failed", 2, {{"a", true}, {"b", false}});
+  c.entries[{"bo, \"b\"", "exercise1"}].run_status = "crashed";
   c.entries[{"bo, \"b\"", "exercise2"}] = entry("compile_error", 0, {});
   for (auto& [k, e] : c.entries) e.report = "students/" + k.first + "/" + k.second + "/report.html";
   return c;  // cy submitted nothing
@@ -72,11 +74,58 @@ reports::ClassResults sample() {
 TEST_CASE("gradebook.csv reads back: one row per student, empty cells for missing files", "[reports][gradebook]") {
   const auto rows = read_csv(reports::gradebook_csv(sample()));
   REQUIRE(rows.size() == 5);
-  CHECK(rows[0] == std::vector<std::string>{"student", "exercise1", "exercise2", "total"});
-  CHECK(rows[1] == std::vector<std::string>{"'=cmd()", "2", "", "2"});  // not a formula in a spreadsheet
-  CHECK(rows[2] == std::vector<std::string>{"ann", "4", "0", "4"});
-  CHECK(rows[3] == std::vector<std::string>{"bo, \"b\"", "2", "0", "2"});
-  CHECK(rows[4] == std::vector<std::string>{"cy", "", "", "0"});
+  CHECK(rows[0] ==
+        std::vector<std::string>{"student", "exercise1", "exercise1 verdict", "exercise2", "exercise2 verdict", "total"});
+  CHECK(rows[1] == std::vector<std::string>{"'=cmd()", "2", "ok", "", "missing", "2"});  // not a formula in a spreadsheet
+  CHECK(rows[2] == std::vector<std::string>{"ann", "4", "ok", "0", "timeout", "4"});
+  CHECK(rows[3] == std::vector<std::string>{"bo, \"b\"", "2", "crashed", "0", "compile_error", "2"});
+  // Nothing handed in: no score and no total, never a 0 that looks earned.
+  CHECK(rows[4] == std::vector<std::string>{"cy", "", "missing", "", "missing", ""});
+}
+
+TEST_CASE("each verdict a gradebook can say", "[reports][gradebook]") {
+  CHECK(reports::gradebook_status(nullptr) == "missing");
+  reports::ClassEntry e = entry("failed", 0, {});
+  for (auto [run, want] : std::vector<std::pair<std::string, std::string>>{
+           {"ok", "ok"}, {"timeout", "timeout"}, {"cpu_limit", "timeout"}, {"exception", "exception"},
+           {"crashed", "crashed"}, {"memory_limit", "crashed"}, {"output_limit", "crashed"}, {"bad_snapshot", "crashed"}}) {
+    e.run_status = run;
+    CHECK(reports::gradebook_status(&e) == want);
+  }
+  e.verdict = "compile_error", e.run_status = "";
+  CHECK(reports::gradebook_status(&e) == "compile_error");
+  e.verdict = "internal_error";
+  CHECK(reports::gradebook_status(&e) == "internal_error");
+}
+
+TEST_CASE("with identities: the generic gradebook, Canvas's import and Moodle's worksheet", "[reports][gradebook]") {
+  reports::ClassResults c = sample();
+  c.identities["ann"] = {"Ann Ó Briain", "1001", "S1", "ann", "ann@x.edu", "Tue", "555"};
+  c.identities["cy"] = {"Cy Doe", "1004", "", "", "", "Wed", ""};
+  c.lms_assignment = "Homework 3 (42)";
+  const auto g = read_csv(reports::gradebook_csv(c));
+  CHECK(g[0] == std::vector<std::string>{"student", "name", "id", "sis_id", "login", "email", "section", "exercise1",
+                                         "exercise1 verdict", "exercise2", "exercise2 verdict", "total"});
+  CHECK(g[2] == std::vector<std::string>{"ann", "Ann Ó Briain", "1001", "S1", "ann", "ann@x.edu", "Tue", "4", "ok", "0",
+                                         "timeout", "4"});
+  const auto canvas = read_csv(reports::canvas_csv(c));
+  CHECK(canvas[0] == std::vector<std::string>{"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 3 (42)"});
+  CHECK(canvas[1] == std::vector<std::string>{"Points Possible", "", "", "", "", "8"});
+  CHECK(canvas[3] == std::vector<std::string>{"Ann Ó Briain", "1001", "S1", "ann", "Tue", "4"});
+  CHECK(canvas[5] == std::vector<std::string>{"Cy Doe", "1004", "", "", "Wed", ""});  // left as Canvas has it
+  const auto moodle = read_csv(reports::moodle_csv(c));
+  CHECK(moodle[0] == std::vector<std::string>{"Identifier", "Full name", "Email address", "Status", "Grade",
+                                              "Maximum Grade", "Grade can be changed", "Last modified (submission)",
+                                              "Last modified (grade)", "Feedback comments"});
+  CHECK(moodle[2] == std::vector<std::string>{"Participant 555", "Ann Ó Briain", "ann@x.edu", "Submitted for grading", "4",
+                                              "8", "Yes", "", "", "exercise1: 4/4 (ok); exercise2: 0/4 (timeout)"});
+  CHECK(moodle[4][3] == "No submission");
+  CHECK(moodle[4][4] == "");
+  c.csv_bom = true;
+  for (const auto& text : {reports::gradebook_csv(c), reports::canvas_csv(c), reports::moodle_csv(c), reports::checks_csv(c)}) {
+    CHECK(text.compare(0, 3, "\xEF\xBB\xBF") == 0);
+    CHECK(read_csv(text.substr(3)).size() >= 5);
+  }
 }
 
 TEST_CASE("checks.csv reads back: one row per student and check", "[reports][gradebook]") {
@@ -97,7 +146,14 @@ TEST_CASE("summary.json's statistics and most-failed checks", "[reports][gradebo
   CHECK(e1["histogram"] == json::parse("[0,0,0,0,0,2,0,0,0,1]"));  // 2 of 4 is the 50% bin, 4 of 4 the last
   CHECK(e1["verdicts"]["passed"] == 1);
   CHECK(j["exercises"][1]["verdicts"]["compile_error"] == 1);
-  CHECK(j["total"]["median"] == 2.0);  // totals 0, 2, 2, 4
+  // cy handed in nothing: named apart, and not a 0 in the totals (2, 2, 4).
+  CHECK(j["submitted_nothing"] == json::parse(R"(["cy"])"));
+  CHECK(e1["missing"] == 1);
+  CHECK(j["exercises"][1]["missing"] == 2);
+  CHECK(j["exercises"][1]["gradebook_verdicts"] == json::parse(R"({"compile_error": 1, "timeout": 1})"));
+  CHECK(j["total"]["students"] == 3);
+  CHECK(j["total"]["median"] == 2.0);
+  CHECK(j["total"]["mean"].get<double>() == Approx(8.0 / 3).epsilon(1e-3));
   CHECK(j["total"]["max_score"] == 8.0);
   // b failed by two students comes first; ties keep the course's order.
   REQUIRE(j["most_failed"].size() == 3);
@@ -111,7 +167,8 @@ TEST_CASE("summary.html escapes names and links each student's report", "[report
   CHECK_THAT(html, Catch::Contains("href=\"students/bo%2C%20%22b%22/exercise1/report.html\""));
   CHECK_THAT(html, Catch::Contains(">bo, &quot;b&quot;</a>"));
   CHECK_THAT(html, Catch::Contains("<svg class=\"chart\""));
-  CHECK_THAT(html, Catch::Contains("aria-label=\"Students by total score: 1 in 0–10%"));
+  CHECK_THAT(html, Catch::Contains("aria-label=\"Students by total score: 0 in 0–10%, 0 in 10–20%, 2 in 20–30%"));
+  CHECK_THAT(html, Catch::Contains("id=\"nothing\"") && Catch::Contains("<span>cy</span>"));
   CHECK_THAT(html, !Catch::Contains("<script"));
 }
 

@@ -26,8 +26,25 @@ struct ClassEntry {
   double score = 0, max_score = 0;
   std::vector<ClassCheck> checks;
   std::string report;  // report.html, relative to the batch folder
+  std::string run_status;  // run.status: ok, timeout, cpu_limit, crashed, exception, ... ("" when not run)
+  std::string isolation;   // the fence it ran in: bubblewrap or fallback ("" when not run)
 };
 ClassEntry entry_from_report(const json& report, const std::string& report_html);
+
+// What a gradebook's verdict column says of one cell: missing (no file),
+// ok (it ran; the score says how well), compile_error, timeout (wall or CPU
+// time), crashed (a signal, an exit, a memory or output limit), exception
+// (one escaped the exercise's function), internal_error (the grader failed).
+std::string gradebook_status(const ClassEntry* e);
+
+// Who a student is, as a roster or an LMS's download names them. Any field
+// may be empty; `id` is the LMS's own user id (Canvas's ID), `sis_id` the
+// institution's student number, `participant` Moodle's per-assignment
+// participant number (from its download's folder names).
+struct Identity {
+  std::string name, id, sis_id, login, email, section, participant;
+  bool empty() const { return (name + id + sis_id + login + email + section + participant).empty(); }
+};
 
 struct ClassExercise {
   std::string id, title;
@@ -61,12 +78,32 @@ struct ClassResults {
   // `grade batch --similarity`: the threshold used (0: not run) and the pairs at or above it.
   int similarity_threshold = 0;
   std::vector<SimilarPair> similar;
+  // Who each student is (from --roster or the LMS's download), by student.
+  std::map<std::string, Identity> identities;
+  std::string layout;  // how SUBMISSIONS was read: folders, canvas, moodle, gradescope, github-classroom
+  bool csv_bom = false;  // --bom: the CSV files start with a UTF-8 byte order mark (for Excel)
+  std::string lms_assignment = "gradlab";  // the assignment column of canvas.csv
 
   const ClassEntry* find(const std::string& student, const std::string& exercise) const;
   double max_total() const;
+  // A student with no file for any exercise: listed apart, left out of the statistics.
+  bool submitted_nothing(const std::string& student) const;
+  const Identity& identity(const std::string& student) const;
 };
 
+// The generic gradebook: student (and the identity columns when any are
+// known), then per exercise its score and verdict, then the total.
 std::string gradebook_csv(const ClassResults& c);
+// Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section,
+// one assignment column (lms_assignment) with the total, and a Points
+// Possible row. A student with nothing submitted has an empty cell, which
+// Canvas leaves as it was.
+std::string canvas_csv(const ClassResults& c);
+// Moodle's offline grading worksheet (Identifier "Participant N", Full name,
+// Email address, Status, Grade, Maximum Grade, ..., Feedback comments), which
+// the assignment's "Upload grading worksheet" and the gradebook's CSV import
+// (mapping Email address) both read.
+std::string moodle_csv(const ClassResults& c);
 std::string checks_csv(const ClassResults& c);
 json summary_json(const ClassResults& c);
 std::string summary_html(const ClassResults& c);

@@ -1,0 +1,54 @@
+// How each LMS lays out a download of submissions, and who handed in what.
+// The files are not read here (intake.cpp does, through safe_dir.h); this
+// only names, for each submitter, the folders and entries that are theirs.
+//
+//   folders           SUBMISSIONS/<student>/exercise3.cpp (by hand, a class's folder)
+//   canvas            SUBMISSIONS/<lastfirst>[_LATE]_<user id>_<submission id>_<file>, all in one folder
+//   moodle            SUBMISSIONS/<Full Name>_<participant>_assignsubmission_file_/<file>
+//                     (or the same prefix on each file, without folders)
+//   gradescope        SUBMISSIONS/submission_metadata.yml and SUBMISSIONS/submission_<id>/<file>
+//                     ("Export Submissions"; the metadata names each submission's submitters)
+//   github-classroom  SUBMISSIONS/<assignment>-<login>/ (a clone per student), files in
+//                     exercises/ as the student release has them, else at the top
+#pragma once
+#include <string>
+#include <vector>
+
+#include "reports/gradebook.h"
+
+namespace grader {
+
+enum class Layout { Auto, Folders, Canvas, Moodle, Gradescope, GithubClassroom };
+
+// "auto", "folders", ... -> Layout; throws std::invalid_argument naming the choices.
+Layout parse_layout(const std::string& name);
+std::string layout_name(Layout l);
+
+// Where some of a submitter's files are: a folder (steps from SUBMISSIONS)
+// and either every entry in it or only the named ones.
+struct Source {
+  std::vector<std::string> folder;
+  bool whole = true;
+  std::vector<std::string> names;  // when !whole
+};
+
+struct Submitter {
+  std::string display;        // their name before any roster: folder, lastfirst, full name or login
+  std::string folder;         // the top-level entry they came from, as matched against a roster
+  std::string tiebreak;       // told apart by it when two share a display name (an LMS id)
+  reports::Identity identity;  // what the download says of them
+  std::vector<Source> sources;
+};
+
+struct LayoutPlan {
+  Layout layout = Layout::Folders;
+  std::vector<Submitter> submitters;       // in the order of their entries
+  std::vector<reports::IntakeNote> notes;  // top-level entries that belong to no one
+};
+
+// Reads the top of SUBMISSIONS (an open folder) and, for Auto, recognises
+// the layout. Throws std::invalid_argument for a Gradescope export whose
+// metadata cannot be read.
+LayoutPlan plan_layout(int rootfd, Layout requested);
+
+}  // namespace grader

@@ -1,0 +1,174 @@
+#include "roster.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <stdexcept>
+
+#include "files.h"
+
+namespace grader {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t") - a + 1);
+}
+
+// A name reduced to its letters and digits, lower case (ASCII; other bytes
+// kept): "Doe, Jane" and Canvas's "doejane" meet.
+std::string letters(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s)
+    if (std::isalnum(c) || c >= 0x80) out += static_cast<char>(std::tolower(c));
+  return out;
+}
+
+// The spellings a roster name may take in an LMS's file names: as written,
+// and with its last word first (Canvas's "lastfirst" of "Jane Doe").
+std::vector<std::string> name_forms(const std::string& name) {
+  std::vector<std::string> forms{letters(name)};
+  const std::string t = trimmed(name);
+  if (const size_t sp = t.find_last_of(' '); sp != std::string::npos && t.find(',') == std::string::npos)
+    forms.push_back(letters(t.substr(sp + 1) + t.substr(0, sp)));
+  if (const size_t comma = t.find(','); comma != std::string::npos)  // "Doe, Jane" -> "Jane Doe"
+    forms.push_back(letters(t.substr(comma + 1) + t.substr(0, comma)));
+  return forms;
+}
+
+bool same(const std::string& a, const std::string& b) { return !a.empty() && lower(trimmed(a)) == lower(trimmed(b)); }
+
+}  // namespace
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text, const std::string& what) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  int line = 1;
+  bool any = false;  // the record has a field (even an empty one) or text
+  auto end_record = [&] {
+    row.push_back(field), field.clear();
+    if (!(row.size() == 1 && row[0].empty())) rows.push_back(row);  // blank lines are no records
+    row.clear(), any = false;
+  };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"' && field.empty()) {
+      const int started = line;
+      for (++i;; ++i) {
+        if (i >= text.size()) throw std::invalid_argument(what + ":" + std::to_string(started) + ": a quote is never closed");
+        if (text[i] == '\n') ++line;
+        if (text[i] == '"') {
+          if (i + 1 < text.size() && text[i + 1] == '"') {
+            field += '"', ++i;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        field += text[i];
+      }
+      if (i < text.size() && text[i] != ',' && text[i] != '\r' && text[i] != '\n')
+        throw std::invalid_argument(what + ":" + std::to_string(line) + ": text after a closing quote");
+      any = true;
+    } else if (c == ',') {
+      row.push_back(field), field.clear(), ++i, any = true;
+    } else if (c == '\r' || c == '\n') {
+      i += c == '\r' && i + 1 < text.size() && text[i + 1] == '\n' ? 2 : 1;
+      ++line;
+      end_record();
+    } else {
+      field += c, ++i, any = true;
+    }
+  }
+  if (any || !field.empty()) end_record();
+  return rows;
+}
+
+std::vector<reports::Identity> read_roster(const std::string& path) {
+  const auto text = read_file(path);
+  if (!text) throw std::invalid_argument("--roster: cannot read " + path);
+  const auto rows = parse_csv(*text, path);
+  if (rows.empty()) throw std::invalid_argument("--roster: " + path + " is empty; it needs a header line, such as id,name,login,email,section");
+  // Header names, as each LMS spells its columns, to the field they fill.
+  static const std::map<std::string, std::string> known{
+      {"name", "name"},         {"full name", "name"},         {"student", "name"},
+      {"student name", "name"}, {"first name", "first"},       {"last name", "last"},
+      {"surname", "last"},      {"id", "id"},                  {"user id", "id"},
+      {"sis user id", "sis"},   {"student id", "sis"},         {"student number", "sis"},
+      {"sid", "sis"},           {"id number", "sis"},          {"identifier", "sis"},
+      {"login", "login"},       {"username", "login"},         {"sis login id", "login"},
+      {"github_username", "login"}, {"github", "login"},       {"email", "email"},
+      {"email address", "email"}, {"e-mail", "email"},         {"section", "section"},
+      {"group", "section"}};
+  std::map<std::string, size_t> col;
+  for (size_t k = 0; k < rows[0].size(); ++k)
+    if (auto it = known.find(lower(trimmed(rows[0][k]))); it != known.end() && !col.count(it->second))
+      col[it->second] = k;
+  if (!col.count("id") && !col.count("sis") && !col.count("login") && !col.count("email") && !col.count("name") &&
+      !col.count("last"))
+    throw std::invalid_argument("--roster: " + path + ":1: no column names a student (its header is \"" +
+                                (rows[0].empty() ? "" : rows[0][0]) + (rows[0].size() > 1 ? ",…" : "") +
+                                "\"); give one of id, name, login, email, sis user id, as in id,name,login,email,section");
+  std::vector<reports::Identity> out;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    auto get = [&](const char* f) {
+      auto it = col.find(f);
+      return it == col.end() || it->second >= rows[r].size() ? std::string() : trimmed(rows[r][it->second]);
+    };
+    reports::Identity i;
+    i.name = get("name");
+    if (i.name.empty()) i.name = trimmed(get("first") + " " + get("last"));
+    i.id = get("id"), i.sis_id = get("sis"), i.login = get("login"), i.email = get("email"), i.section = get("section");
+    // GitHub Classroom's "identifier" is whatever the instructor listed, often an email.
+    if (i.email.empty() && i.sis_id.find('@') != std::string::npos) std::swap(i.email, i.sis_id);
+    // Canvas's export has a "Points Possible" row, and notes: no student.
+    if (lower(i.name) == "points possible" || (i.id + i.sis_id + i.login + i.email + i.name).empty()) continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
+int match_roster(const std::vector<reports::Identity>& roster, const reports::Identity& who, const std::string& folder,
+                 bool& ambiguous) {
+  ambiguous = false;
+  auto best = [&](auto&& matches) {
+    int found = -1;
+    for (size_t k = 0; k < roster.size(); ++k)
+      if (matches(roster[k])) {
+        if (found >= 0) {
+          ambiguous = true;
+          return -1;
+        }
+        found = static_cast<int>(k);
+      }
+    return found;
+  };
+  auto ends_with_login = [&](const std::string& login) {
+    const std::string f = lower(folder), l = lower(login);
+    return !l.empty() && f.size() > l.size() + 1 && f.compare(f.size() - l.size(), l.size(), l) == 0 &&
+           f[f.size() - l.size() - 1] == '-';
+  };
+  const int by_id = best([&](const reports::Identity& r) {
+    const std::string local = r.email.substr(0, r.email.find('@'));
+    return same(who.id, r.id) || same(who.sis_id, r.sis_id) || same(who.sis_id, r.id) || same(who.login, r.login) ||
+           same(who.email, r.email) || same(r.login, folder) || same(r.sis_id, folder) || same(r.id, folder) ||
+           same(r.email, folder) || (!local.empty() && same(local, folder)) || ends_with_login(r.login);
+  });
+  if (by_id >= 0 || ambiguous) return by_id;
+  const std::string mine = letters(who.name.empty() ? folder : who.name);
+  if (mine.empty()) return -1;
+  return best([&](const reports::Identity& r) {
+    const auto forms = name_forms(r.name);
+    return std::find(forms.begin(), forms.end(), mine) != forms.end();
+  });
+}
+
+}  // namespace grader

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# `grade batch` on downloads named as Canvas, Moodle, Gradescope and GitHub
+# Classroom name them, with a roster, end to end (issue 22). Checks: each
+# layout is recognised and every file reaches its student; the exports
+# (gradebook.csv, canvas.csv, moodle.csv) read back with Python's csv module
+# under each LMS's documented columns, with a verdict beside each score;
+# --bom; who handed in nothing is listed in the terminal and the summary and
+# left out of the statistics; a sharded run with a roster merges to the same
+# bytes; bad flags and a bad roster are usage errors that say what is wrong.
+#   lms_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
+set -uo pipefail
+grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$(readlink -f "$3")
+rm -rf "$scratch" && mkdir -p "$scratch"
+export GRADLAB_CACHE="$scratch/cache" NO_COLOR=1 CI=1
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+iso=()
+/usr/bin/bwrap --unshare-all --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc \
+  --dev /dev /usr/bin/true 2>/dev/null || iso=(--no-isolation)
+sol=$src/solutions fx=$src/tests/fixtures
+batch() { "$grade" batch "$@" "${iso[@]}" --exercises exercise3,exercise5 --jobs 2; }
+
+# Canvas: one flat folder, lastfirst[_LATE]_userid_submissionid_file.
+d=$scratch/canvas && mkdir -p "$d"
+cp "$sol/exercise3.cpp" "$d/doejane_1001_5001_exercise3.cpp"
+cp "$sol/exercise5.cpp" "$d/doejane_1001_5001_exercise5.cpp"
+cp "$fx/exercise3/wrong-sign.cpp" "$d/martinelodie_LATE_1002_5002_Exercise3-1.cpp"
+cp "$fx/exercise3/compile-error.cpp" "$d/smithbob_1003_5003_exercise3.cpp"
+printf 'Student,ID,SIS User ID,SIS Login ID,Section\r\n    Points Possible,,,,\r\n"Doe, Jane",1001,S1,jdoe,A\r\n"Martin, Élodie",1002,S2,emartin,B\r\n"Smith, Bob",1003,S3,bsmith,A\r\n"Quiet, Carl",1004,S4,cquiet,B\r\n' \
+  >"$scratch/canvas-roster.csv"
+batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homework 3 (77)" --out "$scratch/c" \
+  >"$scratch/c.log" 2>&1 || fail "canvas batch exited $?: $(cat "$scratch/c.log")"
+grep -q "read as a canvas download" "$scratch/c.log" && grep -q "no submission from 1 student: cquiet" "$scratch/c.log" &&
+  ok "Canvas's download is recognised; the terminal names who handed in nothing" || fail "canvas log: $(cat "$scratch/c.log")"
+
+python3 - "$scratch/c" <<'PY' && ok "canvas.csv, gradebook.csv and moodle.csv read back under their documented columns (BOM, verdicts)" || fail "the Canvas class's exports"
+import csv, json, sys
+out = sys.argv[1]
+def rows(name):
+    raw = open(f"{out}/{name}", "rb").read()
+    assert raw.startswith(b"\xef\xbb\xbf"), f"{name} has no BOM"
+    return list(csv.DictReader(open(f"{out}/{name}", encoding="utf-8-sig", newline="")))
+canvas = rows("canvas.csv")
+assert list(canvas[0].keys()) == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 3 (77)"], canvas[0].keys()
+assert canvas[0]["Student"] == "Points Possible" and canvas[0]["Homework 3 (77)"] == "31", canvas[0]
+by_id = {r["ID"]: r for r in canvas[1:]}
+assert by_id["1001"]["Homework 3 (77)"] == "31" and by_id["1001"]["SIS Login ID"] == "jdoe", by_id["1001"]
+assert by_id["1002"]["Student"] == "Martin, Élodie" and by_id["1002"]["Section"] == "B"
+assert by_id["1003"]["Homework 3 (77)"] == "0", by_id["1003"]   # does not compile: a real 0
+assert by_id["1004"]["Homework 3 (77)"] == "", by_id["1004"]    # nothing handed in: left to Canvas
+g = {r["student"]: r for r in rows("gradebook.csv")}
+assert g["bsmith"]["exercise3 verdict"] == "compile_error" and g["bsmith"]["exercise5 verdict"] == "missing", g["bsmith"]
+assert g["emartin"]["exercise3 verdict"] == "ok" and g["emartin"]["email"] == "", g["emartin"]
+assert g["cquiet"]["total"] == "" and g["cquiet"]["section"] == "B", g["cquiet"]
+m = rows("moodle.csv")
+assert list(m[0].keys())[:6] == ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade"], m[0].keys()
+assert {r["Full name"]: r["Status"] for r in m}["Quiet, Carl"] == "No submission"
+s = json.load(open(f"{out}/summary.json"))
+assert s["layout"] == "canvas" and s["submitted_nothing"] == ["cquiet"], s
+assert s["total"]["students"] == 3 and s["exercises"][0]["missing"] == 1, s["total"]
+assert sum(s["fences"].values()) == 3, s["fences"]  # 4 files, one does not compile
+PY
+grep -q 'id="nothing"' "$scratch/c/summary.html" && grep -q 'cquiet (Quiet, Carl)' "$scratch/c/summary.html" &&
+  grep -q 'id="fence">Student code ran in ' "$scratch/c/summary.html" &&
+  ok "summary.html lists who handed in nothing and names the fence" || fail "summary.html: no list of the missing or no fence"
+
+# The same class in 2 shards, merged: the same bytes as one run, roster and all.
+for k in 1 2; do
+  batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homework 3 (77)" --shard $k/2 \
+    --out "$scratch/cs$k" >/dev/null 2>&1 || fail "shard $k exited $?"
+done
+"$grade" merge "$scratch/cs1" "$scratch/cs2" --out "$scratch/cm" >/dev/null 2>&1 || fail "merge exited $?"
+same=1
+for f in gradebook.csv canvas.csv moodle.csv checks.csv summary.json summary.html; do
+  cmp -s "$scratch/cm/$f" "$scratch/c/$f" || { same=0; fail "merged $f differs from one run"; }
+done
+[ $same = 1 ] && ok "2 shards with a roster merge to the same files as one run"
+
+# Moodle: a folder per participant (and a file-prefixed one); the worksheet carries "Participant N".
+d=$scratch/moodle
+mkdir -p "$d/Jane Doe_123456_assignsubmission_file_" "$d/Élodie Martin_123457_assignsubmission_file_"
+cp "$sol/exercise3.cpp" "$d/Jane Doe_123456_assignsubmission_file_/exercise3.cpp"
+cp "$fx/exercise5/one-expression.cpp" "$d/Jane Doe_123456_assignsubmission_file_/Exercise5 (1).cpp"
+cp "$fx/exercise3/wrong-sign.cpp" "$d/Élodie Martin_123457_assignsubmission_file_/exercise3.cpp"
+cp "$sol/exercise3.cpp" "$d/Bob Flat_123458_assignsubmission_file_exercise3.cpp"
+batch "$d" --out "$scratch/m" >"$scratch/m.log" 2>&1 || fail "moodle batch exited $?"
+python3 - "$scratch/m" <<'PY' && ok "Moodle's download: each participant graded, the worksheet reads back with Participant N" || fail "the Moodle class"
+import csv, sys
+m = {r["Identifier"]: r for r in csv.DictReader(open(sys.argv[1] + "/moodle.csv", encoding="utf-8", newline=""))}
+assert set(m) == {"Participant 123456", "Participant 123457", "Participant 123458"}, m.keys()
+jane = m["Participant 123456"]
+assert jane["Full name"] == "Jane Doe" and jane["Maximum Grade"] == "31" and jane["Status"] == "Submitted for grading", jane
+assert "exercise5: " in jane["Feedback comments"] and "(ok)" in jane["Feedback comments"], jane
+assert m["Participant 123458"]["Feedback comments"].endswith("exercise5: missing"), m["Participant 123458"]
+PY
+
+# Gradescope's export: the metadata names each folder's submitters (a pair shares one).
+d=$scratch/gradescope && mkdir -p "$d/submission_111" "$d/submission_222"
+cp "$sol/exercise3.cpp" "$d/submission_111/exercise3.cpp"
+cp "$fx/exercise3/wrong-sign.cpp" "$d/submission_222/exercise3.cpp"
+cat >"$d/submission_metadata.yml" <<'YML'
+---
+:submission_111:
+  :submitters:
+  - :name: Jane Doe
+    :sid: '1001'
+    :email: jane@example.edu
+  :created_at: 2026-11-01 10:00:00.000000000 -07:00
+  :score: 0.0
+  :history: []
+:submission_222:
+  :submitters:
+  - :name: "\u00C9lodie Martin"
+    :sid: '1002'
+    :email: elodie@example.edu
+  - :name: Bob Partner
+    :sid:
+    :email: bob@example.edu
+YML
+batch "$d" --out "$scratch/g" >"$scratch/g.log" 2>&1 || fail "gradescope batch exited $?"
+python3 - "$scratch/g" <<'PY' && ok "Gradescope's export: both members of a pair get the pair's score, with name, SID and email" || fail "the Gradescope class"
+import csv, sys
+g = {r["student"]: r for r in csv.DictReader(open(sys.argv[1] + "/gradebook.csv", encoding="utf-8", newline=""))}
+assert set(g) == {"Jane Doe", "Élodie Martin", "Bob Partner"}, g.keys()
+assert g["Élodie Martin"]["exercise3"] == g["Bob Partner"]["exercise3"] != "", g
+assert g["Jane Doe"]["sis_id"] == "1001" and g["Bob Partner"]["email"] == "bob@example.edu", g
+PY
+
+# GitHub Classroom: a clone per student, "<assignment>-<login>", files in exercises/.
+d=$scratch/classroom
+for who in jdoe emartin; do mkdir -p "$d/hw3-$who/.git" "$d/hw3-$who/exercises"; done
+cp "$sol/exercise3.cpp" "$d/hw3-jdoe/exercises/exercise3.cpp"
+cp "$fx/exercise3/forgot-retain-grad.cpp" "$d/hw3-emartin/exercises/exercise3.cpp"
+printf '"identifier","github_username","github_id","name"\n"jane@example.edu","jdoe","1","Jane Doe"\n"elodie@example.edu","emartin","2","Élodie Martin"\n"carl@example.edu","","","Carl Quiet"\n' >"$scratch/classroom_roster.csv"
+batch "$d" --roster "$scratch/classroom_roster.csv" --out "$scratch/h" >"$scratch/h.log" 2>&1 || fail "classroom batch exited $?"
+python3 - "$scratch/h" <<'PY' && ok "GitHub Classroom's clones and roster: logins, names, and the student with no repository" || fail "the GitHub Classroom class"
+import csv, sys
+g = {r["student"]: r for r in csv.DictReader(open(sys.argv[1] + "/gradebook.csv", encoding="utf-8", newline=""))}
+assert set(g) == {"jdoe", "emartin", "carl@example.edu"}, g.keys()
+assert g["jdoe"]["name"] == "Jane Doe" and g["jdoe"]["exercise3 verdict"] == "ok", g["jdoe"]
+assert g["carl@example.edu"]["exercise3 verdict"] == "missing" and g["carl@example.edu"]["total"] == "", g
+PY
+
+# Usage errors say what is wrong.
+"$grade" batch "$scratch/canvas" --layout blackboard >"$scratch/u1.log" 2>&1
+[ $? = 64 ] && grep -q "blackboard" "$scratch/u1.log" && ok "an unknown --layout is a usage error naming it" || fail "--layout blackboard: $(cat "$scratch/u1.log")"
+printf 'score,comment\n3,ok\n' >"$scratch/bad-roster.csv"
+"$grade" batch "$scratch/canvas" "${iso[@]}" --roster "$scratch/bad-roster.csv" --out "$scratch/u2" >"$scratch/u2.log" 2>&1
+[ $? = 64 ] && grep -q "bad-roster.csv:1: no column names a student" "$scratch/u2.log" &&
+  ok "a roster with no identity column is a usage error that says which columns would do" || fail "bad roster: $(cat "$scratch/u2.log")"
+"$grade" batch "$scratch/canvas" --roster "$scratch/nowhere.csv" >"$scratch/u3.log" 2>&1
+[ $? = 64 ] && ok "a missing roster file is a usage error" || fail "missing roster: $(cat "$scratch/u3.log")"
+
+echo "$failures failures"
+[ "$failures" = 0 ]

@@ -1,0 +1,235 @@
+// Downloads laid out as each LMS lays them out (layouts.h), read on real
+// folders, and rosters as instructors and LMSs write them (roster.h): who
+// is found, under which name, with which identity, and what is listed as
+// not graded or missing.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "intake.h"
+#include "roster.h"
+
+namespace fs = std::filesystem;
+using grader::Layout;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "gradlab-layouts-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()));
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string text_of(const grader::Intake& in, const std::string& student, const std::string& exercise) {
+  for (const auto& f : in.files)
+    if (f.student == student && f.exercise == exercise) return f.text;
+  return "<none>";
+}
+
+bool noted(const grader::Intake& in, const std::string& entry, const std::string& words) {
+  for (const auto& n : in.notes)
+    if (n.entry == entry && n.reason.find(words) != std::string::npos) return true;
+  return false;
+}
+
+const std::vector<std::string> kExercises{"exercise3", "exercise5"};
+const auto kAll = [](const std::string&) { return true; };
+
+grader::Intake take(const fs::path& root, Layout l = Layout::Auto, const std::vector<reports::Identity>* roster = nullptr) {
+  grader::IntakeOptions o;
+  o.layout = l;
+  o.roster = roster;
+  return grader::take_submissions(root.string(), kExercises, kAll, o);
+}
+
+std::vector<reports::Identity> roster_from(const fs::path& file, const std::string& csv) {
+  write(file, csv);
+  return grader::read_roster(file.string());
+}
+
+}  // namespace
+
+TEST_CASE("Canvas's flat download: lastfirst[_LATE]_userid_submissionid_file", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path d = t.path / "canvas";
+  write(d / "doejane_1001_5001_exercise3.cpp", "jane 3");
+  write(d / "doejane_1001_5001_exercise5.cpp", "jane 5");
+  write(d / "martinelodie_LATE_1002_5002_Exercise3-1.cpp", "elodie 3");  // late, renamed by Canvas
+  write(d / "smithbob_1003_5003_notes.txt", "bob's notes");
+  write(d / "smithbob_1004_5004_exercise3.cpp", "another smithbob");  // two students, one lastfirst
+  write(d / "smithbob_1003_5005_exercise3.cpp", "bob 3");
+  const auto in = take(d);
+  CHECK(in.layout == "canvas");
+  CHECK(in.students == std::vector<std::string>{"doejane", "martinelodie", "smithbob_1003", "smithbob_1004"});
+  CHECK(text_of(in, "doejane", "exercise5") == "jane 5");
+  CHECK(text_of(in, "martinelodie", "exercise3") == "elodie 3");
+  CHECK(text_of(in, "smithbob_1003", "exercise3") == "bob 3");
+  CHECK(in.identities.at("doejane").id == "1001");
+  CHECK(noted(in, "smithbob_1003_5003_notes.txt", "no exercise"));
+
+  SECTION("a roster from Canvas's own gradebook export names them and adds who handed in nothing") {
+    const auto roster = roster_from(t.path / "roster.csv",
+                                    "Student,ID,SIS User ID,SIS Login ID,Section\r\n"
+                                    "    Points Possible,,,,\r\n"
+                                    "\"Doe, Jane\",1001,S1,jdoe,A\r\n"
+                                    "\"Martin, Élodie\",1002,S2,emartin,B\r\n"
+                                    "\"Smith, Bob\",1003,S3,bsmith,A\r\n"
+                                    "\"Quiet, Carl\",1006,S6,cquiet,B\r\n");
+    REQUIRE(roster.size() == 4);
+    const auto r = take(d, Layout::Auto, &roster);
+    CHECK(r.students == std::vector<std::string>{"bsmith", "cquiet", "emartin", "jdoe", "smithbob"});
+    CHECK(text_of(r, "bsmith", "exercise3") == "bob 3");
+    CHECK(text_of(r, "cquiet", "exercise3") == "<none>");
+    CHECK(r.identities.at("cquiet").section == "B");
+    CHECK(r.identities.at("emartin").sis_id == "S2");
+    CHECK(r.identities.at("emartin").name == "Martin, Élodie");
+    CHECK(text_of(r, "smithbob", "exercise3") == "another smithbob");  // user 1004: not on the roster
+    CHECK(noted(r, "smithbob_1004_5004_exercise3.cpp", "not on the roster"));
+  }
+}
+
+TEST_CASE("Moodle's download: a folder per participant, or the prefix on each file", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path d = t.path / "moodle";
+  write(d / "Jane Doe_123456_assignsubmission_file_" / "exercise3.cpp", "jane 3");
+  write(d / "Jane Doe_123456_assignsubmission_file_" / "Exercise5 (1).cpp", "jane 5");
+  write(d / "Élodie Martin_123457_assignsubmission_onlinetext_" / "onlinetext.html", "<p>hello</p>");
+  write(d / "Élodie Martin_123457_assignsubmission_file_" / "exercise3.cpp", "elodie 3");
+  write(d / "Bob Flat_123458_assignsubmission_file_exercise3.cpp", "bob 3");
+  write(d / "readme.txt", "from the instructor");
+  const auto in = take(d);
+  CHECK(in.layout == "moodle");
+  CHECK(in.students == std::vector<std::string>{"Bob Flat", "Jane Doe", "Élodie Martin"});
+  CHECK(text_of(in, "Jane Doe", "exercise5") == "jane 5");
+  CHECK(text_of(in, "Bob Flat", "exercise3") == "bob 3");
+  CHECK(text_of(in, "Élodie Martin", "exercise3") == "elodie 3");
+  CHECK(in.identities.at("Élodie Martin").participant == "123457");
+  CHECK(noted(in, "Élodie Martin_123457_assignsubmission_onlinetext_/onlinetext.html", "no exercise"));
+  CHECK(noted(in, "readme.txt", "not named as Moodle"));
+
+  SECTION("a roster with first and last names (Moodle's participants export) matches by name") {
+    const auto roster = roster_from(t.path / "r.csv", "First name,Last name,Email address\nJane,Doe,jane@x.edu\n"
+                                                      "Élodie,Martin,elodie@x.edu\n");
+    const auto r = take(d, Layout::Moodle, &roster);
+    CHECK(r.students == std::vector<std::string>{"Bob Flat", "elodie@x.edu", "jane@x.edu"});
+    CHECK(r.identities.at("jane@x.edu").participant == "123456");
+    CHECK(r.identities.at("jane@x.edu").email == "jane@x.edu");
+    CHECK(noted(r, "Bob Flat_123458_assignsubmission_file_exercise3.cpp", "not on the roster"));
+  }
+}
+
+TEST_CASE("Gradescope's export: submission_metadata.yml names each folder's submitters", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path d = t.path / "gs";
+  write(d / "submission_111" / "exercise3.cpp", "jane 3");
+  write(d / "submission_222" / "exercise3.cpp", "pair 3");
+  write(d / "submission_333" / "exercise3.cpp", "unlisted");
+  write(d / "submission_metadata.yml",
+        "---\n:submission_111:\n  :submitters:\n  - :name: Jane Doe\n    :sid: '1001'\n    :email: jane@x.edu\n"
+        "  :created_at: 2026-11-01 10:00:00.000000000 -07:00\n  :score: 18.0\n  :history: []\n"
+        ":submission_222:\n  :submitters:\n  - :name: \"\\u00C9lodie Martin\"\n    :sid: '1002'\n    :email: elodie@x.edu\n"
+        "  - :name: Bob Partner\n    :sid:\n    :email: bob@x.edu\n:submission_444:\n  :submitters:\n  - :name: Ghost\n");
+  const auto in = take(d);
+  CHECK(in.layout == "gradescope");
+  // A group's submission is each member's.
+  CHECK(in.students == std::vector<std::string>{"Bob Partner", "Jane Doe", "Élodie Martin"});
+  CHECK(text_of(in, "Bob Partner", "exercise3") == "pair 3");
+  CHECK(text_of(in, "Élodie Martin", "exercise3") == "pair 3");
+  CHECK(in.identities.at("Jane Doe").sis_id == "1001");
+  CHECK(in.identities.at("Bob Partner").email == "bob@x.edu");
+  CHECK(noted(in, "submission_333", "not a submission folder"));
+  CHECK(noted(in, "submission_444", "no such folder"));
+
+  SECTION("metadata that is not YAML is the instructor's error, with its line") {
+    write(d / "submission_metadata.yml", "---\n:submission_111: [unclosed\n");
+    CHECK_THROWS_WITH(take(d), Catch::Contains("submission_metadata.yml:") && Catch::Contains("Gradescope's export"));
+  }
+}
+
+TEST_CASE("GitHub Classroom: a clone per student, files where the release puts them", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path d = t.path / "hw3-submissions";
+  for (const char* who : {"jdoe", "e-martin"}) fs::create_directories(d / (std::string("hw3-") + who) / ".git");
+  write(d / "hw3-jdoe" / "exercises" / "exercise3.cpp", "jane 3");
+  write(d / "hw3-jdoe" / "exercise5.cpp", "not where the release puts it");
+  write(d / "hw3-e-martin" / "exercises" / "exercise3.cpp", "elodie 3");
+  const auto in = take(d);
+  CHECK(in.layout == "github-classroom");
+  CHECK(in.students == std::vector<std::string>{"e-martin", "jdoe"});
+  CHECK(text_of(in, "jdoe", "exercise3") == "jane 3");
+  CHECK(in.identities.at("e-martin").login == "e-martin");
+
+  SECTION("GitHub Classroom's roster export matches by login; its identifier may be an email") {
+    const auto roster = roster_from(t.path / "classroom_roster.csv",
+                                    "\"identifier\",\"github_username\",\"github_id\",\"name\"\n"
+                                    "\"jane@x.edu\",\"jdoe\",\"1\",\"Jane Doe\"\n"
+                                    "\"elodie@x.edu\",\"e-martin\",\"2\",\"Élodie Martin\"\n"
+                                    "\"carl@x.edu\",\"\",\"\",\"Carl Quiet\"\n");
+    REQUIRE(roster[0].email == "jane@x.edu");
+    const auto r = take(d, Layout::Auto, &roster);
+    CHECK(r.students == std::vector<std::string>{"carl@x.edu", "e-martin", "jdoe"});
+    CHECK(text_of(r, "carl@x.edu", "exercise3") == "<none>");
+    CHECK(r.identities.at("jdoe").name == "Jane Doe");
+  }
+}
+
+TEST_CASE("folders by hand stay as they were, and a roster names them by login or email", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path d = t.path / "class";
+  write(d / "alice" / "exercise3.cpp", "alice 3");
+  write(d / "bob@x.edu" / "exercise3.cpp", "bob 3");
+  write(d / "stranger" / "exercise3.cpp", "who?");
+  const auto in = take(d);
+  CHECK(in.layout == "folders");
+  CHECK(in.identities.empty());
+  const auto roster = roster_from(t.path / "r.csv", "id,name,login,email,section\n7,Alice A,alice,,1\n8,Bob B,bobby,bob@x.edu,2\n"
+                                                    "9,Ann Twin,,,1\n10,Ann Twin,,,2\n");
+  const auto r = take(d, Layout::Folders, &roster);
+  CHECK(r.students == std::vector<std::string>{"10", "9", "alice", "bobby", "stranger"});
+  CHECK(text_of(r, "bobby", "exercise3") == "bob 3");
+  CHECK(r.identities.at("alice").section == "1");
+  CHECK(noted(r, "stranger", "not on the roster"));
+
+  SECTION("a name two roster rows share matches neither") {
+    write(d / "Ann Twin" / "exercise3.cpp", "ann");
+    const auto a = take(d, Layout::Folders, &roster);
+    CHECK(noted(a, "Ann Twin", "matches several students on the roster"));
+  }
+  SECTION("a shard keeps only its own roster students") {
+    grader::IntakeOptions o;
+    o.roster = &roster;
+    const auto s = grader::take_submissions(d.string(), kExercises, [](const std::string& k) { return k == "9"; }, o);
+    CHECK(s.students == std::vector<std::string>{"9"});
+    CHECK(s.files.empty());
+  }
+}
+
+TEST_CASE("rosters: RFC 4180, any header spelling, and clear errors", "[grader][roster]") {
+  CHECK(grader::parse_csv("\xEF\xBB\xBF" "a,\"b,\"\"c\"\"\"\r\n\r\nd,\"multi\nline\"", "x") ==
+        std::vector<std::vector<std::string>>{{"a", "b,\"c\""}, {"d", "multi\nline"}});
+  CHECK_THROWS_WITH(grader::parse_csv("a\n\"open", "r.csv"), Catch::Contains("r.csv:2: a quote is never closed"));
+  TempDir t;
+  CHECK_THROWS_WITH(roster_from(t.path / "bad.csv", "score,comment\n3,ok\n"),
+                    Catch::Contains("bad.csv:1: no column names a student") && Catch::Contains("id,name,login,email,section"));
+  CHECK_THROWS_WITH(grader::read_roster((t.path / "none.csv").string()), Catch::Contains("cannot read"));
+  const auto r = roster_from(t.path / "ok.csv", "Full Name , E-mail,Group\nZoë Ng,zoe@x.edu,Tue\n,,\n");
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].name == "Zoë Ng");
+  CHECK(r[0].email == "zoe@x.edu");
+  CHECK(r[0].section == "Tue");
+}
