@@ -78,7 +78,11 @@ Said fixture_verdict(const Result& r, const json& expect, const std::string& wha
   }
   if (expect.contains("line") && r.run.line != expect["line"].get<int>())
     detail += "placed at line " + std::to_string(r.run.line) + ", expected line " + expect["line"].dump() + ". ";
-  if (r.verdict == "failed" && failed != want) {
+  if (expect.contains("score") && r.score != expect["score"].get<double>())
+    detail += "score " + points(r.score) + ", expected " + points(expect["score"].get<double>()) + ". ";
+  // A run an exception ended was still checked (partial credit): its failed
+  // checks are compared where the fixture lists them.
+  if ((r.verdict == "failed" || (scored_before_exception(r) && expect.contains("failed"))) && failed != want) {
     std::string a, b;
     for (const auto& x : failed) a += " " + x;
     for (const auto& x : want) b += " " + x;

@@ -57,6 +57,29 @@ void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& b
      << " again: the report lists every check and its hint." << st.reset() << "\n\n";
 }
 
+// Each check with its points; a failed visible one with what was expected,
+// what was found, why and a hint; then the warnings the code raised.
+void print_checks(std::ostream& os, const Result& r, const Style& st) {
+  for (const auto& c : r.checks) {
+    const bool ok = c.status == "passed";
+    const std::string mark = ok ? st.green() + "✓" + st.reset() : st.red() + "✗" + st.reset();
+    const std::string name = c.hidden && !ok ? "hidden check " + c.id : c.name;
+    const std::string pts = points(c.points) + "/" + points(c.max);
+    const size_t w = display_width(name);
+    os << "  " << mark << " " << name << std::string(w < 56 ? 56 - w : 1, ' ') << pts << "\n";
+    if (ok || c.hidden) continue;
+    if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << reports::visible(display_text(c.expected, 16)) << "\n";
+    if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << reports::visible(display_text(c.found, 16)) << "\n";
+    if (!c.message.empty()) os << st.dim() << "      why       " << st.reset() << reports::visible(c.message) << "\n";
+    if (!c.hint.empty()) os << st.yellow() << "      hint      " << st.reset() << reports::visible(c.hint) << "\n";
+  }
+  if (!r.warnings.empty()) {
+    os << "\n" << st.yellow() << "  warnings raised by the code:" << st.reset() << "\n";
+    for (const auto& w : r.warnings) os << "    " << reports::visible(w.value("message", "")) << "\n";
+  }
+  os << "\n";
+}
+
 }  // namespace
 
 Style terminal_style() {
@@ -96,25 +119,13 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
     if (!r.run.stderr_text.empty()) os << st.dim() << "  its error output:" << st.reset() << "\n" << tail(r.run.stderr_text, 15);
     if (!r.run.stdout_text.empty()) os << st.dim() << "  its output:" << st.reset() << "\n" << tail(r.run.stdout_text, 10);
     os << "\n";
+    // An exception: what was done before it was still checked and scored.
+    if (scored_before_exception(r)) {
+      os << st.dim() << "  checked on what it had done before the exception:" << st.reset() << "\n";
+      print_checks(os, r, st);
+    }
   } else {
-    for (const auto& c : r.checks) {
-      const bool ok = c.status == "passed";
-      const std::string mark = ok ? st.green() + "✓" + st.reset() : st.red() + "✗" + st.reset();
-      const std::string name = c.hidden && !ok ? "hidden check " + c.id : c.name;
-      const std::string pts = points(c.points) + "/" + points(c.max);
-      const size_t w = display_width(name);
-      os << "  " << mark << " " << name << std::string(w < 56 ? 56 - w : 1, ' ') << pts << "\n";
-      if (ok || c.hidden) continue;
-      if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << reports::visible(display_text(c.expected, 16)) << "\n";
-      if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << reports::visible(display_text(c.found, 16)) << "\n";
-      if (!c.message.empty()) os << st.dim() << "      why       " << st.reset() << reports::visible(c.message) << "\n";
-      if (!c.hint.empty()) os << st.yellow() << "      hint      " << st.reset() << reports::visible(c.hint) << "\n";
-    }
-    if (!r.warnings.empty()) {
-      os << "\n" << st.yellow() << "  warnings raised by the code:" << st.reset() << "\n";
-      for (const auto& w : r.warnings) os << "    " << reports::visible(w.value("message", "")) << "\n";
-    }
-    os << "\n";
+    print_checks(os, r, st);
   }
   int failed = 0;
   for (const auto& c : r.checks) failed += c.status != "passed";

@@ -145,6 +145,12 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
     r.status = "exception";
     r.message = "an exception escaped from " + rubric.function + "(): " + snap.value("message", std::string());
     for (const auto& o : snap.value("trace", json::array())) run.trace.push_back(o.get<uint64_t>());
+    // What the program had done before it threw is still its work: the
+    // checks read it (partial credit); probes never ran, so theirs fail.
+    if (snap["status"] == "exception") {
+      snap["stdout"] = o.out;
+      run.snapshot = std::move(snap);
+    }
   } else if (o.exit_code != 0) {
     r.status = "crashed";
     r.message = "the program exited with code " + std::to_string(o.exit_code);
@@ -189,6 +195,24 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
   return ref.snapshot;
 }
 
+
+// The failed check an escaped exception adds: no points of its own (the
+// checks it kept from running lose theirs), its message and the student's line.
+CheckResult exception_check(const RunInfo& run, const std::string& submission) {
+  CheckResult c;
+  c.id = "exception";
+  c.name = "runs to the end without an exception";
+  c.kind = "run";
+  c.status = "failed";
+  c.expected = "no exception";
+  const std::string where =
+      run.line > 0 ? fs::path(submission).filename().string() + ":" + std::to_string(run.line) : std::string();
+  c.found = where.empty() ? run.message : run.message + " (at " + where + ")";
+  c.message = "the run stopped here" + (where.empty() ? std::string() : ", at " + where) +
+              "; the checks above were scored on what the program had done before it, and those that needed the "
+              "rest of it failed";
+  return c;
+}
 
 }  // namespace
 
@@ -267,7 +291,15 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
         break;
       }
   }
-  if (student.info.status != "ok") {
+  // An escaped exception ends the run, not the grading: the facts recorded
+  // before it are checked and scored, and the exception is a failed check
+  // of its own (when nothing was named before it, there is nothing to score).
+  // Anything else that stops a run (a crash, a limit) leaves nothing
+  // trustworthy to check.
+  const json& snap = student.snapshot;
+  const bool partial = student.info.status == "exception" && snap.is_object() &&
+                       (!snap.value("tensors", json::object()).empty() || !snap.value("records", json::array()).empty());
+  if (student.info.status != "ok" && !partial) {
     res.verdict = "runtime_error";
     res.checks = not_run(rubric, "the program did not finish: " + student.info.message);
     return done();
@@ -279,12 +311,13 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
     throw InternalError(rubric.path + ": " + e.what());
   }
   res.graphs = graph_views(rubric, res.checks, student.snapshot, *reference);
+  if (partial) res.checks.push_back(exception_check(res.run, res.submission));
   bool all = true;
   for (const auto& c : res.checks) {
     res.score += c.points;
     all &= c.status == "passed";
   }
-  res.verdict = all ? "passed" : "failed";
+  res.verdict = partial ? "runtime_error" : all ? "passed" : "failed";
   return done();
 }
 

@@ -102,6 +102,11 @@ std::string header(const Result& r) {
     lede = "The file does not compile, so no check could run." +
            (e.empty() ? std::string() : " The compiler's first error: <code>" + h(e) + "</code>.") +
            " The full diagnostics are <a href=\"#run\">below</a>.";
+  } else if (grader::scored_before_exception(r)) {
+    lede = "An exception ended the run" +
+           (r.run.line > 0 ? " at line " + std::to_string(r.run.line) : std::string()) + ": " + h(r.run.message) +
+           " The checks below were scored on what the program had done before it; " + std::to_string(passed) + " of " +
+           std::to_string(r.checks.size()) + " passed.";
   } else if (r.verdict == "runtime_error") {
     lede = "The program did not finish, so no check could run: " + h(r.run.message) +
            " Its output is <a href=\"#run\">below</a>.";
@@ -155,7 +160,7 @@ std::string checks_section(const Result& r, const std::vector<std::string>& grap
   std::string s = "<section class=\"card\" id=\"checks\" aria-labelledby=\"checks-title\">\n<h2 id=\"checks-title\">Checks "
                   "<span class=\"sub\">" + std::to_string(passed) + " passed, " + std::to_string(failed) +
                   " not passed</span></h2>\n<ol class=\"checks\">\n";
-  const bool said_above = r.verdict == "compile_error" || r.verdict == "runtime_error";
+  const bool said_above = (r.verdict == "compile_error" || r.verdict == "runtime_error") && !grader::scored_before_exception(r);
   for (size_t i = 0; i < r.checks.size(); ++i) s += check_item(r.checks[i], i, graph_anchor_of_check[i], !said_above);
   return s + "</ol>\n</section>\n";
 }

@@ -1,5 +1,6 @@
 #include "reports/result.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace grader {
@@ -28,6 +29,11 @@ std::string display_text(const json& v, size_t indent) {
 }
 
 std::string shown_name(const CheckResult& c) { return c.hidden ? "hidden check " + c.id : c.name; }
+
+bool scored_before_exception(const Result& r) {
+  return r.verdict == "runtime_error" && r.run.status == "exception" &&
+         std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) { return c.status != "not_run"; });
+}
 
 std::string limit_hit(const std::string& status) {
   if (status == "timeout") return "wall_time";

@@ -85,6 +85,9 @@ enum ExitCode : int {
 };
 
 int exit_code_for(const Result& r);
+// A run an escaped exception ended, checked all the same on what the program
+// had done before it (partial credit): its checks are scored, not "not_run".
+bool scored_before_exception(const Result& r);
 // The result as report.json's schema has it (reports/report.schema.json).
 json to_json(const Result& r);
 // "3", "2.5": points without trailing zeros (console, reports, grade check).
