@@ -128,9 +128,13 @@ reports::ClassResults collect(const std::string& out, const std::vector<std::str
 
 // `shards`: the shard numbers this folder holds (K of a `--shard K/N` run,
 // or all a merge took), written to batch.json for `grade merge` to check.
-std::string write_class_files(const std::string& out, const reports::ClassResults& c, const std::vector<int>& shards) {
+// `options`: how the class was read and written (grading_options), which
+// every shard of one class must share.
+std::string write_class_files(const std::string& out, const reports::ClassResults& c, const std::vector<int>& shards,
+                              const json& options) {
   json manifest;
   manifest["batch_version"] = 1;
+  manifest["options"] = options;
   json intake = json::array();
   for (const auto& n : c.intake) intake.push_back({{"entry", n.entry}, {"reason", n.reason}, {"refused", n.refused}});
   manifest["intake"] = intake;
@@ -189,6 +193,24 @@ void flag_similar(const Course& course, const GradeRequest& base, const Intake& 
         page.string(), reports::similarity_html(p, texts[p.exercise + "/" + p.a], texts[p.exercise + "/" + p.b]));
     if (!err.empty()) why = err;
   }
+}
+
+std::string flag_name(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  return key;
+}
+
+// What shards of one class must agree on: a merge of shards read with
+// another layout or roster, or written with other CSV options, would be a
+// gradebook of two classes.
+json grading_options(const BatchOptions& opt) {
+  std::string exercises;
+  for (const auto& e : opt.exercises) exercises += (exercises.empty() ? "" : ",") + e;
+  return {{"layout", opt.layout},
+          {"roster", opt.roster.empty() ? std::string() : sha256_hex(read_file(opt.roster).value_or(""))},
+          {"exercises", exercises},
+          {"bom", opt.bom},
+          {"lms_assignment", opt.lms_assignment}};
 }
 
 // Every student with no file at all, named at the end of the run (and in the summary).
@@ -294,7 +316,9 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   if (intake.layout != "folders") log << " (read as a " << intake.layout << " download)";
   if (opt.shards > 1) log << " (shard " << opt.shard << "/" << opt.shards << ")";
   log << "; " << tasks.size() - todo.size() << " already graded, " << todo.size() << " to grade with " << opt.jobs
-      << (opt.jobs == 1 ? " job" : " jobs") << "\n";
+      << (opt.jobs == 1 ? " job" : " jobs") << "\n";  if (intake.files.empty() && !intake.notes.empty())
+    log << "grade batch: warning: no exercise file was found in " << opt.submissions << " (read as " << intake.layout
+        << "), though it holds entries (listed at the end): is --layout right, or --exercises?\n";
 
   // Identical files of one exercise are graded once (the key covers the content).
   std::map<std::string, std::vector<const Task*>> groups;
@@ -399,7 +423,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     flag_similar(course, base, intake, opt, c, why);
     if (!why.empty()) log << "grade batch: --similarity: " << why << "\n";
   }
-  const std::string werr = write_class_files(opt.out, c, {opt.shard});
+  const std::string werr = write_class_files(opt.out, c, {opt.shard}, grading_options(opt));
   if (!werr.empty()) throw std::runtime_error(werr);
 
   if (opt.regrade) {
@@ -447,6 +471,15 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
       throw std::invalid_argument(in + " was sharded into " + std::to_string(n) + ", another input into " +
                                   std::to_string(shard_count) + ": merge the shards of one run");
     shard_count = n;
+    if (!manifests.empty() && m.value("options", json::object()) != manifests.front().value("options", json::object())) {
+      const json a = manifests.front().value("options", json::object()), b = m.value("options", json::object());
+      std::string diff;
+      for (const auto& [k, v] : a.items())
+        if (b.value(k, json()) != v) diff += (diff.empty() ? "" : ", ") + (k == "roster" ? std::string("--roster (another file)") : "--" + flag_name(k));
+      throw std::invalid_argument(in + " was graded with other options than " + inputs.front() + " (" +
+                                  (diff.empty() ? std::string("another version of grade") : diff) +
+                                  "): merge the shards of one `grade batch` command");
+    }
     for (const auto& k : m.value("shards", json::array({1})))
       if (!held.insert(k.get<int>()).second)
         throw std::invalid_argument("shard " + std::to_string(k.get<int>()) + " of " + std::to_string(n) +
@@ -497,7 +530,7 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   c.intake = intake;
   c.identities = identities;
   const json& first = manifests.front();
-  c.layout = first.value("layout", "");
+  c.layout = first.value("layout", "");  // the same in every shard: the options are
   c.csv_bom = first.value("csv", json::object()).value("bom", false);
   c.lms_assignment = first.value("csv", json::object()).value("lms_assignment", std::string("gradlab"));
   // A complete merge is the whole class, as one unsharded run would write
@@ -505,7 +538,8 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   c.shards = missing.empty() ? 1 : shard_count;
   c.missing_shards = missing;
   const std::string err =
-      write_class_files(out, c, missing.empty() ? std::vector<int>{1} : std::vector<int>(held.begin(), held.end()));
+      write_class_files(out, c, missing.empty() ? std::vector<int>{1} : std::vector<int>(held.begin(), held.end()),
+                        manifests.front().value("options", json::object()));
   if (!err.empty()) throw std::runtime_error(err);
   report_nothing_handed_in(c, log);
   if (!missing.empty())

@@ -73,68 +73,109 @@ reports::Identity merged(reports::Identity r, const reports::Identity& lms) {
   return r;
 }
 
+// The copy number an LMS or a browser gave a file: "exercise3 (10).cpp" and
+// Canvas's "exercise3-10.cpp" are 10, "exercise3.cpp" 0.
+long copy_number(const std::string& name) {
+  static const std::regex mark(R"((?: \(([0-9]{1,9})\)|-([0-9]{1,9}))\.[cC][pP][pP]$)");
+  std::smatch m;
+  if (!std::regex_search(name, m, mark)) return 0;
+  return std::stol(m[1].matched ? m[1].str() : m[2].str());
+}
+
+// Whether `name` is to be graded for `exercise` rather than `held`: the
+// canonical name first, else the highest copy number (the latest download),
+// else the last by name.
+bool later_copy(const std::string& name, const std::string& held, const std::string& exercise) {
+  const std::string canonical = exercise + ".cpp";
+  if (held == canonical) return false;
+  if (name == canonical) return true;
+  const long a = copy_number(name), b = copy_number(held);
+  return a != b ? a > b : name > held;
+}
+
 struct Student {
   std::string key;
   reports::Identity identity;
   const Submitter* from = nullptr;  // null: on the roster, nothing handed in
 };
 
-// Who is who: each submitter named by their roster row when there is one,
-// else by their LMS name (told apart by the LMS's id when two share one);
-// then the roster's students who handed in nothing.
+// Who is who. Each roster row goes to the submission that matches it best
+// (match_roster's tiers; equals: the first), and is named by it. The rows
+// nobody matched are students with nothing handed in. Last, the submissions
+// on no row, named as their LMS names them: told apart from everyone above
+// by the LMS's id, else by a hash of their entry, never by refusing one.
 std::vector<Student> name_students(const LayoutPlan& plan, const IntakeOptions& o, std::vector<reports::IntakeNote>& notes) {
-  std::vector<Student> out;
-  std::vector<int> row_of(plan.submitters.size(), -1);
-  std::map<int, std::string> row_taken;  // roster row -> the entry that took it
-  std::map<std::string, int> display_count;
-  for (size_t k = 0; k < plan.submitters.size(); ++k) {
-    const Submitter& s = plan.submitters[k];
-    if (o.roster) {
-      bool ambiguous = false;
-      const int r = match_roster(*o.roster, s.identity, s.folder, ambiguous);
-      if (r >= 0 && row_taken.count(r)) {
-        notes.push_back({reports::visible(s.folder, false), "not graded: it is " + roster_key((*o.roster)[size_t(r)]) +
-                         " on the roster, whom " + reports::visible(row_taken[r], false) + " is too", true});
-        row_of[k] = -2;
-        continue;
+  const size_t n = plan.submitters.size();
+  std::vector<int> row_of(n, -1);
+  if (o.roster) {
+    const auto& roster = *o.roster;
+    std::vector<RosterMatch> m(n);
+    std::map<int, size_t> best;  // row -> the submitter holding it
+    for (size_t k = 0; k < n; ++k) {
+      const Submitter& s = plan.submitters[k];
+      m[k] = match_roster(roster, s.identity, s.folder, s.alias);
+      if (m[k].row < 0) continue;
+      auto [it, fresh] = best.emplace(m[k].row, k);
+      if (!fresh && m[k].tier < m[it->second].tier) it->second = k;
+    }
+    for (const auto& [row, k] : best) row_of[k] = row;
+    for (size_t k = 0; k < n; ++k) {
+      const Submitter& s = plan.submitters[k];
+      if (row_of[k] >= 0) continue;
+      std::string why = "not on the roster";
+      if (!m[k].tied.empty()) {
+        why = "matches several students on the roster (";
+        for (size_t i = 0; i < m[k].tied.size(); ++i)
+          why += (i ? ", " : "") + roster_key(roster[size_t(m[k].tied[i])]);
+        why += ")";
+      } else if (m[k].row >= 0) {
+        why = "would be " + roster_key(roster[size_t(m[k].row)]) + " on the roster, but " +
+              plan.submitters[best[m[k].row]].folder + " matches them " +
+              (m[k].tier == m[best[m[k].row]].tier ? "as well, and comes first" : "better");
       }
-      if (r >= 0) {
-        row_of[k] = r, row_taken[r] = s.folder;
-        continue;
-      }
-      notes.push_back({reports::visible(s.folder, false),
-                       std::string(ambiguous ? "matches several students on the roster" : "not on the roster") +
-                           ": graded as " + reports::visible(s.display, false),
+      notes.push_back({reports::visible(s.folder, false), why + ": graded as " + reports::visible(s.display, false) +
+                                                              ", apart from the roster's students",
                        false});
     }
-    ++display_count[s.display];
   }
+  std::vector<Student> out;
   std::set<std::string> keys;
-  auto add = [&](Student st, const std::string& entry) {
-    if (!keys.insert(st.key).second) {
-      notes.push_back({reports::visible(entry, false),
-                       "its safe name \"" + st.key + "\" is the safe name of another " +
-                           (plan.layout == Layout::Folders ? "folder" : "student") + " too",
-                       true});
-      return;
-    }
-    out.push_back(std::move(st));
+  auto take = [&](const std::vector<std::string>& candidates, Student st) {
+    for (const auto& c : candidates)
+      if (keys.insert(c).second) {
+        st.key = c;
+        out.push_back(std::move(st));
+        return true;
+      }
+    return false;
   };
-  for (size_t k = 0; k < plan.submitters.size(); ++k) {
-    const Submitter& s = plan.submitters[k];
-    if (row_of[k] == -2) continue;
+  for (size_t k = 0; k < n; ++k)
     if (row_of[k] >= 0) {
+      const Submitter& s = plan.submitters[k];
       const auto& row = (*o.roster)[size_t(row_of[k])];
-      add({safe_name(roster_key(row)), merged(row, s.identity), &s}, s.folder);
-    } else {
-      const bool twin = display_count[s.display] > 1 && !s.tiebreak.empty();
-      add({safe_name(twin ? s.display + "_" + s.tiebreak : s.display), s.identity, &s}, s.folder);
+      take({safe_name(roster_key(row)), safe_name(roster_key(row) + "_" + s.tiebreak),
+            safe_name(roster_key(row)) + "~" + sha256_hex(s.folder).substr(0, 8)},
+           {"", merged(row, s.identity), &s});
     }
-  }
   if (o.roster)
     for (size_t r = 0; r < o.roster->size(); ++r)
-      if (!row_taken.count(static_cast<int>(r)))
-        add({safe_name(roster_key((*o.roster)[r])), (*o.roster)[r], nullptr}, "roster: " + roster_key((*o.roster)[r]));
+      if (std::find(row_of.begin(), row_of.end(), static_cast<int>(r)) == row_of.end()) {
+        const auto& row = (*o.roster)[r];
+        take({safe_name(roster_key(row)), safe_name(roster_key(row)) + "~" + sha256_hex(std::to_string(r)).substr(0, 8)},
+             {"", row, nullptr});
+      }
+  std::map<std::string, int> display_count;
+  for (size_t k = 0; k < n; ++k) display_count[plan.submitters[k].display] += row_of[k] < 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (row_of[k] >= 0) continue;
+    const Submitter& s = plan.submitters[k];
+    std::vector<std::string> names;
+    if (display_count[s.display] == 1 || s.tiebreak.empty()) names.push_back(safe_name(s.display));
+    if (!s.tiebreak.empty()) names.push_back(safe_name(s.display + "_" + s.tiebreak));
+    names.push_back(safe_name(s.display) + "~" + sha256_hex(s.folder).substr(0, 8));
+    if (!take(names, {"", s.identity, &s}))
+      notes.push_back({reports::visible(s.folder, false), "not graded: no name for it is free", true});
+  }
   return out;
 }
 
@@ -145,7 +186,13 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
   Fd rootfd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (rootfd.fd < 0)
     throw std::invalid_argument("no such folder: " + root + " (it should hold one folder per student)");
-  const LayoutPlan plan = plan_layout(rootfd.fd, o.layout);
+  LayoutOptions lo;
+  lo.root_name = std::filesystem::path(root).lexically_normal().filename().string();
+  if (lo.root_name.empty()) lo.root_name = std::filesystem::path(root).lexically_normal().parent_path().filename().string();
+  if (o.roster)
+    for (const auto& r : *o.roster)
+      if (!r.login.empty()) lo.logins.push_back(r.login);
+  const LayoutPlan plan = plan_layout(rootfd.fd, o.layout, lo);
   Intake in;
   in.layout = layout_name(plan.layout);
   auto note = [&](const std::string& entry, const std::string& reason, bool refused) {
@@ -181,11 +228,16 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       }
       std::vector<std::string> names = src.whole ? entries(dirfd) : src.names;
       for (const std::string& name : names) {
-        if (name[0] == '.') continue;
         const std::string entry = joined(src.folder, name);
+        if (name[0] == '.') {  // .git and the like; one named like an exercise is said
+          if (mine && !exercise_named(name.substr(1), exercises).empty())
+            note(entry, "not graded: a hidden file (its name begins with '.'), named like an exercise", true);
+          continue;
+        }
         const std::string e = exercise_named(name, exercises);
         if (e.empty()) {
-          others.push_back(entry);
+          // A clone holds the whole student release: only its exercise files are news.
+          if (plan.layout != Layout::GithubClassroom) others.push_back(entry);
           continue;
         }
         if (!mine) {  // another shard's student: only their hard links are looked at
@@ -197,7 +249,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
         auto it = chosen.find(e);
         if (it == chosen.end()) {
           chosen[e] = {dirfd, name, entry};
-        } else if (it->second.name != e + ".cpp" && (name == e + ".cpp" || name > it->second.name)) {
+        } else if (later_copy(name, it->second.name, e)) {
           others.push_back(it->second.entry);
           it->second = {dirfd, name, entry};
         } else {

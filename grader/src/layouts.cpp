@@ -17,44 +17,100 @@ namespace {
 constexpr const char* kGradescopeMetadata = "submission_metadata.yml";
 constexpr uint64_t kMaxMetadataBytes = uint64_t(16) << 20;
 
-// Canvas: "doejane_12345_67890_exercise3.cpp", late: "doejane_LATE_12345_67890_exercise3.cpp".
+// Canvas: "doejane_12345_67890_exercise3.cpp" (name, user id, attachment
+// id, the student's file name), late: "doejane_LATE_12345_67890_...". The
+// name may hold '_' ("de_lacruzjuan"): the first "_id_id_" after it ends it,
+// since what follows is the student's own file name.
 const std::regex& canvas_name() {
-  static const std::regex r(R"(^([^_]+)(_LATE)?_([0-9]+)_([0-9]+)_(.+)$)");
+  static const std::regex r(R"(^(.+?)(_LATE)?_([0-9]+)_([0-9]+)_(.+)$)");
   return r;
 }
-// Moodle: "Jane Doe_123456_assignsubmission_file_" (a folder) or that prefix on a file.
-const std::regex& moodle_name() {
-  static const std::regex r(R"(^(.+)_([0-9]+)_assignsubmission_([a-z]+)_(.*)$)");
+// Canvas with anonymous grading: "anon_aB3xY_67890_exercise3.cpp", late "LATE_anon_...".
+const std::regex& canvas_anonymous() {
+  static const std::regex r(R"(^(LATE_)?anon_([A-Za-z0-9]+)_([0-9]+)_(.+)$)");
   return r;
+}
+// Moodle: "Jane Doe_123456_assignsubmission_file_" (3.x) or "..._file" (4.x),
+// a folder, or that prefix on each file. The first match decides: what
+// follows is the student's own file name.
+const std::regex& moodle_name() {
+  static const std::regex r(R"(^(.+?)_([0-9]+)_assignsubmission_([a-z]+)(_(.*))?$)");
+  return r;
+}
+
+mode_t mode_of(int dirfd, const std::string& name) {
+  struct stat st {};
+  return fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_mode : 0;
 }
 
 bool is(int dirfd, const std::string& name, bool folder) {
-  struct stat st {};
-  return fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && (folder ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+  const mode_t m = mode_of(dirfd, name);
+  return m && (folder ? S_ISDIR(m) : S_ISREG(m));
 }
 
+bool canvas_file(const std::string& n) { return std::regex_match(n, canvas_anonymous()) || std::regex_match(n, canvas_name()); }
+
+// The layout most of the top-level entries fit, so that one stray file (or
+// one a student named on purpose) cannot turn a whole class's download into
+// another layout. Ties go to the LMS, then to plain folders.
 Layout detect(int rootfd, const std::vector<std::string>& top) {
-  if (is(rootfd, kGradescopeMetadata, false)) return Layout::Gradescope;
-  for (const auto& n : top)
-    if (std::regex_match(n, moodle_name())) return Layout::Moodle;
-  for (const auto& n : top)
-    if (is(rootfd, n, false) && std::regex_match(n, canvas_name())) return Layout::Canvas;
-  size_t folders = 0, clones = 0;
+  if (mode_of(rootfd, kGradescopeMetadata)) return Layout::Gradescope;
+  size_t moodle = 0, canvas = 0, folders = 0, clones = 0;
   for (const auto& n : top) {
-    if (!is(rootfd, n, true)) continue;
-    ++folders;
-    Fd f = open_folder(rootfd, n);
-    if (f.fd >= 0 && is(f.fd, ".git", true)) ++clones;
+    const bool folder = is(rootfd, n, true);
+    moodle += std::regex_match(n, moodle_name());
+    canvas += !folder && is(rootfd, n, false) && canvas_file(n);
+    folders += folder;
+    if (folder) {
+      Fd f = open_folder(rootfd, n);
+      clones += f.fd >= 0 && is(f.fd, ".git", true);
+    }
   }
-  return folders && clones == folders ? Layout::GithubClassroom : Layout::Folders;
+  const size_t most = std::max({moodle, canvas, folders});
+  if (most == 0) return Layout::Folders;
+  if (moodle == most) return Layout::Moodle;
+  if (canvas == most) return Layout::Canvas;
+  return clones * 2 > folders ? Layout::GithubClassroom : Layout::Folders;
 }
 
 Source whole(std::vector<std::string> folder) { return Source{std::move(folder), true, {}}; }
 
 void note(LayoutPlan& p, const std::string& entry, const std::string& why) { p.notes.push_back({entry, why, true}); }
 
+// GitHub Classroom names each clone "<assignment>-<login>". The assignment
+// is known from `gh classroom clone`'s own folder ("<assignment>-submissions"),
+// else from the roster (the prefix most clones have before "-<login>"), else
+// it is what every clone's name begins with, up to a '-'.
+size_t assignment_prefix(const std::vector<std::string>& folders, const LayoutOptions& o) {
+  const std::string tail = "-submissions";
+  if (o.root_name.size() > tail.size() && o.root_name.compare(o.root_name.size() - tail.size(), tail.size(), tail) == 0) {
+    const std::string slug = o.root_name.substr(0, o.root_name.size() - tail.size() + 1);  // "hw3-"
+    if (std::all_of(folders.begin(), folders.end(), [&](const std::string& f) { return f.compare(0, slug.size(), slug) == 0; }))
+      return slug.size();
+  }
+  std::map<std::string, int> votes;
+  for (const auto& f : folders)
+    for (const auto& login : o.logins)
+      if (f.size() > login.size() + 1 && f.compare(f.size() - login.size(), login.size(), login) == 0 &&
+          f[f.size() - login.size() - 1] == '-')
+        ++votes[f.substr(0, f.size() - login.size())];
+  std::string best;
+  for (const auto& [prefix, n] : votes)
+    if (best.empty() || n > votes[best]) best = prefix;
+  if (!best.empty() && std::all_of(folders.begin(), folders.end(), [&](const std::string& f) {
+        return f.size() > best.size() && f.compare(0, best.size(), best) == 0;
+      }))
+    return best.size();
+  if (folders.size() < 2) return 0;
+  const auto [lo, hi] = std::minmax_element(folders.begin(), folders.end());
+  size_t common = 0;
+  while (common < lo->size() && common < hi->size() && (*lo)[common] == (*hi)[common]) ++common;
+  const size_t dash = common ? lo->rfind('-', common - 1) : std::string::npos;
+  return dash == std::string::npos ? 0 : dash + 1;
+}
+
 // One submitter per top-level folder (by hand, or GitHub Classroom's clones).
-void plan_folders(int rootfd, const std::vector<std::string>& top, LayoutPlan& p) {
+void plan_folders(int rootfd, const std::vector<std::string>& top, const LayoutOptions& o, LayoutPlan& p) {
   const bool classroom = p.layout == Layout::GithubClassroom;
   std::vector<std::string> folders;
   for (const auto& n : top) {
@@ -66,24 +122,20 @@ void plan_folders(int rootfd, const std::vector<std::string>& top, LayoutPlan& p
     }
     folders.push_back(n);
   }
-  // GitHub Classroom names each clone "<assignment>-<login>": the prefix all
-  // share is the assignment's, the rest the student's login.
-  size_t prefix = 0;
-  if (classroom && folders.size() > 1) {
-    const auto [lo, hi] = std::minmax_element(folders.begin(), folders.end());
-    while (prefix < lo->size() && prefix < hi->size() && (*lo)[prefix] == (*hi)[prefix]) ++prefix;
-    const size_t dash = lo->rfind('-', prefix ? prefix - 1 : 0);
-    prefix = dash == std::string::npos || prefix == 0 ? 0 : dash + 1;
-  }
+  const size_t prefix = classroom ? assignment_prefix(folders, o) : 0;
   for (const auto& n : folders) {
     Submitter s;
-    s.display = n.substr(std::min(prefix, n.size() - 1));
+    s.display = s.alias = n.substr(prefix < n.size() ? prefix : 0);
     s.folder = n;
     if (classroom) {
       s.identity.login = s.display;
+      // Where the student release puts the files first, then the clone's top.
       Fd repo = open_folder(rootfd, n);
-      const bool release_layout = repo.fd >= 0 && is(repo.fd, "exercises", true);
-      s.sources.push_back(whole(release_layout ? std::vector<std::string>{n, "exercises"} : std::vector<std::string>{n}));
+      if (const mode_t m = repo.fd >= 0 ? mode_of(repo.fd, "exercises") : 0; m && !S_ISDIR(m))
+        note(p, n + "/exercises", describe(repo.fd, "exercises", m) + ": not read (links are not followed)");
+      else if (m)
+        s.sources.push_back(whole({n, "exercises"}));
+      s.sources.push_back(whole({n}));
     } else {
       s.sources.push_back(whole({n}));
     }
@@ -97,26 +149,34 @@ void plan_prefixed(int rootfd, const std::vector<std::string>& top, LayoutPlan& 
   std::map<std::string, size_t> by_id;
   for (const auto& n : top) {
     std::smatch m;
-    if (!std::regex_match(n, m, canvas ? canvas_name() : moodle_name())) {
+    std::string display, id, tiebreak;
+    if (canvas && std::regex_match(n, m, canvas_anonymous())) {
+      display = "anon_" + m[2].str(), tiebreak = m[2];  // no Canvas user id: the anonymous one
+    } else if (std::regex_match(n, m, canvas ? canvas_name() : moodle_name())) {
+      display = m[1], id = m[canvas ? 3 : 2], tiebreak = id;
+    } else {
       note(p, n, std::string("not graded: not named as ") +
-                     (canvas ? "Canvas names a submission (lastfirst_userid_submissionid_file)"
+                     (canvas ? "Canvas names a submission (lastfirst_userid_attachmentid_file)"
                              : "Moodle names a submission (Full Name_participant_assignsubmission_file_)"));
       continue;
     }
-    const std::string id = m[canvas ? 3 : 2];
-    auto [it, fresh] = by_id.emplace(id, p.submitters.size());
+    const mode_t mode = mode_of(rootfd, n);
+    if (!S_ISDIR(mode) && !S_ISREG(mode)) {
+      note(p, n, describe(rootfd, n, mode) + ": only regular files and folders are read (links are not followed)");
+      continue;
+    }
+    auto [it, fresh] = by_id.emplace(display + "\n" + tiebreak, p.submitters.size());
     if (fresh) {
       Submitter s;
-      s.display = m[1];
+      s.display = s.alias = display;
       s.folder = n;
-      s.tiebreak = id;
+      s.tiebreak = tiebreak;
       if (canvas) s.identity.id = id;
-      else s.identity.name = m[1], s.identity.participant = id;
+      else s.identity.name = display, s.identity.participant = id;
       p.submitters.push_back(std::move(s));
     }
     Submitter& s = p.submitters[it->second];
-    const bool folder = is(rootfd, n, true);
-    if (!canvas && folder) {
+    if (!canvas && S_ISDIR(mode)) {
       s.sources.push_back(whole({n}));
     } else {
       if (s.sources.empty() || !s.sources.front().folder.empty()) s.sources.insert(s.sources.begin(), Source{{}, false, {}});
@@ -136,14 +196,16 @@ std::string scalar(const YAML::Node& map, const std::string& key) {
 void plan_gradescope(int rootfd, const std::vector<std::string>& top, LayoutPlan& p) {
   const Read meta = read_regular(rootfd, kGradescopeMetadata, kMaxMetadataBytes);
   if (!meta.refused.empty() || meta.text.size() > kMaxMetadataBytes)
-    throw std::invalid_argument(std::string(kGradescopeMetadata) + " " +
-                                (meta.refused.empty() ? "is larger than 16 MiB" : meta.refused));
+    throw std::invalid_argument(std::string(kGradescopeMetadata) + ": " +
+                                (meta.refused.empty() ? "larger than 16 MiB" : meta.refused));
   YAML::Node doc;
   try {
     doc = YAML::Load(meta.text);
   } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(std::string(kGradescopeMetadata) + ":" + std::to_string(e.mark.line + 1) +
-                                ": not YAML that can be read (" + e.msg + "): is this Gradescope's export?");
+    throw std::invalid_argument(std::string(kGradescopeMetadata) +
+                                (e.mark.is_null() ? std::string() : ":" + std::to_string(e.mark.line + 1)) +
+                                ": not YAML that can be read (" + (e.msg.empty() ? std::string("too deeply nested?") : e.msg) +
+                                "): is this Gradescope's export?");
   }
   if (!doc.IsMap()) throw std::invalid_argument(std::string(kGradescopeMetadata) + ": expected one entry per submission");
   std::map<std::string, YAML::Node> submissions;
@@ -166,11 +228,15 @@ void plan_gradescope(int rootfd, const std::vector<std::string>& top, LayoutPlan
       continue;
     }
     for (const auto& person : who) {
+      if (!person.IsMap())
+        throw std::invalid_argument(std::string(kGradescopeMetadata) + ": " + n +
+                                    "'s submitters are not listed as Gradescope lists them (:name:, :sid:, :email:)");
       Submitter s;
       s.identity.name = scalar(person, "name"), s.identity.sis_id = scalar(person, "sid");
       s.identity.email = scalar(person, "email");
       s.display = !s.identity.name.empty() ? s.identity.name : !s.identity.sis_id.empty() ? s.identity.sis_id : s.identity.email;
       if (s.display.empty()) s.display = n;
+      s.alias = s.identity.name;
       s.folder = n;
       s.tiebreak = !s.identity.sis_id.empty() ? s.identity.sis_id : n.substr(n.find('_') + 1);
       s.sources.push_back(whole({n}));
@@ -179,7 +245,8 @@ void plan_gradescope(int rootfd, const std::vector<std::string>& top, LayoutPlan
     submissions.erase(it);
   }
   for (const auto& [key, node] : submissions)
-    note(p, key, std::string("named in ") + kGradescopeMetadata + ", but the export has no such folder");
+    note(p, key.empty() ? "(an entry that is not a name)" : key,
+         std::string("named in ") + kGradescopeMetadata + ", but the export has no such folder");
 }
 
 }  // namespace
@@ -202,17 +269,19 @@ std::string layout_name(Layout l) {
   return "folders";
 }
 
-LayoutPlan plan_layout(int rootfd, Layout requested) {
+LayoutPlan plan_layout(int rootfd, Layout requested, const LayoutOptions& o) {
+  LayoutPlan p;
   std::vector<std::string> top;
   for (const auto& n : entries(rootfd))
-    if (n[0] != '.') top.push_back(n);  // .git, .DS_Store: not students
-  LayoutPlan p;
+    if (n[0] != '.') top.push_back(n);
+    else if (n != ".git" && n != ".github" && n != ".DS_Store" && n != ".gitignore")  // not students: said, not dropped
+      p.notes.push_back({n, "not graded: a hidden entry (its name begins with '.'); rename it if it is a student's", true});
   p.layout = requested == Layout::Auto ? detect(rootfd, top) : requested;
   switch (p.layout) {
     case Layout::Canvas:
     case Layout::Moodle: plan_prefixed(rootfd, top, p); break;
     case Layout::Gradescope: plan_gradescope(rootfd, top, p); break;
-    default: plan_folders(rootfd, top, p); break;
+    default: plan_folders(rootfd, top, o, p); break;
   }
   return p;
 }

@@ -3,8 +3,9 @@
 // only names, for each submitter, the folders and entries that are theirs.
 //
 //   folders           SUBMISSIONS/<student>/exercise3.cpp (by hand, a class's folder)
-//   canvas            SUBMISSIONS/<lastfirst>[_LATE]_<user id>_<submission id>_<file>, all in one folder
-//   moodle            SUBMISSIONS/<Full Name>_<participant>_assignsubmission_file_/<file>
+//   canvas            SUBMISSIONS/<lastfirst>[_LATE]_<user id>_<attachment id>_<file>, all in one folder
+//                     (anonymous grading: [LATE_]anon_<anonymous id>_<attachment id>_<file>)
+//   moodle            SUBMISSIONS/<Full Name>_<participant>_assignsubmission_file[_]/<file>
 //                     (or the same prefix on each file, without folders)
 //   gradescope        SUBMISSIONS/submission_metadata.yml and SUBMISSIONS/submission_<id>/<file>
 //                     ("Export Submissions"; the metadata names each submission's submitters)
@@ -35,6 +36,7 @@ struct Source {
 struct Submitter {
   std::string display;        // their name before any roster: folder, lastfirst, full name or login
   std::string folder;         // the top-level entry they came from, as matched against a roster
+  std::string alias;          // the name the LMS spells for them (lastfirst, full name), matched as a name
   std::string tiebreak;       // told apart by it when two share a display name (an LMS id)
   reports::Identity identity;  // what the download says of them
   std::vector<Source> sources;
@@ -46,9 +48,14 @@ struct LayoutPlan {
   std::vector<reports::IntakeNote> notes;  // top-level entries that belong to no one
 };
 
+struct LayoutOptions {
+  std::string root_name;            // SUBMISSIONS's own name ("hw3-submissions" names the assignment)
+  std::vector<std::string> logins;  // the roster's logins, which tell GitHub Classroom's prefix
+};
+
 // Reads the top of SUBMISSIONS (an open folder) and, for Auto, recognises
-// the layout. Throws std::invalid_argument for a Gradescope export whose
-// metadata cannot be read.
-LayoutPlan plan_layout(int rootfd, Layout requested);
+// the layout most of its entries fit. Throws std::invalid_argument for a
+// Gradescope export whose metadata cannot be read.
+LayoutPlan plan_layout(int rootfd, Layout requested, const LayoutOptions& o = {});
 
 }  // namespace grader

@@ -2,8 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <stdexcept>
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "files.h"
 
@@ -93,8 +99,14 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
 }
 
 std::vector<reports::Identity> read_roster(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw std::invalid_argument("--roster: " + path + ": " + (errno && !S_ISDIR(st.st_mode) ? std::strerror(errno) : "not a regular file"));
   const auto text = read_file(path);
-  if (!text) throw std::invalid_argument("--roster: cannot read " + path);
+  if (!text) throw std::invalid_argument("--roster: cannot read " + path + ": " + std::strerror(errno));
+  if (text->compare(0, 2, "\xFF\xFE") == 0 || text->compare(0, 2, "\xFE\xFF") == 0 || text->find('\0') != std::string::npos)
+    throw std::invalid_argument("--roster: " + path + " is not UTF-8 text (UTF-16, as Excel's \"Unicode text\" saves?): "
+                                "save it as \"CSV UTF-8\"");
   const auto rows = parse_csv(*text, path);
   if (rows.empty()) throw std::invalid_argument("--roster: " + path + " is empty; it needs a header line, such as id,name,login,email,section");
   // Header names, as each LMS spells its columns, to the field they fill.
@@ -103,7 +115,7 @@ std::vector<reports::Identity> read_roster(const std::string& path) {
       {"student name", "name"}, {"first name", "first"},       {"last name", "last"},
       {"surname", "last"},      {"id", "id"},                  {"user id", "id"},
       {"sis user id", "sis"},   {"student id", "sis"},         {"student number", "sis"},
-      {"sid", "sis"},           {"id number", "sis"},          {"identifier", "sis"},
+      {"sid", "sis"},           {"id number", "sis"},          {"sis_id", "sis"},          {"identifier", "sis"},
       {"login", "login"},       {"username", "login"},         {"sis login id", "login"},
       {"github_username", "login"}, {"github", "login"},       {"email", "email"},
       {"email address", "email"}, {"e-mail", "email"},         {"section", "section"},
@@ -114,9 +126,11 @@ std::vector<reports::Identity> read_roster(const std::string& path) {
       col[it->second] = k;
   if (!col.count("id") && !col.count("sis") && !col.count("login") && !col.count("email") && !col.count("name") &&
       !col.count("last"))
-    throw std::invalid_argument("--roster: " + path + ":1: no column names a student (its header is \"" +
-                                (rows[0].empty() ? "" : rows[0][0]) + (rows[0].size() > 1 ? ",…" : "") +
-                                "\"); give one of id, name, login, email, sis user id, as in id,name,login,email,section");
+    throw std::invalid_argument(
+        "--roster: " + path + ":1: no column names a student (its header is \"" + (rows[0].empty() ? "" : rows[0][0]) +
+        (rows[0].size() > 1 ? ",…" : "") + "\"); give one of id, name, login, email, sis user id, as in " +
+        "id,name,login,email,section" +
+        (rows[0].size() == 1 && rows[0][0].find(';') != std::string::npos ? " (its columns are separated by ';': save it with ',')" : ""));
   std::vector<reports::Identity> out;
   for (size_t r = 1; r < rows.size(); ++r) {
     auto get = [&](const char* f) {
@@ -129,46 +143,55 @@ std::vector<reports::Identity> read_roster(const std::string& path) {
     i.id = get("id"), i.sis_id = get("sis"), i.login = get("login"), i.email = get("email"), i.section = get("section");
     // GitHub Classroom's "identifier" is whatever the instructor listed, often an email.
     if (i.email.empty() && i.sis_id.find('@') != std::string::npos) std::swap(i.email, i.sis_id);
-    // Canvas's export has a "Points Possible" row, and notes: no student.
-    if (lower(i.name) == "points possible" || (i.id + i.sis_id + i.login + i.email + i.name).empty()) continue;
+    // Canvas's export has a "Points Possible" row and its test student: no students.
+    const std::string n = lower(i.name);
+    if (n == "points possible" || n == "student, test" || n == "test student" ||
+        (i.id + i.sis_id + i.login + i.email + i.name).empty())
+      continue;
+    // The same row twice (section exports joined) is one student.
+    if (std::any_of(out.begin(), out.end(), [&](const reports::Identity& o) {
+          return o.name == i.name && o.id == i.id && o.sis_id == i.sis_id && o.login == i.login && o.email == i.email;
+        }))
+      continue;
     out.push_back(i);
   }
   return out;
 }
 
-int match_roster(const std::vector<reports::Identity>& roster, const reports::Identity& who, const std::string& folder,
-                 bool& ambiguous) {
-  ambiguous = false;
-  auto best = [&](auto&& matches) {
-    int found = -1;
+RosterMatch match_roster(const std::vector<reports::Identity>& roster, const reports::Identity& who,
+                         const std::string& folder, const std::string& alias) {
+  auto local = [](const std::string& email) { return email.substr(0, email.find('@')); };
+  // Strongest first: what the LMS says of them, the folder's exact name, its
+  // name in any case, then their name as the LMS spells it.
+  const std::vector<std::function<bool(const reports::Identity&)>> tiers{
+      [&](const reports::Identity& r) {
+        return same(who.id, r.id) || same(who.sis_id, r.sis_id) || same(who.sis_id, r.id) || same(who.login, r.login) ||
+               same(who.email, r.email);
+      },
+      [&](const reports::Identity& r) {
+        return !folder.empty() && (folder == r.login || folder == r.sis_id || folder == r.id || folder == r.email);
+      },
+      [&](const reports::Identity& r) {
+        return same(r.login, folder) || same(r.sis_id, folder) || same(r.id, folder) || same(r.email, folder) ||
+               (!r.email.empty() && same(local(r.email), folder));
+      },
+      [&](const reports::Identity& r) {
+        const std::string mine = letters(alias.empty() ? folder : alias);
+        const auto forms = name_forms(r.name);
+        return !mine.empty() && std::find(forms.begin(), forms.end(), mine) != forms.end();
+      }};
+  RosterMatch m;
+  for (size_t t = 0; t < tiers.size(); ++t) {
+    std::vector<int> rows;
     for (size_t k = 0; k < roster.size(); ++k)
-      if (matches(roster[k])) {
-        if (found >= 0) {
-          ambiguous = true;
-          return -1;
-        }
-        found = static_cast<int>(k);
-      }
-    return found;
-  };
-  auto ends_with_login = [&](const std::string& login) {
-    const std::string f = lower(folder), l = lower(login);
-    return !l.empty() && f.size() > l.size() + 1 && f.compare(f.size() - l.size(), l.size(), l) == 0 &&
-           f[f.size() - l.size() - 1] == '-';
-  };
-  const int by_id = best([&](const reports::Identity& r) {
-    const std::string local = r.email.substr(0, r.email.find('@'));
-    return same(who.id, r.id) || same(who.sis_id, r.sis_id) || same(who.sis_id, r.id) || same(who.login, r.login) ||
-           same(who.email, r.email) || same(r.login, folder) || same(r.sis_id, folder) || same(r.id, folder) ||
-           same(r.email, folder) || (!local.empty() && same(local, folder)) || ends_with_login(r.login);
-  });
-  if (by_id >= 0 || ambiguous) return by_id;
-  const std::string mine = letters(who.name.empty() ? folder : who.name);
-  if (mine.empty()) return -1;
-  return best([&](const reports::Identity& r) {
-    const auto forms = name_forms(r.name);
-    return std::find(forms.begin(), forms.end(), mine) != forms.end();
-  });
+      if (tiers[t](roster[k])) rows.push_back(static_cast<int>(k));
+    if (rows.empty()) continue;
+    m.tier = static_cast<int>(t) + 1;
+    if (rows.size() == 1) m.row = rows[0];
+    else m.tied = rows;
+    return m;
+  }
+  return m;
 }
 
 }  // namespace grader

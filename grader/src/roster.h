@@ -5,8 +5,10 @@
 //
 // Columns are found by their header, in any case and order. Recognised:
 //   name:    name, full name, student (Canvas), or first name + last name/surname (Moodle)
-//   id:      id (Canvas's user id, as its download's file names carry it)
-//   sis_id:  sis user id, student id, student number, sid, id number, identifier (GitHub Classroom)
+//   id:      id (the LMS's own user id: Canvas's ID, as its download's file
+//            names carry it and canvas.csv writes it back; not a student number)
+//   sis_id:  sis_id, sis user id, student id, student number, sid, id number, identifier (GitHub
+//            Classroom's; moved to email when it is one)
 //   login:   login, username, sis login id, github_username, github
 //   email:   email, email address, e-mail
 //   section: section, group
@@ -28,13 +30,18 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
 // cannot be read, has no usable header, or a row with no identity.
 std::vector<reports::Identity> read_roster(const std::string& path);
 
-// What a submission tells of its author (from the LMS's names), matched
-// against the roster: by an identifier first (id, sis_id, login, email; the
-// folder's name against each of them, or ending in "-login" as GitHub
-// Classroom names repositories), by the name only when no identifier
-// matched. Returns the row's index, -1 when none; `ambiguous` is set when
-// more than one row matched equally well (then none is taken).
-int match_roster(const std::vector<reports::Identity>& roster, const reports::Identity& who,
-                 const std::string& folder, bool& ambiguous);
+// A submission's roster row, by the strongest evidence that names exactly
+// one: tier 1, what the LMS says of them (id, SIS id, login, email); 2, the
+// folder's name equal to one of those; 3, the same in any case, or the
+// email's local part; 4, their name as the LMS spells it (`alias`: Canvas's
+// "doejane" meets "Doe, Jane" and "Jane Doe"). Where a tier names several
+// rows, they are `tied` and none is taken.
+struct RosterMatch {
+  int row = -1;   // -1: none
+  int tier = 0;   // 1 (strongest) to 4; 0 when nothing matched
+  std::vector<int> tied;
+};
+RosterMatch match_roster(const std::vector<reports::Identity>& roster, const reports::Identity& who,
+                         const std::string& folder, const std::string& alias);
 
 }  // namespace grader

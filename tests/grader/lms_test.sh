@@ -77,6 +77,13 @@ for f in gradebook.csv canvas.csv moodle.csv checks.csv summary.json summary.htm
 done
 [ $same = 1 ] && ok "2 shards with a roster merge to the same files as one run"
 
+# Shards of one class only: one graded with another option is refused, naming it.
+batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homework 4 (78)" --shard 2/2 \
+  --out "$scratch/cs2x" >/dev/null 2>&1
+"$grade" merge "$scratch/cs1" "$scratch/cs2x" --out "$scratch/cmx" >"$scratch/cmx.log" 2>&1
+[ $? = 64 ] && grep -q "graded with other options than .* (--lms-assignment)" "$scratch/cmx.log" &&
+  ok "shards graded with other options are not merged (the option is named)" || fail "mixed shards: $(cat "$scratch/cmx.log")"
+
 # Moodle: a folder per participant (and a file-prefixed one); the worksheet carries "Participant N".
 d=$scratch/moodle
 mkdir -p "$d/Jane Doe_123456_assignsubmission_file_" "$d/Élodie Martin_123457_assignsubmission_file_"

@@ -99,7 +99,8 @@ TEST_CASE("Canvas's flat download: lastfirst[_LATE]_userid_submissionid_file", "
     CHECK(r.identities.at("emartin").sis_id == "S2");
     CHECK(r.identities.at("emartin").name == "Martin, Élodie");
     CHECK(text_of(r, "smithbob", "exercise3") == "another smithbob");  // user 1004: not on the roster
-    CHECK(noted(r, "smithbob_1004_5004_exercise3.cpp", "not on the roster"));
+    // Its name fits Bob's row too, but user 1003's id matches it better.
+    CHECK(noted(r, "smithbob_1004_5004_exercise3.cpp", "would be bsmith on the roster, but smithbob_1003_"));
   }
 }
 
@@ -226,10 +227,129 @@ TEST_CASE("rosters: RFC 4180, any header spelling, and clear errors", "[grader][
   TempDir t;
   CHECK_THROWS_WITH(roster_from(t.path / "bad.csv", "score,comment\n3,ok\n"),
                     Catch::Contains("bad.csv:1: no column names a student") && Catch::Contains("id,name,login,email,section"));
-  CHECK_THROWS_WITH(grader::read_roster((t.path / "none.csv").string()), Catch::Contains("cannot read"));
+  CHECK_THROWS_WITH(grader::read_roster((t.path / "none.csv").string()), Catch::Contains("none.csv: No such file"));
   const auto r = roster_from(t.path / "ok.csv", "Full Name , E-mail,Group\nZoë Ng,zoe@x.edu,Tue\n,,\n");
   REQUIRE(r.size() == 1);
   CHECK(r[0].name == "Zoë Ng");
   CHECK(r[0].email == "zoe@x.edu");
   CHECK(r[0].section == "Tue");
+}
+
+// Found by a fresh pair of eyes trying to break the intake (issue 22): each
+// case a download or a student could produce.
+TEST_CASE("a name after the LMS's prefix never decides whose file it is", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path m = t.path / "moodle-flat";
+  write(m / "Bob Smith_200_assignsubmission_file_exercise3.cpp", "bob 3");
+  write(m / "Eve Evil_201_assignsubmission_file_x_200_assignsubmission_file_exercise3.cpp", "eve's trap");
+  write(m / "Eve Evil_201_assignsubmission_file_exercise5.cpp", "eve 5");
+  const auto in = take(m);
+  CHECK(text_of(in, "Bob Smith", "exercise3") == "bob 3");
+  CHECK(text_of(in, "Eve Evil", "exercise3") == "eve's trap");  // her own, under her own name
+  const fs::path c = t.path / "canvas";
+  write(c / "doejane_1001_5001_x_1002_5002_exercise3.cpp", "jane's trap");
+  write(c / "smithjohn_1002_5003_exercise3.cpp", "john 3");
+  write(c / "de_lacruzjuan_1010_5010_exercise3.cpp", "juan 3");  // Canvas keeps '_' in names
+  write(c / "anon_aB3xY_7001_exercise3.cpp", "anonymous 3");      // anonymous grading
+  write(c / "LATE_anon_Qz9Kp_7002_exercise5.cpp", "anonymous late 5");
+  const auto ci = take(c);
+  CHECK(ci.layout == "canvas");
+  CHECK(text_of(ci, "smithjohn", "exercise3") == "john 3");
+  CHECK(text_of(ci, "doejane", "exercise3") == "jane's trap");
+  CHECK(text_of(ci, "de_lacruzjuan", "exercise3") == "juan 3");
+  CHECK(text_of(ci, "anon_aB3xY", "exercise3") == "anonymous 3");
+  CHECK(text_of(ci, "anon_Qz9Kp", "exercise5") == "anonymous late 5");
+  CHECK(!ci.identities.count("anon_aB3xY"));  // an anonymous id is no Canvas user id
+}
+
+TEST_CASE("the layout most entries fit: one stray or planted entry does not turn the class", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path c = t.path / "canvas";
+  write(c / "doejane_1001_5001_exercise3.cpp", "jane");
+  write(c / "smithjohn_1002_5003_exercise3.cpp", "john");
+  write(c / "evileve_1003_5005_x_1_assignsubmission_file_.txt", "planted");
+  CHECK(take(c).layout == "canvas");
+  const fs::path f = t.path / "class";
+  write(f / "alice" / "exercise3.cpp", "alice");
+  write(f / "bob" / "exercise3.cpp", "bob");
+  write(f / "old_12_34_notes.txt", "stray");
+  write(f / "Notes_2024_assignsubmission_file_" / "x.txt", "stray");
+  const auto in = take(f);
+  CHECK(in.layout == "folders");
+  CHECK(text_of(in, "alice", "exercise3") == "alice");
+  const fs::path m4 = t.path / "moodle4";  // Moodle 4: no trailing '_' on the folders
+  write(m4 / "Jane Doe_101_assignsubmission_file" / "exercise3.cpp", "jane");
+  write(m4 / "Jane Doe_101_assignsubmission_onlinetext" / "onlinetext.html", "<p/>");
+  const auto m = take(m4);
+  CHECK(m.layout == "moodle");
+  CHECK(m.students == std::vector<std::string>{"Jane Doe"});
+  CHECK(text_of(m, "Jane Doe", "exercise3") == "jane");
+}
+
+TEST_CASE("GitHub Classroom: logins with '-', and no login taken by its suffix", "[grader][intake][layouts]") {
+  TempDir t;
+  const fs::path d = t.path / "hw3-submissions";  // as `gh classroom clone student-repos` names it
+  for (const char* who : {"mary-jo", "mary-ann"}) {
+    fs::create_directories(d / (std::string("hw3-") + who) / ".git");
+    write(d / (std::string("hw3-") + who) / "exercises" / "exercise3.cpp", who);
+  }
+  const auto in = take(d);
+  CHECK(in.students == std::vector<std::string>{"mary-ann", "mary-jo"});
+  const fs::path g = t.path / "clones";
+  for (const char* who : {"alice", "bob", "a-bob", "jim-bob"}) {
+    fs::create_directories(g / (std::string("hw3-") + who) / ".git");
+    write(g / (std::string("hw3-") + who) / "exercises" / "exercise3.cpp", who);
+  }
+  write(g / "hw3-alice" / "exercise5.cpp", "alice 5 at the top");  // not where the release puts it: still found
+  const auto roster = roster_from(t.path / "r.csv", "identifier,github_username,github_id,name\n"
+                                                    "alice@u.edu,alice,1,Alice A\nbob@u.edu,bob,2,Bob B\n");
+  const auto r = take(g, Layout::Auto, &roster);
+  CHECK(text_of(r, "bob", "exercise3") == "bob");  // not a-bob's, not jim-bob's
+  CHECK(text_of(r, "a-bob", "exercise3") == "a-bob");
+  CHECK(text_of(r, "jim-bob", "exercise3") == "jim-bob");
+  CHECK(text_of(r, "alice", "exercise5") == "alice 5 at the top");
+  CHECK(noted(r, "hw3-jim-bob", "not on the roster"));
+}
+
+TEST_CASE("a roster's student keeps their name against look-alikes", "[grader][intake][roster]") {
+  TempDir t;
+  const fs::path d = t.path / "class";
+  write(d / "msmith" / "exercise3.cpp", "mike");
+  write(d / "marys" / "exercise3.cpp", "mary");
+  write(d / "Alice" / "exercise3.cpp", "other Alice");
+  write(d / "alice" / "exercise3.cpp", "alice");
+  write(d / ".bob" / "exercise3.cpp", "hidden");
+  write(d / "carl" / ".exercise5.cpp", "hidden file");
+  write(d / "carl" / "exercise3-9.cpp", "copy 9");
+  write(d / "carl" / "exercise3-10.cpp", "copy 10");
+  const auto roster = roster_from(t.path / "r.csv", "id,name,login,email\n1,Mike Smith,msmith,mike.smith@u.edu\n"
+                                                    "2,Mary Smith,marys,msmith@u.edu\n2,Mary Smith,marys,msmith@u.edu\n"
+                                                    "3,Alice A,alice,\n4,Carl C,carl,\n");
+  CHECK(roster.size() == 4);  // the repeated row is one student
+  const auto r = take(d, Layout::Folders, &roster);
+  CHECK(text_of(r, "msmith", "exercise3") == "mike");  // his login, exactly, beats Mary's email's local part
+  CHECK(text_of(r, "marys", "exercise3") == "mary");
+  CHECK(text_of(r, "alice", "exercise3") == "alice");  // the exact folder name wins over "Alice"
+  CHECK(text_of(r, "Alice", "exercise3") == "other Alice");
+  CHECK(noted(r, "Alice", "would be alice on the roster, but alice matches them better"));
+  CHECK(noted(r, ".bob", "hidden entry"));
+  CHECK(noted(r, "carl/.exercise5.cpp", "hidden file"));
+  CHECK(text_of(r, "carl", "exercise3") == "copy 10");  // the highest copy number, not the last by name
+}
+
+TEST_CASE("a submission on no row cannot take a roster student's name", "[grader][intake][roster]") {
+  TempDir t;
+  const fs::path d = t.path / "gs";
+  write(d / "submission_100" / "exercise3.cpp", "impostor");
+  write(d / "submission_200" / "exercise3.cpp", "the real alice");
+  write(d / "submission_metadata.yml", ":submission_100:\n  :submitters:\n  - :name: alice\n    :email: sneaky@x.com\n"
+                                       ":submission_200:\n  :submitters:\n  - :name: Alice Real\n    :sid: '111'\n");
+  const auto roster = roster_from(t.path / "r.csv", "name,login,email,sid\nAlice Real,alice,alice@u.edu,111\n");
+  const auto r = take(d, Layout::Auto, &roster);
+  CHECK(text_of(r, "alice", "exercise3") == "the real alice");
+  CHECK(r.identities.at("alice").email == "alice@u.edu");
+  CHECK(r.students.size() == 2);
+  CHECK(text_of(r, r.students[0] == "alice" ? r.students[1] : r.students[0], "exercise3") == "impostor");
+  write(d / "submission_metadata.yml", ":submission_100:\n  :submitters:\n  - alice\n");
+  CHECK_THROWS_WITH(take(d), Catch::Contains("submission_100's submitters are not listed as Gradescope lists them"));
 }
