@@ -13,30 +13,12 @@ set -uo pipefail
 grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$(readlink -f "$3")
 rm -rf "$scratch" && mkdir -p "$scratch"
 export GRADLAB_CACHE="$scratch/cache" NO_COLOR=1 CI=1
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
-
-# grade batch refuses to run a class's files without bubblewrap unless told
-# to; where bubblewrap cannot start, this test tells it to.
-iso=()
-/usr/bin/bwrap --unshare-all --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc \
-  --dev /dev /usr/bin/true 2>/dev/null || iso=(--no-isolation)
+. "$(dirname "$0")/common.sh"
 grade_batch() { "$grade" batch "$@" "${iso[@]}"; }
 
 class=$scratch/class
 fx=$src/tests/fixtures
-add() { mkdir -p "$class/$1" && cp "$3" "$class/$1/$2.cpp"; }
-add alice exercise3 "$src/solutions/exercise3.cpp"
-add alice exercise5 "$src/solutions/exercise5.cpp"
-add bob exercise3 "$fx/exercise3/forgot-retain-grad.cpp"
-add bob exercise5 "$fx/exercise5/one-expression.cpp"
-add carol exercise3 "$fx/exercise3/compile-error.cpp"
-add dave exercise3 "$fx/exercise3/segfault.cpp"
-add dave exercise5 "$fx/exercise5/multiply-in-place.cpp"
-add frank exercise3 "$src/solutions/exercise3.cpp"   # the same file as alice's: graded once
-add "o'brien, jr" exercise3 "$fx/exercise3/wrong-sign.cpp"
-mkdir -p "$class/erin"                               # submitted nothing
+sample_class "$class" "$src"
 class_files="gradebook.csv canvas.csv moodle.csv checks.csv summary.json summary.html batch.json"
 same_class_files() {  # DIR_A DIR_B WHAT
   local f bad=0

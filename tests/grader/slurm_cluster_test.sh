@@ -20,9 +20,7 @@ set -uo pipefail
 grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$(readlink -f "$3")
 export PATH="$PATH:/usr/sbin:/sbin" NO_COLOR=1 CI=1
 cluster=$scratch/cluster conf=$scratch/cluster/slurm.conf
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
+. "$(dirname "$0")/common.sh"
 skip() { echo "skipped: $*"; exit 77; }
 # The test's own shell never exports SLURM_CONF: only the daemons, the Slurm
 # commands and the jobs carry it, which is how teardown finds a straggler.
@@ -148,24 +146,12 @@ ok "a one-machine Slurm cluster is up (node $host idle, 8 CPUs, 32000 MB as conf
 # The class (batch_test.sh's): 7 students, 9 submissions, a name that needs
 # CSV quoting, one student with nothing; 2 of the 8 shards are empty.
 class=$scratch/class
-fx=$src/tests/fixtures
-add() { mkdir -p "$class/$1" && cp "$3" "$class/$1/$2.cpp"; }
-add alice exercise3 "$src/solutions/exercise3.cpp"
-add alice exercise5 "$src/solutions/exercise5.cpp"
-add bob exercise3 "$fx/exercise3/forgot-retain-grad.cpp"
-add bob exercise5 "$fx/exercise5/one-expression.cpp"
-add carol exercise3 "$fx/exercise3/compile-error.cpp"
-add dave exercise3 "$fx/exercise3/segfault.cpp"
-add dave exercise5 "$fx/exercise5/multiply-in-place.cpp"
-add frank exercise3 "$src/solutions/exercise3.cpp"
-add "o'brien, jr" exercise3 "$fx/exercise3/wrong-sign.cpp"
-mkdir -p "$class/erin"
+sample_class "$class" "$src"
 
 # The jobs run in $job, where ./grade is the grader under test on this
 # course (plus --no-isolation for `batch` where bubblewrap cannot start).
-iso=""
-/usr/bin/bwrap --unshare-all --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc \
-  --dev /dev /usr/bin/true 2>/dev/null || iso=" --no-isolation"
+iso_flag=""
+bubblewrap_works || iso_flag=" --no-isolation"
 # A blank and a comma in the results folder: the merge job's command must quote it.
 job=$scratch/job results="$scratch/results, graded"
 mkdir -p "$job"
@@ -173,7 +159,7 @@ cat >"$job/grade" <<EOF
 #!/usr/bin/env bash
 # The jobs' ./grade: the grader under test, on the course at SOURCE_DIR.
 export GRADLAB_COURSE=$(printf %q "$src")
-[ "\$1" = batch ] && exec $(printf %q "$grade") "\$@"$iso
+[ "\$1" = batch ] && exec $(printf %q "$grade") "\$@"$iso_flag
 exec $(printf %q "$grade") "\$@"
 EOF
 chmod +x "$job/grade"

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "intake.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using grader::IntakeFile;
@@ -20,23 +21,10 @@ using grader::take_submissions;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "gradlab-intake-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct TempDir : gradlab_test::TempDir {
+  TempDir() : gradlab_test::TempDir("gradlab-intake") {}
 };
-
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
+using gradlab_test::write;
 
 const IntakeFile* find(const grader::Intake& in, const std::string& student, const std::string& exercise) {
   for (const auto& f : in.files)

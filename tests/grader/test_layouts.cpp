@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "intake.h"
+#include "temp_dir.h"
 #include "roster.h"
 
 namespace fs = std::filesystem;
@@ -17,23 +18,10 @@ using grader::Layout;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "gradlab-layouts-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct TempDir : gradlab_test::TempDir {
+  TempDir() : gradlab_test::TempDir("gradlab-layouts") {}
 };
-
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
+using gradlab_test::write;
 
 std::string text_of(const grader::Intake& in, const std::string& student, const std::string& exercise) {
   for (const auto& f : in.files)
