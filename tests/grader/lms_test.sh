@@ -6,7 +6,8 @@
 # under each LMS's documented columns, with a verdict beside each score;
 # --bom; who handed in nothing is listed in the terminal and the summary and
 # left out of the statistics; a sharded run with a roster merges to the same
-# bytes; bad flags and a bad roster are usage errors that say what is wrong.
+# bytes; container mode (no user namespaces) takes and names the fallback
+# fence; bad flags and a bad roster are usage errors that say what is wrong.
 #   lms_test.sh GRADE_BINARY SOURCE_DIR SCRATCH_DIR
 set -uo pipefail
 grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$(readlink -f "$3")
@@ -143,6 +144,26 @@ assert set(g) == {"jdoe", "emartin", "carl@example.edu"}, g.keys()
 assert g["jdoe"]["name"] == "Jane Doe" and g["jdoe"]["exercise3 verdict"] == "ok", g["jdoe"]
 assert g["carl@example.edu"]["exercise3 verdict"] == "missing" and g["carl@example.edu"]["total"] == "", g
 PY
+
+# Container mode: inside a user namespace that may not make another (Docker's
+# default seccomp profile, a Kubernetes pod), as an unprivileged user, grade
+# batch takes the fallback fence by itself, says so, and every report and
+# the summary name it.
+if bubblewrap_works && bwrap --dev-bind / / --unshare-user --disable-userns --uid 1000 -- true 2>/dev/null; then
+  c=$scratch/container && mkdir -p "$c/class/alice" && cp "$sol/exercise3.cpp" "$c/class/alice/" && chmod -R a+rwX "$c"
+  bwrap --dev-bind / / --unshare-user --disable-userns --uid 1000 --gid 1000 --setenv GRADLAB_CACHE "$c/cache" \
+    --setenv HOME "$c" -- "$grade" batch "$c/class" --exercises exercise3 --out "$c/out" >"$c/log" 2>&1
+  if grep -q "runs in the fallback fence" "$c/log" && grep -q '"isolation": "fallback"' "$c/out/students/alice/exercise3/report.json" &&
+     grep -q 'the fallback fence' "$c/out/students/alice/exercise3/report.html" &&
+     grep -q 'id="fence">Student code ran in the fallback fence' "$c/out/summary.html" &&
+     python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["fences"] == {"fallback": 1}' "$c/out/summary.json"; then
+    ok "in a container without user namespaces the fallback fence is taken by itself and named in the log, the report and the summary"
+  else
+    fail "container mode: $(tail -5 "$c/log")"
+  fi
+else
+  echo "skipped: container mode (bubblewrap cannot make the user namespace that stands for a container here)"
+fi
 
 # Usage errors say what is wrong.
 "$grade" batch "$scratch/canvas" --layout blackboard >"$scratch/u1.log" 2>&1
