@@ -135,8 +135,11 @@ void backend::Backend::gemm_transposed(const Tensor& out, const Tensor& a, bool 
   gemm(out, trans_a ? t(a) : a, trans_b ? t(b) : b, beta);
 }
 
+// The number goes straight into out's dtype, as the CPU backend's own kernel
+// takes it: a double never passes through float on the way (a float64
+// tensor times log(2.5) on the GPU was off by float's rounding).
 void backend::Backend::binary_scalar(Binary op, const Tensor& out, const Tensor& a, Scalar s, double alpha) {
-  binary(op, out, a, as_type(scalar_like(s, a, s.default_type()), out.scalar_type()), alpha);
+  binary(op, out, a, scalar_like(s, a, out.scalar_type()), alpha);
 }
 
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype) {
