@@ -128,6 +128,16 @@ reports::ClassResults collect(const std::string& out, const std::vector<std::str
 
 // `shards`: the shard numbers this folder holds (K of a `--shard K/N` run,
 // or all a merge took), written to batch.json for `grade merge` to check.
+// A student's identity in batch.json, field by field, and back.
+json identity_json(const reports::Identity& i) {
+  return {{"name", i.name},   {"id", i.id},         {"sis_id", i.sis_id},          {"login", i.login},
+          {"email", i.email}, {"section", i.section}, {"participant", i.participant}};
+}
+reports::Identity identity_from(const json& j) {
+  return {j.value("name", ""),  j.value("id", ""),      j.value("sis_id", ""),     j.value("login", ""),
+          j.value("email", ""), j.value("section", ""), j.value("participant", "")};
+}
+
 // `options`: how the class was read and written (grading_options), which
 // every shard of one class must share.
 std::string write_class_files(const std::string& out, const reports::ClassResults& c, const std::vector<int>& shards,
@@ -142,13 +152,11 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
   for (const auto& e : c.exercises) ex.push_back({{"id", e.id}, {"title", e.title}, {"max_score", e.max_score}});
   manifest["exercises"] = ex;
   manifest["students"] = c.students;
-  // What merge needs to write the same class files as one unsharded run.
+  // What merge needs to write the same class files as one unsharded run
+  // (the CSV options are in `options`).
   manifest["layout"] = c.layout;
-  manifest["csv"] = {{"bom", c.csv_bom}, {"lms_assignment", c.lms_assignment}};
   json ids = json::object();
-  for (const auto& [st, i] : c.identities)
-    ids[st] = {{"name", i.name}, {"id", i.id}, {"sis_id", i.sis_id}, {"login", i.login},
-               {"email", i.email}, {"section", i.section}, {"participant", i.participant}};
+  for (const auto& [st, i] : c.identities) ids[st] = identity_json(i);
   manifest["identities"] = ids;
   manifest["shard_count"] = c.shards;
   manifest["shards"] = shards;
@@ -215,11 +223,11 @@ json grading_options(const BatchOptions& opt) {
 
 // Every student with no file at all, named at the end of the run (and in the summary).
 void report_nothing_handed_in(const reports::ClassResults& c, std::ostream& log) {
+  const std::vector<std::string> nothing = c.nothing_handed_in();
   std::string list;
-  size_t n = 0;
-  for (const auto& st : c.students)
-    if (c.submitted_nothing(st)) list += (n++ ? ", " : "") + reports::visible(st, false);
-  if (n) log << "no submission from " << n << (n == 1 ? " student: " : " students: ") << list << "\n";
+  for (const auto& st : nothing) list += (list.empty() ? "" : ", ") + reports::visible(st, false);
+  if (!nothing.empty())
+    log << "no submission from " << nothing.size() << (nothing.size() == 1 ? " student: " : " students: ") << list << "\n";
 }
 
 }  // namespace
@@ -316,7 +324,8 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   if (intake.layout != "folders") log << " (read as a " << intake.layout << " download)";
   if (opt.shards > 1) log << " (shard " << opt.shard << "/" << opt.shards << ")";
   log << "; " << tasks.size() - todo.size() << " already graded, " << todo.size() << " to grade with " << opt.jobs
-      << (opt.jobs == 1 ? " job" : " jobs") << "\n";  if (intake.files.empty() && !intake.notes.empty())
+      << (opt.jobs == 1 ? " job" : " jobs") << "\n";
+  if (intake.files.empty() && !intake.notes.empty())
     log << "grade batch: warning: no exercise file was found in " << opt.submissions << " (read as " << intake.layout
         << "), though it holds entries (listed at the end): is --layout right, or --exercises?\n";
 
@@ -503,9 +512,7 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
       for (const auto& n : m["intake"])
         intake.push_back({n.value("entry", ""), n.value("reason", ""), n.value("refused", true)});
     const json ids = m.value("identities", json::object());
-    for (const auto& [st, i] : ids.items())
-      identities[st] = {i.value("name", ""), i.value("id", ""),      i.value("sis_id", ""),     i.value("login", ""),
-                        i.value("email", ""), i.value("section", ""), i.value("participant", "")};
+    for (const auto& [st, i] : ids.items()) identities[st] = identity_from(i);
     for (const auto& e : m["exercises"])
       exercises[e.value("id", "")] = {e.value("id", ""), e.value("title", ""), e.value("max_score", 0.0)};
     for (const auto& s : m["students"]) {
@@ -529,17 +536,19 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
                intake.end());
   c.intake = intake;
   c.identities = identities;
+  // The same in every shard: their options were checked above.
   const json& first = manifests.front();
-  c.layout = first.value("layout", "");  // the same in every shard: the options are
-  c.csv_bom = first.value("csv", json::object()).value("bom", false);
-  c.lms_assignment = first.value("csv", json::object()).value("lms_assignment", std::string("gradlab"));
+  const json options = first.value("options", json::object());
+  c.layout = first.value("layout", "");
+  c.csv_bom = options.value("bom", false);
+  c.lms_assignment = options.value("lms_assignment", std::string("gradlab"));
   // A complete merge is the whole class, as one unsharded run would write
   // it; a partial one keeps saying which shards it holds and which it lacks.
   c.shards = missing.empty() ? 1 : shard_count;
   c.missing_shards = missing;
   const std::string err =
       write_class_files(out, c, missing.empty() ? std::vector<int>{1} : std::vector<int>(held.begin(), held.end()),
-                        manifests.front().value("options", json::object()));
+                        options);
   if (!err.empty()) throw std::runtime_error(err);
   report_nothing_handed_in(c, log);
   if (!missing.empty())

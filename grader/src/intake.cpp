@@ -73,13 +73,20 @@ reports::Identity merged(reports::Identity r, const reports::Identity& lms) {
   return r;
 }
 
-// The copy number an LMS or a browser gave a file: "exercise3 (10).cpp" and
-// Canvas's "exercise3-10.cpp" are 10, "exercise3.cpp" 0.
-long copy_number(const std::string& name) {
-  static const std::regex mark(R"((?: \(([0-9]{1,9})\)|-([0-9]{1,9}))\.[cC][pP][pP]$)");
+// The copy mark an LMS or a browser adds to a name's stem: "exercise3 (10)",
+// Canvas's resubmission "exercise3-10". The stem without it, and its number
+// (0: none, or too long to be one).
+std::pair<std::string, long> without_copy_mark(const std::string& stem) {
+  static const std::regex mark(R"((?: \(([0-9]+)\)|-([0-9]+))$)");
   std::smatch m;
-  if (!std::regex_search(name, m, mark)) return 0;
-  return std::stol(m[1].matched ? m[1].str() : m[2].str());
+  if (!std::regex_search(stem, m, mark)) return {stem, 0};
+  const std::string digits = m[1].matched ? m[1].str() : m[2].str();
+  return {stem.substr(0, static_cast<size_t>(m.position(0))), digits.size() <= 9 ? std::stol(digits) : 0};
+}
+
+// A file's copy number: "exercise3 (10).cpp" is 10, "exercise3.cpp" 0.
+long copy_number(const std::string& name) {
+  return without_copy_mark(name.substr(0, name.size() >= 4 ? name.size() - 4 : 0)).second;
 }
 
 // Whether `name` is to be graded for `exercise` rather than `held`: the
@@ -309,10 +316,7 @@ std::string exercise_named(const std::string& file, const std::vector<std::strin
   for (char c : file) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (n.size() < 5 || n.compare(n.size() - 4, 4, ".cpp") != 0) return "";
   n.resize(n.size() - 4);
-  // Copies an LMS or a browser numbered: "exercise3 (1)", Canvas's
-  // resubmission "exercise3-1".
-  static const std::regex copy_mark(R"(( \([0-9]+\)|-[0-9]+)$)");
-  const std::string bare = std::regex_replace(n, copy_mark, "");
+  const std::string bare = without_copy_mark(n).first;  // "exercise3 (1)" is exercise3
   for (const std::string& stem : {n, bare})
     for (const auto& e : exercises) {
       std::string want;

@@ -36,7 +36,6 @@ ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e) {
       s.scores.push_back(x->score);
       s.verdicts[x->verdict] = s.verdicts.value(x->verdict, 0) + 1;
       ++s.statuses[gradebook_status(x)];
-      if (!x->isolation.empty()) ++s.fences[x->isolation];
       ++s.histogram[static_cast<size_t>(bin_of(x->score, e.max_score))];
     }
   s.missing = c.students.size() - s.scores.size();
@@ -61,6 +60,13 @@ TotalStats total_stats(const ClassResults& c) {
   t.mean = mean_of(t.totals);
   t.median = median_of(t.totals);
   return t;
+}
+
+std::map<std::string, int> class_fences(const ClassResults& c) {
+  std::map<std::string, int> fences;
+  for (const auto& [key, x] : c.entries)
+    if (!x.isolation.empty()) ++fences[x.isolation];
+  return fences;
 }
 
 std::vector<FailedCheck> most_failed(const ClassResults& c) {

@@ -18,7 +18,6 @@ struct ExerciseStats {
   size_t missing = 0;          // students with no file for it
   json verdicts = json::object();  // verdict -> count, in a fixed order
   std::map<std::string, int> statuses;  // gradebook_status -> count (missing apart)
-  std::map<std::string, int> fences;    // the fence each ran in -> count
   double mean = 0, median = 0;
   std::vector<int> histogram = std::vector<int>(kBins, 0);
 };
@@ -31,6 +30,9 @@ struct TotalStats {
   std::vector<int> histogram = std::vector<int>(kBins, 0);
 };
 TotalStats total_stats(const ClassResults& c);
+
+// How many of the class's runs each fence held ("bubblewrap", "fallback").
+std::map<std::string, int> class_fences(const ClassResults& c);
 
 struct FailedCheck {
   std::string exercise, check, name;

@@ -43,6 +43,13 @@ bool ClassResults::submitted_nothing(const std::string& student) const {
   return true;
 }
 
+std::vector<std::string> ClassResults::nothing_handed_in() const {
+  std::vector<std::string> out;
+  for (const auto& st : students)
+    if (submitted_nothing(st)) out.push_back(st);
+  return out;
+}
+
 const Identity& ClassResults::identity(const std::string& student) const {
   static const Identity none;
   auto it = identities.find(student);
@@ -158,10 +165,8 @@ json summary_json(const ClassResults& c) {
   if (!c.layout.empty()) j["layout"] = c.layout;
   // Who handed in nothing at all: listed, and left out of every statistic.
   json nothing = json::array();
-  for (const auto& st : c.students)
-    if (c.submitted_nothing(st)) nothing.push_back(visible(st, false));
+  for (const auto& st : c.nothing_handed_in()) nothing.push_back(visible(st, false));
   j["submitted_nothing"] = nothing;
-  std::map<std::string, int> fences;
   json ex = json::array();
   for (const auto& e : c.exercises) {
     const ExerciseStats s = exercise_stats(c, e);
@@ -173,7 +178,6 @@ json summary_json(const ClassResults& c) {
     x["missing"] = s.missing;
     x["verdicts"] = s.verdicts;
     x["gradebook_verdicts"] = s.statuses;
-    for (const auto& [f, n] : s.fences) fences[f] += n;
     x["mean"] = rounded(s.mean);
     x["median"] = rounded(s.median);
     x["min"] = s.scores.empty() ? 0.0 : s.scores.front();
@@ -185,7 +189,7 @@ json summary_json(const ClassResults& c) {
   const TotalStats t = total_stats(c);
   // The fence the class's code ran in: "fallback" in containers without
   // user namespaces (grader/SECURITY.md), "bubblewrap" elsewhere.
-  j["fences"] = fences;
+  j["fences"] = class_fences(c);
   j["total"] = {{"students", t.totals.size()},
                 {"max_score", c.max_total()},
                 {"mean", rounded(t.mean)},

@@ -77,9 +77,7 @@ std::string verdict_cells(const json& verdicts) {
 
 // Which fence held the class's code, said where an instructor looks first.
 std::string fence_sentence(const ClassResults& c) {
-  std::map<std::string, int> fences;
-  for (const auto& e : c.exercises)
-    for (const auto& [f, n] : exercise_stats(c, e).fences) fences[f] += n;
+  const std::map<std::string, int> fences = class_fences(c);
   if (fences.empty()) return "No student code ran.";
   std::string s;
   for (const auto& [f, n] : fences)
@@ -138,9 +136,7 @@ std::string summary_html(const ClassResults& c) {
   }
   s += "</section>\n";
 
-  std::vector<std::string> nothing;
-  for (const auto& st : c.students)
-    if (c.submitted_nothing(st)) nothing.push_back(st);
+  const std::vector<std::string> nothing = c.nothing_handed_in();
   if (!nothing.empty()) {
     s += "<section class=\"card\" id=\"nothing\" aria-labelledby=\"nothing-title\">\n<h2 id=\"nothing-title\">"
          "No submission <span class=\"sub\">" + std::to_string(nothing.size()) +

@@ -88,6 +88,7 @@ struct ClassResults {
   double max_total() const;
   // A student with no file for any exercise: listed apart, left out of the statistics.
   bool submitted_nothing(const std::string& student) const;
+  std::vector<std::string> nothing_handed_in() const;  // those students, in order
   const Identity& identity(const std::string& student) const;
 };
 
