@@ -21,20 +21,27 @@
 
 namespace gradlab::autograd {
 
-// What ctx->saved_data holds: a number, a bool, a string or a tensor.
+// What ctx->saved_data holds: a number, a bool, a string or a tensor. Every
+// member is the library's (function.cpp), so that the variant's machinery is
+// instantiated there once, not in each file that includes torch.h.
 class IValue {
  public:
-  IValue() = default;
-  IValue(double v) : v_(v) {}  // NOLINT
-  IValue(int v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
-  IValue(int64_t v) : v_(v) {}  // NOLINT
-  IValue(bool v) : v_(v) {}  // NOLINT
-  IValue(std::string v) : v_(std::move(v)) {}  // NOLINT
-  IValue(const char* v) : v_(std::string(v)) {}  // NOLINT
-  IValue(Tensor v) : v_(std::move(v)) {}  // NOLINT
-  bool isDouble() const { return std::holds_alternative<double>(v_); }
-  bool isInt() const { return std::holds_alternative<int64_t>(v_); }
-  bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
+  IValue();
+  IValue(double v);  // NOLINT
+  IValue(int v);  // NOLINT
+  IValue(int64_t v);  // NOLINT
+  IValue(bool v);  // NOLINT
+  IValue(std::string v);  // NOLINT
+  IValue(const char* v);  // NOLINT
+  IValue(Tensor v);  // NOLINT
+  IValue(const IValue&);
+  IValue(IValue&&) noexcept;
+  IValue& operator=(const IValue&);
+  IValue& operator=(IValue&&) noexcept;
+  ~IValue();
+  bool isDouble() const;
+  bool isInt() const;
+  bool isTensor() const;
   double toDouble() const;
   int64_t toInt() const;
   bool toBool() const;
@@ -47,8 +54,15 @@ class IValue {
 
 using IndexRange = std::pair<size_t, size_t>;  // edges [first, second)
 
+// Its constructor and destructor are the library's (function.cpp): written
+// here they would make every file that includes torch.h instantiate the
+// hash map and the variant, a tenth of a second of each student's compile.
 class AutogradContext {
  public:
+  AutogradContext();
+  ~AutogradContext();
+  AutogradContext(const AutogradContext&) = delete;
+  AutogradContext& operator=(const AutogradContext&) = delete;
   void save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
   variable_list get_saved_variables() const;
   // Inputs the forward changed in place: their versions move on, and their
@@ -72,10 +86,7 @@ class AutogradContext {
 
   // Engine side (called by Function<T>::apply and CppNode).
   void commit_saved(const variable_list& outputs);
-  void release() {
-    for (auto& s : saved_) s.reset_data();
-    released_ = true;
-  }
+  void release();
   std::weak_ptr<Node> node_;
   bool materialize_grads_ = true;
   variable_list dirty_;
@@ -91,11 +102,14 @@ std::string demangle(const char* name);
 
 // The backward of a custom function: the user's T::backward between
 // LibTorch's checks of what goes in and comes out.
+// Its special members and virtuals are defined in function.cpp, which makes
+// that file the one home of its vtable (see AutogradContext).
 class CppNodeBase : public Node {
  public:
-  CppNodeBase() { takes_undefined_grads_ = true; }
-  void release_variables() override { ctx_.release(); }
-  bool has_saved_variables() const override { return true; }
+  CppNodeBase();
+  ~CppNodeBase() override;
+  void release_variables() override;
+  bool has_saved_variables() const override;
   AutogradContext ctx_;
   // One entry per forward argument (per element of a TensorList argument):
   // whether it was a tensor, hence has an edge and a gradient.

@@ -16,6 +16,23 @@ std::string demangle(const char* name) {
 namespace {
 [[noreturn]] void bad_ivalue(const char* want) { throw Error(str_cat("IValue does not hold a ", want)); }
 }  // namespace
+IValue::IValue() = default;
+IValue::IValue(double v) : v_(v) {}
+IValue::IValue(int v) : v_(static_cast<int64_t>(v)) {}
+IValue::IValue(int64_t v) : v_(v) {}
+IValue::IValue(bool v) : v_(v) {}
+IValue::IValue(std::string v) : v_(std::move(v)) {}
+IValue::IValue(const char* v) : v_(std::string(v)) {}
+IValue::IValue(Tensor v) : v_(std::move(v)) {}
+IValue::IValue(const IValue&) = default;
+IValue::IValue(IValue&&) noexcept = default;
+IValue& IValue::operator=(const IValue&) = default;
+IValue& IValue::operator=(IValue&&) noexcept = default;
+IValue::~IValue() = default;
+bool IValue::isDouble() const { return std::holds_alternative<double>(v_); }
+bool IValue::isInt() const { return std::holds_alternative<int64_t>(v_); }
+bool IValue::isTensor() const { return std::holds_alternative<Tensor>(v_); }
+
 double IValue::toDouble() const {
   if (auto* d = std::get_if<double>(&v_)) return *d;
   if (auto* i = std::get_if<int64_t>(&v_)) return static_cast<double>(*i);
@@ -37,6 +54,19 @@ Tensor IValue::toTensor() const {
   if (auto* t = std::get_if<Tensor>(&v_)) return *t;
   bad_ivalue("Tensor");
 }
+
+AutogradContext::AutogradContext() = default;
+AutogradContext::~AutogradContext() = default;
+
+void AutogradContext::release() {
+  for (auto& s : saved_) s.reset_data();
+  released_ = true;
+}
+
+CppNodeBase::CppNodeBase() { takes_undefined_grads_ = true; }
+CppNodeBase::~CppNodeBase() = default;
+void CppNodeBase::release_variables() { ctx_.release(); }
+bool CppNodeBase::has_saved_variables() const { return true; }
 
 void AutogradContext::commit_saved(const variable_list& outputs) {
   saved_.clear();
