@@ -361,7 +361,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
 
   std::vector<std::unique_ptr<reports::Writer>> writers;
   writers.push_back(reports::json_writer());
-  writers.push_back(reports::html_writer());
+  writers.push_back(reports::html_writer(picture_cache(base.cache_dir)));
   Progress progress(log, std::max<size_t>(todo.size(), 1), opt.live_progress);
   std::atomic<int> failures{0};
   std::vector<std::string> problems;

@@ -36,6 +36,10 @@ BuildOutcome build_program(const BuildRequest& req);
 // The compile cache's location: $GRADLAB_CACHE, else $XDG_CACHE_HOME/gradlab,
 // else ~/.cache/gradlab.
 std::string default_cache_dir();
+// Where the HTML report's graph pictures are kept once drawn, in a cache.
+inline std::string picture_cache(const std::string& cache_dir) {
+  return cache_dir.empty() ? "" : cache_dir + "/pictures";
+}
 
 // Whether `--engine libtorch` can work here (libtorch-dev was found at configure time).
 bool libtorch_available();

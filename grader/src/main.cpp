@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
       const std::string dir = out_dir.empty() ? default_report_dir(req.submission, exercise) : out_dir;
       std::vector<std::unique_ptr<reports::Writer>> writers;
       writers.push_back(reports::json_writer());
-      writers.push_back(reports::html_writer());
+      writers.push_back(reports::html_writer(picture_cache(req.cache_dir)));
       if (junit) writers.push_back(reports::junit_writer());
       if (gradescope) writers.push_back(reports::gradescope_writer());
       const std::string werr = write_reports(dir, r, writers);

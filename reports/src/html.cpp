@@ -253,6 +253,7 @@ class HtmlWriter : public Writer {
   std::string format() const override { return "html"; }
   std::string file_name() const override { return "report.html"; }
 
+  explicit HtmlWriter(std::string picture_cache) : picture_cache_(std::move(picture_cache)) {}
   std::string render(const Result& r) const override { return page(r, draw(r)); }
 
   std::vector<OutputFile> files(const Result& r) const override {
@@ -264,7 +265,9 @@ class HtmlWriter : public Writer {
   }
 
  private:
-  static std::vector<Drawn> draw(const Result& r) {
+  std::string picture_cache_;
+
+  std::vector<Drawn> draw(const Result& r) const {
     std::vector<Drawn> drawn;
     const auto names = graph_file_names(r.graphs);
     for (size_t i = 0; i < r.graphs.size(); ++i) {
@@ -276,7 +279,7 @@ class HtmlWriter : public Writer {
         d.skipped = "This graph has " + std::to_string(n) + " nodes, too many to draw legibly (the limit is " +
                     std::to_string(kMaxDrawnNodes) + ").";
       } else {
-        d.picture = render_png(graph_dot(r.graphs[i]), kGraphDpi);
+        d.picture = render_png(graph_dot(r.graphs[i]), kGraphDpi, picture_cache_);
         if (d.picture.png.empty()) d.skipped = "The picture could not be drawn: " + d.picture.error + ".";
       }
       drawn.push_back(std::move(d));
@@ -308,6 +311,8 @@ class HtmlWriter : public Writer {
 
 }  // namespace
 
-std::unique_ptr<Writer> html_writer() { return std::make_unique<HtmlWriter>(); }
+std::unique_ptr<Writer> html_writer(const std::string& picture_cache) {
+  return std::make_unique<HtmlWriter>(picture_cache);
+}
 
 }  // namespace reports

@@ -4,6 +4,10 @@
 // that every colour pair the page uses reads at 4.5:1 or better.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <vector>
+
+#include "../grader/temp_dir.h"
 #include "html_style.h"
 #include "reports/graphs.h"
 #include "reports/writer.h"
@@ -120,6 +124,52 @@ TEST_CASE("a hostile or malformed graph still draws, or fails with a message", "
   const auto bad = reports::render_png("digraph { a -> }");
   CHECK(bad.png.empty());
   CHECK_THAT(bad.error, Catch::Contains("could not read"));
+}
+
+TEST_CASE("a picture drawn once is read back from the cache, and only for the very same DOT text",
+          "[reports][graphs]") {
+  namespace fs = std::filesystem;
+  gradlab_test::TempDir dir("gradlab-pictures");
+  const std::string cache = (dir.path / "pictures").string();
+  grader::GraphView v;
+  v.tensor = "loss";
+  v.student = small_graph();
+  v.student_tensors = small_tensors();
+  const std::string dot = reports::graph_dot(v);
+  const auto drawn = reports::render_png(dot, 96, cache);
+  REQUIRE(is_png(drawn.png));
+  CHECK(drawn.png == reports::render_png(dot).png);  // the cache changes no byte
+  std::vector<fs::path> stored;
+  for (const auto& e : fs::directory_iterator(cache)) stored.push_back(e.path());
+  REQUIRE(stored.size() == 1);
+  const fs::path file = stored[0];
+
+  // What is stored is what comes back: put another picture under the same
+  // text, and it is returned with its own size.
+  const auto other = reports::render_png(reports::graph_dot(result().graphs[0]));
+  REQUIRE(is_png(other.png));
+  gradlab_test::write(file, std::to_string(dot.size()) + "\n" + dot + other.png);
+  const auto hit = reports::render_png(dot, 96, cache);
+  CHECK(hit.png == other.png);
+  CHECK(hit.width == other.width);
+  CHECK(hit.height == other.height);
+
+  // The same name for another text (a collision, or a file cut short) is
+  // never used: the picture is drawn again and put back.
+  std::string changed = dot;
+  changed[changed.size() / 2] ^= 1;
+  gradlab_test::write(file, std::to_string(changed.size()) + "\n" + changed + other.png);
+  CHECK(reports::render_png(dot, 96, cache).png == drawn.png);
+  gradlab_test::write(file, std::to_string(dot.size()) + "\n" + dot.substr(0, 10));
+  CHECK(reports::render_png(dot, 96, cache).png == drawn.png);
+  CHECK(reports::render_png(dot, 96, cache).png == drawn.png);  // stored again, read back
+  // Another dpi is another picture.
+  CHECK(reports::render_png(dot, 192, cache).width > drawn.width);
+
+  // A cache that cannot be written costs nothing but the time.
+  const fs::path blocked = dir.path / "a-file";
+  gradlab_test::write(blocked, "not a folder");
+  CHECK(reports::render_png(dot, 96, (blocked / "pictures").string()).png == drawn.png);
 }
 
 TEST_CASE("graph file names keep letters and digits, and never collide", "[reports][graphs]") {

@@ -36,5 +36,11 @@ struct Picture {
 // Draws DOT text as a PNG with libgvc's dot layout, in this process, at
 // `dpi` dots per inch (Graphviz's default is 96).
 Picture render_png(const std::string& dot, int dpi = 96);
+// The same, through a folder of pictures already drawn (empty: none). The
+// same DOT text always gives the same picture, and a student who grades
+// again after an edit mostly has the same graph: loading Graphviz's plugins
+// and fonts is most of a cached grade's time, so a picture drawn once is
+// read back. A picture that cannot be cached is still drawn.
+Picture render_png(const std::string& dot, int dpi, const std::string& cache_dir);
 
 }  // namespace reports

@@ -43,8 +43,9 @@ std::string gradescope_results(const std::vector<grader::Result>& results, const
 // `gradable` false: the grader could not judge it (`note` says why).
 std::string prairielearn_results(const std::vector<grader::Result>& results, const std::string& note, bool gradable);
 // report.html: one self-contained page (inline CSS, pictures embedded), and
-// the graph pictures beside it as PNG files.
-std::unique_ptr<Writer> html_writer();
+// the graph pictures beside it as PNG files. `picture_cache`: a folder of
+// pictures drawn before (render_png), or empty to draw each one.
+std::unique_ptr<Writer> html_writer(const std::string& picture_cache = "");
 
 // The schema version report.json declares; bumped on any incompatible change.
 inline constexpr int kReportVersion = 1;
