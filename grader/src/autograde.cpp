@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // What a student reads for an exercise that produced no grade: every check at 0.
-Result unjudged(const Rubric& rubric, const std::string& verdict, const std::string& why) {
+Result unjudged(const Rubric& rubric, Verdict verdict, const std::string& why) {
   Result r;
   r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();
   r.verdict = verdict;
@@ -60,7 +60,7 @@ int autograde(std::ostream& log, const Course& course, const GradeRequest& base,
     const auto file = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == e; });
     if (file == found.end()) {
       note += "No file " + e + ".cpp was submitted: its checks score 0.\n";
-      results.push_back(unjudged(rubric, "missing", "no file named " + e + ".cpp was submitted"));
+      results.push_back(unjudged(rubric, Verdict::Missing, "no file named " + e + ".cpp was submitted"));
       continue;
     }
     GradeRequest g = base;
@@ -75,7 +75,7 @@ int autograde(std::ostream& log, const Course& course, const GradeRequest& base,
       log << e << ": the grader failed: " << ex.what() << "\n";
       note += "The grader itself failed on " + e + ".cpp (not your fault; your instructor has been told): its checks "
               "score 0 for now.\n";
-      results.push_back(unjudged(rubric, "internal_error", "the grader failed on this file"));
+      results.push_back(unjudged(rubric, Verdict::InternalError, "the grader failed on this file"));
     }
   }
   if (assignment.empty()) {

@@ -375,7 +375,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
       if (f.too_large) {  // the student's verdict: never read whole, never compiled
         const Rubric& rubric = info[exercise].rubric;
         r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();
-        r.verdict = "compile_error";
+        r.verdict = Verdict::CompileError;
         r.compile.diagnostics = too_large_message(f);
         r.checks = not_run(rubric, "the file is too large to be graded");
         r.engine = base.engine, r.compiler = compiler_id(), r.device = base.device;

@@ -58,12 +58,13 @@ Said facts_current(const Rubric& rubric, const GradeRequest& req, const std::str
 Said fixture_verdict(const Result& r, const json& expect, const std::string& what) {
   std::set<std::string> failed, want;
   for (const auto& c : r.checks)
-    if (c.status == "failed") failed.insert(c.id);
+    if (c.status == CheckStatus::Failed) failed.insert(c.id);
   for (const auto& id : expect.value("failed", json::array())) want.insert(id.get<std::string>());
   std::string detail;
-  if (r.verdict != expect.value("verdict", "")) detail += "verdict " + r.verdict + ", expected " + expect.value("verdict", "") + ". ";
-  if (expect.contains("run_status") && r.run.status != expect["run_status"])
-    detail += "run status " + r.run.status + ", expected " + expect["run_status"].get<std::string>() + ". ";
+  if (name(r.verdict) != expect.value("verdict", ""))
+    detail += "verdict " + name(r.verdict) + ", expected " + expect.value("verdict", "") + ". ";
+  if (expect.contains("run_status") && name(r.run.status) != expect["run_status"])
+    detail += "run status " + name(r.run.status) + ", expected " + expect["run_status"].get<std::string>() + ". ";
   // What the student must be told: "says" maps a check to words its
   // feedback (why or hint) must contain; "line" is the student's line an
   // escaped exception must be placed at.
@@ -82,13 +83,14 @@ Said fixture_verdict(const Result& r, const json& expect, const std::string& wha
     detail += "score " + points(r.score) + ", expected " + points(expect["score"].get<double>()) + ". ";
   // A run an exception ended was still checked (partial credit): its failed
   // checks are compared where the fixture lists them.
-  if ((r.verdict == "failed" || (scored_before_exception(r) && expect.contains("failed"))) && failed != want) {
+  if ((r.verdict == Verdict::Failed || (scored_before_exception(r) && expect.contains("failed"))) && failed != want) {
     std::string a, b;
     for (const auto& x : failed) a += " " + x;
     for (const auto& x : want) b += " " + x;
     detail += "failed checks:" + a + "; expected:" + b + ".";
   }
-  return {detail.empty(), what + " → " + r.verdict + (r.verdict == "runtime_error" ? " (" + r.run.status + ")" : ""), detail};
+  return {detail.empty(),
+          what + " → " + name(r.verdict) + (r.verdict == Verdict::RuntimeError ? " (" + name(r.run.status) + ")" : ""), detail};
 }
 
 Said run_task(const Task& t, const Course& course, const Rubric& rubric, const GradeRequest& base) {
@@ -100,16 +102,16 @@ Said run_task(const Task& t, const Course& course, const Rubric& rubric, const G
     req.submission = t.file;
     if (t.kind == Kind::Solution) {
       const Result sol = grade(rubric, req);
-      return {sol.verdict == "passed" && sol.score == sol.max_score,
+      return {sol.verdict == Verdict::Passed && sol.score == sol.max_score,
               e + ": the solution scores " + points(sol.score) + "/" + points(sol.max_score),
-              sol.verdict == "passed" ? "" : sol.verdict + ": " + sol.run.message + sol.compile.diagnostics};
+              sol.verdict == Verdict::Passed ? "" : name(sol.verdict) + ": " + sol.run.message + sol.compile.diagnostics};
     }
     if (t.kind == Kind::Starter) {
       // Gradable as handed out (it may fail to compile or fail its checks),
       // and not already passing: then its blanks would ask for nothing.
       const Result r = grade(rubric, req);
-      const bool full = r.verdict == "passed" && r.score == r.max_score;
-      return {!full, e + ": the starter → " + r.verdict + " " + points(r.score) + "/" + points(r.max_score),
+      const bool full = r.verdict == Verdict::Passed && r.score == r.max_score;
+      return {!full, e + ": the starter → " + name(r.verdict) + " " + points(r.score) + "/" + points(r.max_score),
               "the starter already scores full marks: its blanks ask for nothing the rubric checks"};
     }
     const std::string what = e + ": " + fs::path(t.file).filename().string();

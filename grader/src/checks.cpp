@@ -564,7 +564,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o.found = "undefined";
       o.message = name + " was never given a value (it is an undefined tensor)";
     }
-    r.status = o.pass ? "passed" : "failed";
+    r.status = o.pass ? CheckStatus::Passed : CheckStatus::Failed;
     r.points = o.pass ? c.points : 0;
     r.expected = o.expected;
     r.found = o.found;
@@ -580,7 +580,7 @@ std::vector<CheckResult> not_run(const Rubric& rubric, const std::string& why) {
   for (const Check& c : rubric.checks) {
     CheckResult r;
     r.id = c.id, r.name = c.name, r.kind = c.kind, r.max = c.points, r.hidden = c.hidden;
-    r.status = "not_run";
+    r.status = CheckStatus::NotRun;
     r.message = why;
     out.push_back(std::move(r));
   }

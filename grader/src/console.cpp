@@ -61,7 +61,7 @@ void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& b
 // what was found, why and a hint; then the warnings the code raised.
 void print_checks(std::ostream& os, const Result& r, const Style& st) {
   for (const auto& c : r.checks) {
-    const bool ok = c.status == "passed";
+    const bool ok = c.status == CheckStatus::Passed;
     const std::string mark = ok ? st.green() + "✓" + st.reset() : st.red() + "✗" + st.reset();
     const std::string name = c.hidden && !ok ? "hidden check " + c.id : c.name;
     const std::string pts = points(c.points) + "/" + points(c.max);
@@ -91,13 +91,13 @@ Style terminal_style() {
 
 void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir,
                   const std::string& starter) {
-  const std::vector<Blank> blanks = r.verdict == "compile_error" ? std::vector<Blank>{}
+  const std::vector<Blank> blanks = r.verdict == Verdict::CompileError ? std::vector<Blank>{}
                                                                  : find_blanks(read_file(r.submission).value_or(""));
   const bool empty_blanks =
-      r.verdict != "passed" && untouched(blanks, find_blanks(starter.empty() ? "" : read_file(starter).value_or("")));
+      r.verdict != Verdict::Passed && untouched(blanks, find_blanks(starter.empty() ? "" : read_file(starter).value_or("")));
   os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << reports::visible(r.submission, false) << st.reset()
      << "\n\n";
-  if (r.verdict == "compile_error") {
+  if (r.verdict == Verdict::CompileError) {
     os << st.red() << "✗ does not compile" << st.reset() << "\n";
     // The first error first, at the student's line; the whole output is in
     // the report. Output the summary cannot read (the linker's) is shown
@@ -113,7 +113,7 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
     }
   } else if (empty_blanks) {
     print_blanks(os, r, blanks, st);
-  } else if (r.verdict == "runtime_error") {
+  } else if (r.verdict == Verdict::RuntimeError) {
     os << st.red() << "✗ the program did not finish" << st.reset() << ": " << reports::visible(r.run.message) << "\n";
     if (r.run.line > 0) print_line(os, r.submission, r.run.line, st);
     if (!r.run.stderr_text.empty()) os << st.dim() << "  its error output:" << st.reset() << "\n" << tail(r.run.stderr_text, 15);
@@ -128,13 +128,13 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
     print_checks(os, r, st);
   }
   int failed = 0;
-  for (const auto& c : r.checks) failed += c.status != "passed";
-  const std::string colour = r.verdict == "passed" ? st.green() : st.red();
+  for (const auto& c : r.checks) failed += c.status != CheckStatus::Passed;
+  const std::string colour = r.verdict == Verdict::Passed ? st.green() : st.red();
   os << colour << st.bold() << "score " << points(r.score) << "/" << points(r.max_score) << st.reset();
   if (empty_blanks) os << " — the blanks are empty";
-  else if (r.verdict == "passed") os << " — every check passed";
-  else if (r.verdict == "failed") os << " — " << failed << " of " << r.checks.size() << " checks failed";
-  else if (r.verdict == "compile_error") os << " — does not compile";
+  else if (r.verdict == Verdict::Passed) os << " — every check passed";
+  else if (r.verdict == Verdict::Failed) os << " — " << failed << " of " << r.checks.size() << " checks failed";
+  else if (r.verdict == Verdict::CompileError) os << " — does not compile";
   else os << " — " << r.run.status;
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f", r.total_seconds);

@@ -16,7 +16,7 @@ bool holds(const json& c, const json& student, const std::vector<CheckResult>& r
   }
   if (c.contains("check")) {
     for (const auto& r : results)
-      if (r.id == c["check"]) return r.status == c["status"];
+      if (r.id == c["check"]) return name(r.status) == c["status"];
     return false;
   }
   const json* t = named(student, c["tensor"]);
@@ -36,7 +36,7 @@ void diagnose(const Rubric& rubric, const json& student, std::vector<CheckResult
     for (const auto& c : d.when) all = all && holds(c, student, results);
     if (!all) continue;
     for (auto& r : results)
-      if (r.id == d.check && r.status == "failed") {
+      if (r.id == d.check && r.status == CheckStatus::Failed) {
         r.hint = d.hint;
         done.insert(d.check);
       }

@@ -45,16 +45,16 @@ std::string cell(const std::string& s) {
 
 std::string github_annotations(const Result& r, const std::string& source) {
   std::string out;
-  if (r.verdict == "compile_error") {
+  if (r.verdict == Verdict::CompileError) {
     const CompileSummary s = summarize_compile(r.compile.diagnostics, r.submission, source);
     for (size_t i = 0; i < s.errors.size() && i < 3; ++i)
       out += command(r.submission, s.errors[i].line, s.errors[i].column, "does not compile", s.errors[i].message);
     if (s.errors.empty()) out += command(r.submission, 0, 0, "does not compile", r.compile.diagnostics.substr(0, 2000));
     return out;
   }
-  if (r.verdict == "runtime_error") return command(r.submission, r.run.line, 0, r.run.status, r.run.message);
+  if (r.verdict == Verdict::RuntimeError) return command(r.submission, r.run.line, 0, name(r.run.status), r.run.message);
   for (const auto& c : r.checks) {
-    if (c.status != "failed") continue;
+    if (c.status != CheckStatus::Failed) continue;
     std::string m = c.hidden ? "a hidden check failed" : c.message;
     if (!c.hidden && !c.hint.empty()) m += (m.empty() ? "" : " ") + std::string("Hint: ") + c.hint;
     out += command(r.submission, 0, 0, shown_name(c) + " (0/" + points(c.max) + ")", m.empty() ? "failed" : m);
@@ -64,14 +64,14 @@ std::string github_annotations(const Result& r, const std::string& source) {
 
 std::string github_summary(const Result& r) {
   std::string s = "### " + cell(r.exercise) + " · " + cell(r.title) + "\n\n**" + points(r.score) + "/" +
-                  points(r.max_score) + "** · " + cell(r.verdict) + " · " + cell(r.submission) + "\n\n";
-  if (r.verdict == "compile_error") s += "The file does not compile: the errors are annotated on its lines.\n\n";
-  if (r.verdict == "runtime_error") s += "The program did not finish: " + cell(r.run.message) + "\n\n";
+                  points(r.max_score) + "** · " + cell(name(r.verdict)) + " · " + cell(r.submission) + "\n\n";
+  if (r.verdict == Verdict::CompileError) s += "The file does not compile: the errors are annotated on its lines.\n\n";
+  if (r.verdict == Verdict::RuntimeError) s += "The program did not finish: " + cell(r.run.message) + "\n\n";
   s += "| | check | points | why |\n|---|---|---|---|\n";
   for (const auto& c : r.checks) {
-    const char* mark = c.status == "passed" ? "✅" : c.status == "failed" ? "❌" : "⏭️";
+    const char* mark = c.status == CheckStatus::Passed ? "✅" : c.status == CheckStatus::Failed ? "❌" : "⏭️";
     s += std::string("| ") + mark + " | " + cell(shown_name(c)) + " | " + points(c.points) + "/" + points(c.max) + " | " +
-         cell(c.status == "passed" || c.hidden ? "" : c.message) + " |\n";
+         cell(c.status == CheckStatus::Passed || c.hidden ? "" : c.message) + " |\n";
   }
   return s + "\nThe full report (report.html, with the graphs) is this run's artifact.\n";
 }

@@ -58,7 +58,7 @@ std::string signal_text(int sig) {
 
 struct Run {
   RunInfo info;
-  json snapshot;                  // when info.status == "ok"
+  json snapshot;                  // when info.status == RunStatus::Ok
   std::vector<uint64_t> trace;    // where an escaped exception was thrown: offsets into the program
 };
 
@@ -89,7 +89,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   const Limits& L = limits;
 
   if (!o.failure.empty()) {
-    r.status = "sandbox_error";
+    r.status = RunStatus::SandboxError;
     r.message = o.failure;
     return run;
   }
@@ -109,40 +109,40 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   }
   const bool near_memory_limit = o.peak_memory_kb > (L.memory_mb << 10) * 9 / 10;
   if (o.timed_out) {
-    r.status = "timeout";
+    r.status = RunStatus::Timeout;
     r.message = "stopped after " + seconds(L.wall_seconds) +
                 " of wall-clock time (the limit): an endless loop, or waiting for input?";
   } else if (o.output_limit) {
-    r.status = "output_limit";
+    r.status = RunStatus::OutputLimit;
     r.message = "stopped after printing more than " + std::to_string(L.output_kb) +
                 " KiB: exercises print little, so this is probably printing inside an endless loop";
   } else if (o.disk_limit) {
-    r.status = "output_limit";  // output written to files rather than printed
+    r.status = RunStatus::OutputLimit;  // output written to files rather than printed
     r.message = "stopped after writing more than " + std::to_string(kWorkFolderBytes >> 20) + " MiB or " +
                 std::to_string(kWorkFolderEntries) +
                 " files to its working folder: exercises write no files, so this is probably writing inside an "
                 "endless loop";
     // Memory before CPU: paging in the last gigabyte costs CPU time too.
   } else if ((snap.is_object() && snap.value("status", "") == "out_of_memory") || (o.signal && near_memory_limit)) {
-    r.status = "memory_limit";
+    r.status = RunStatus::MemoryLimit;
     r.message = "ran out of memory: it may use at most " + std::to_string(L.memory_mb) +
                 " MiB; is something growing without end?";
   } else if (o.signal == SIGXCPU || (o.signal == SIGKILL && o.cpu_seconds >= L.cpu_seconds)) {
-    r.status = "cpu_limit";
+    r.status = RunStatus::CpuLimit;
     r.message = "stopped after " + seconds(L.cpu_seconds) +
                 " of CPU time (the limit): an endless loop, or far too much work?";
   } else if (o.signal) {
-    r.status = "crashed";
+    r.status = RunStatus::Crashed;
     r.message = "crashed with " + signal_text(o.signal);
   } else if (o.channel.empty()) {
-    r.status = "crashed";
+    r.status = RunStatus::Crashed;
     r.message = "the program ended (exit code " + std::to_string(o.exit_code) +
                 ") before the grader could read its results: does the code call exit() or std::quick_exit()?";
   } else if (!bad.empty()) {
-    r.status = "bad_snapshot";
+    r.status = RunStatus::BadSnapshot;
     r.message = "the grader could not trust the program's result: " + bad;
   } else if (snap["status"] != "ok") {
-    r.status = "exception";
+    r.status = RunStatus::Exception;
     r.message = "an exception escaped from " + rubric.function + "(): " + snap.value("message", std::string());
     for (const auto& o : snap.value("trace", json::array())) run.trace.push_back(o.get<uint64_t>());
     // What the program had done before it threw is still its work: the
@@ -152,10 +152,10 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
       run.snapshot = std::move(snap);
     }
   } else if (o.exit_code != 0) {
-    r.status = "crashed";
+    r.status = RunStatus::Crashed;
     r.message = "the program exited with code " + std::to_string(o.exit_code);
   } else {
-    r.status = "ok";
+    r.status = RunStatus::Ok;
     snap["stdout"] = o.out;
     run.snapshot = std::move(snap);
   }
@@ -188,8 +188,8 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
     }
   }
   Run ref = run_program(b.program, rubric, rubric.limits, isolate, "cpu");
-  if (ref.info.status != "ok")
-    throw InternalError("the reference solution did not run cleanly (" + ref.info.status + "): " + ref.info.message +
+  if (ref.info.status != RunStatus::Ok)
+    throw InternalError("the reference solution did not run cleanly (" + name(ref.info.status) + "): " + ref.info.message +
                         (ref.info.stderr_text.empty() ? "" : "\n" + ref.info.stderr_text));
   write_file_atomic(cached.string(), ref.snapshot.dump());  // a cache: failing to keep it costs only time
   return ref.snapshot;
@@ -203,7 +203,7 @@ CheckResult exception_check(const RunInfo& run, const std::string& submission) {
   c.id = "exception";
   c.name = "runs to the end without an exception";
   c.kind = "run";
-  c.status = "failed";
+  c.status = CheckStatus::Failed;
   c.expected = "no exception";
   const std::string where =
       run.line > 0 ? fs::path(submission).filename().string() + ":" + std::to_string(run.line) : std::string();
@@ -266,7 +266,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
     return res;
   };
   if (!sb.ok) {
-    res.verdict = "compile_error";
+    res.verdict = Verdict::CompileError;
     res.checks = not_run(rubric, "the file does not compile");
     return done();
   }
@@ -297,10 +297,10 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   // Anything else that stops a run (a crash, a limit) leaves nothing
   // trustworthy to check.
   const json& snap = student.snapshot;
-  const bool partial = student.info.status == "exception" && snap.is_object() &&
+  const bool partial = student.info.status == RunStatus::Exception && snap.is_object() &&
                        (!snap.value("tensors", json::object()).empty() || !snap.value("records", json::array()).empty());
-  if (student.info.status != "ok" && !partial) {
-    res.verdict = "runtime_error";
+  if (student.info.status != RunStatus::Ok && !partial) {
+    res.verdict = Verdict::RuntimeError;
     res.checks = not_run(rubric, "the program did not finish: " + student.info.message);
     return done();
   }
@@ -315,9 +315,9 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   bool all = true;
   for (const auto& c : res.checks) {
     res.score += c.points;
-    all &= c.status == "passed";
+    all &= c.status == CheckStatus::Passed;
   }
-  res.verdict = partial ? "runtime_error" : all ? "passed" : "failed";
+  res.verdict = partial ? Verdict::RuntimeError : all ? Verdict::Passed : Verdict::Failed;
   return done();
 }
 

@@ -264,7 +264,7 @@ std::vector<GraphView> graph_views(const Rubric& rubric, const std::vector<Check
     v.check_id = c.id;
     const json& sg = graph_named(student, name);
     const json& rg = graph_named(reference, name);
-    if (results[i].status == "failed" && !c.hidden && !sg.is_null() && !rg.is_null()) {
+    if (results[i].status == CheckStatus::Failed && !c.hidden && !sg.is_null() && !rg.is_null()) {
       GraphDiff d = compare_graphs(sg, rg, rubric, student.value("tensors", json()), reference.value("tensors", json()));
       v.reference = rg;
       v.reference_tensors = tensors_on(rg, reference);

@@ -26,7 +26,7 @@ std::string code_block(const std::string& text) {
 
 std::string heading(const grader::Result& r) {
   return "**" + visible(r.exercise, false) + "** · " + visible(r.title, false) + ": " + grader::points(r.score) + "/" +
-         grader::points(r.max_score) + " (" + r.verdict + ")\n";
+         grader::points(r.max_score) + " (" + grader::name(r.verdict) + ")\n";
 }
 
 }  // namespace
@@ -51,8 +51,8 @@ std::string gradescope_results(const std::vector<grader::Result>& results, const
       t["number"] = std::to_string(e + 1) + "." + std::to_string(++number);
       t["score"] = c.points;
       t["max_score"] = c.max;
-      t["status"] = c.status == "passed" ? "passed" : "failed";
-      t["output"] = code_block(c.status == "not_run" ? "not run: " + c.message : check_text(c));
+      t["status"] = c.status == grader::CheckStatus::Passed ? "passed" : "failed";
+      t["output"] = code_block(c.status == grader::CheckStatus::NotRun ? "not run: " + c.message : check_text(c));
       t["output_format"] = "md";
       t["visibility"] = c.hidden ? "after_published" : "visible";
       tests.push_back(std::move(t));

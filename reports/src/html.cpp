@@ -34,24 +34,29 @@ std::string fixed(double v, const char* fmt) {
   return buf;
 }
 
-std::string verdict_text(const std::string& v) {
-  if (v == "passed") return "✓ Passed";
-  if (v == "failed") return "✗ Failed";
-  if (v == "compile_error") return "✗ Does not compile";
-  if (v == "runtime_error") return "✗ Did not finish";
-  return v;
+std::string verdict_text(grader::Verdict v) {
+  switch (v) {
+    case grader::Verdict::Passed: return "✓ Passed";
+    case grader::Verdict::Failed: return "✗ Failed";
+    case grader::Verdict::CompileError: return "✗ Does not compile";
+    case grader::Verdict::RuntimeError: return "✗ Did not finish";
+    case grader::Verdict::Missing: return "✗ Not handed in";
+    case grader::Verdict::InternalError: return "The grader failed";
+  }
+  return grader::name(v);
 }
 
-std::string verdict_class(const std::string& v) {
-  return v == "passed" ? "verdict-passed" : v == "failed" ? "verdict-failed" : "verdict-error";
+std::string verdict_class(grader::Verdict v) {
+  return v == grader::Verdict::Passed ? "verdict-passed" : v == grader::Verdict::Failed ? "verdict-failed" : "verdict-error";
 }
 
-std::string status_text(const std::string& s) {
-  if (s == "passed") return "✓ passed";
-  if (s == "failed") return "✗ failed";
-  if (s == "not_run") return "– not run";
-  if (s == "skipped") return "– skipped";
-  return s;
+std::string status_text(grader::CheckStatus s) {
+  switch (s) {
+    case grader::CheckStatus::Passed: return "✓ passed";
+    case grader::CheckStatus::Failed: return "✗ failed";
+    case grader::CheckStatus::NotRun: return "– not run";
+  }
+  return grader::name(s);
 }
 
 // The first line of the compiler's output that says "error", the one a
@@ -86,7 +91,7 @@ std::string console(const std::string& text, bool cut_at_source) {
 
 std::string header(const Result& r) {
   size_t passed = 0;
-  for (const auto& c : r.checks) passed += c.status == "passed";
+  for (const auto& c : r.checks) passed += c.status == grader::CheckStatus::Passed;
   const double pct = r.max_score > 0 ? 100.0 * r.score / r.max_score : 0;
   std::string s = "<header class=\"card\">\n<p class=\"eyebrow\">gradlab report</p>\n";
   s += "<h1>" + h(r.exercise) + (r.title.empty() ? "" : " <span class=\"sub\">" + h(r.title) + "</span>") + "</h1>\n";
@@ -97,7 +102,7 @@ std::string header(const Result& r) {
   s += "<div class=\"meter\" aria-hidden=\"true\"><span style=\"width:" + fixed(pct, "%.0f") + "%\"></span></div>\n</div>\n";
 
   std::string lede;
-  if (r.verdict == "compile_error") {
+  if (r.verdict == grader::Verdict::CompileError) {
     const std::string e = first_error(r.compile.diagnostics);
     lede = "The file does not compile, so no check could run." +
            (e.empty() ? std::string() : " The compiler's first error: <code>" + h(e) + "</code>.") +
@@ -107,12 +112,12 @@ std::string header(const Result& r) {
            (r.run.line > 0 ? " at line " + std::to_string(r.run.line) : std::string()) + ": " + h(r.run.message) +
            " The checks below were scored on what the program had done before it; " + std::to_string(passed) + " of " +
            std::to_string(r.checks.size()) + " passed.";
-  } else if (r.verdict == "runtime_error") {
+  } else if (r.verdict == grader::Verdict::RuntimeError) {
     lede = "The program did not finish, so no check could run: " + h(r.run.message) +
            " Its output is <a href=\"#run\">below</a>.";
   } else {
     lede = std::to_string(passed) + " of " + std::to_string(r.checks.size()) + " checks passed." +
-           (r.verdict == "passed" ? " Well done." : " Each failed check below says what was expected, what was found and why.");
+           (r.verdict == grader::Verdict::Passed ? " Well done." : " Each failed check below says what was expected, what was found and why.");
   }
   s += "<p class=\"lede\">" + lede + "</p>\n<dl class=\"facts\">\n";
   auto fact = [&](const std::string& k, const std::string& v_html) { s += "<dt>" + h(k) + "</dt><dd>" + v_html + "</dd>\n"; };
@@ -132,17 +137,17 @@ std::string value_block(const grader::json& v) {
 // `why_not_run` is false when the page says once, above, why no check ran.
 std::string check_item(const CheckResult& c, size_t index, const std::string& graph_anchor, bool why_not_run) {
   const std::string name = grader::shown_name(c);
-  std::string s = "<li class=\"check check-" + h(c.status) + "\" id=\"check-" + std::to_string(index + 1) + "\">\n";
-  s += "<div class=\"check-head\"><span class=\"status status-" + h(c.status) + "\">" + h(status_text(c.status)) +
+  std::string s = "<li class=\"check check-" + h(grader::name(c.status)) + "\" id=\"check-" + std::to_string(index + 1) + "\">\n";
+  s += "<div class=\"check-head\"><span class=\"status status-" + h(grader::name(c.status)) + "\">" + h(status_text(c.status)) +
        "</span><span class=\"check-name\">" + h(name) + "</span><span class=\"points\">" + h(grader::points(c.points)) +
        " / " + h(grader::points(c.max)) + "</span></div>\n";
-  if (c.status == "passed" || (c.status == "not_run" && !why_not_run)) return s + "</li>\n";
+  if (c.status == grader::CheckStatus::Passed || (c.status == grader::CheckStatus::NotRun && !why_not_run)) return s + "</li>\n";
   s += "<div class=\"detail\">\n";
   if (c.hidden) {
     s += "<p class=\"why\">This check is hidden: it shows only whether it passed.</p>\n</div>\n</li>\n";
     return s;
   }
-  if (c.status == "not_run") return s + "<p class=\"why\">" + h(c.message) + "</p>\n</div>\n</li>\n";
+  if (c.status == grader::CheckStatus::NotRun) return s + "<p class=\"why\">" + h(c.message) + "</p>\n</div>\n</li>\n";
   s += "<dl>";
   if (!c.expected.is_null()) s += "<dt>Expected</dt><dd>" + value_block(c.expected) + "</dd>";
   if (!c.found.is_null()) s += "<dt>Found</dt><dd>" + value_block(c.found) + "</dd>";
@@ -156,11 +161,11 @@ std::string check_item(const CheckResult& c, size_t index, const std::string& gr
 
 std::string checks_section(const Result& r, const std::vector<std::string>& graph_anchor_of_check) {
   size_t passed = 0, failed = 0;
-  for (const auto& c : r.checks) (c.status == "passed" ? passed : failed) += 1;
+  for (const auto& c : r.checks) (c.status == grader::CheckStatus::Passed ? passed : failed) += 1;
   std::string s = "<section class=\"card\" id=\"checks\" aria-labelledby=\"checks-title\">\n<h2 id=\"checks-title\">Checks "
                   "<span class=\"sub\">" + std::to_string(passed) + " passed, " + std::to_string(failed) +
                   " not passed</span></h2>\n<ol class=\"checks\">\n";
-  const bool said_above = (r.verdict == "compile_error" || r.verdict == "runtime_error") && !grader::scored_before_exception(r);
+  const bool said_above = (r.verdict == grader::Verdict::CompileError || r.verdict == grader::Verdict::RuntimeError) && !grader::scored_before_exception(r);
   for (size_t i = 0; i < r.checks.size(); ++i) s += check_item(r.checks[i], i, graph_anchor_of_check[i], !said_above);
   return s + "</ol>\n</section>\n";
 }
@@ -217,10 +222,10 @@ std::string run_section(const Result& r) {
     s += "<p>Compiled" + volatile_value(r.compile.cached ? " (unchanged since the last run: reused)" : "") + ".</p>\n";
     if (!r.compile.diagnostics.empty()) s += "<h3>Compiler warnings</h3>\n" + console(r.compile.diagnostics, false);
   }
-  if (r.run.status == "not_run") return s + "</section>\n";
+  if (r.run.status == grader::RunStatus::NotRun) return s + "</section>\n";
   s += "<dl class=\"facts\">\n";
   auto fact = [&](const std::string& k, const std::string& v_html) { s += "<dt>" + h(k) + "</dt><dd>" + v_html + "</dd>\n"; };
-  fact("Run", "<span class=\"tag\">" + h(r.run.status) + "</span>" + (r.run.message.empty() ? "" : " " + h(r.run.message)));
+  fact("Run", "<span class=\"tag\">" + h(grader::name(r.run.status)) + "</span>" + (r.run.message.empty() ? "" : " " + h(r.run.message)));
   if (r.run.signal) fact("Signal", h(std::to_string(r.run.signal)));
   else fact("Exit code", h(std::to_string(r.run.exit_code)));
   fact("Wall time", volatile_value(fixed(r.run.wall_seconds, "%.3f s")));

@@ -18,7 +18,7 @@ std::string prairielearn_results(const std::vector<grader::Result>& results, con
   for (const auto& r : results) {
     score += r.score;
     max += r.max_score;
-    output += r.exercise + ": " + grader::points(r.score) + "/" + grader::points(r.max_score) + " (" + r.verdict + ")\n";
+    output += r.exercise + ": " + grader::points(r.score) + "/" + grader::points(r.max_score) + " (" + grader::name(r.verdict) + ")\n";
     const std::string why = run_text(r);
     if (!why.empty()) output += visible(why) + "\n";
     for (const auto& c : r.checks) {
@@ -26,8 +26,8 @@ std::string prairielearn_results(const std::vector<grader::Result>& results, con
       t["name"] = (results.size() > 1 ? r.exercise + ": " : "") + grader::shown_name(c);
       t["points"] = c.points;
       t["max_points"] = c.max;
-      t["message"] = visible(c.status == "not_run" ? "not run: " + c.message : c.status == "passed" ? "passed" : c.message);
-      t["output"] = visible(c.status == "not_run" ? "" : check_text(c));
+      t["message"] = visible(c.status == grader::CheckStatus::NotRun ? "not run: " + c.message : c.status == grader::CheckStatus::Passed ? "passed" : c.message);
+      t["output"] = visible(c.status == grader::CheckStatus::NotRun ? "" : check_text(c));
       tests.push_back(std::move(t));
     }
     // The pictures the HTML report draws (the student's graphs, and the

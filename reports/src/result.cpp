@@ -1,14 +1,45 @@
 #include "reports/result.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 namespace grader {
 
+namespace {
+// The words, in the enum's order, from the one list of them (result.h's JSON mapping).
+template <class E, size_t N>
+std::array<std::string, N> words_of() {
+  std::array<std::string, N> w;
+  for (size_t i = 0; i < N; ++i) w[i] = json(static_cast<E>(i)).get<std::string>();
+  return w;
+}
+}  // namespace
+
+const std::string& name(Verdict v) {
+  static const auto words = words_of<Verdict, 6>();
+  return words.at(static_cast<size_t>(v));
+}
+
+const std::string& name(CheckStatus s) {
+  static const auto words = words_of<CheckStatus, 3>();
+  return words.at(static_cast<size_t>(s));
+}
+
+const std::string& name(RunStatus s) {
+  static const auto words = words_of<RunStatus, 10>();
+  return words.at(static_cast<size_t>(s));
+}
+
 int exit_code_for(const Result& r) {
-  if (r.verdict == "passed") return kExitPassed;
-  if (r.verdict == "compile_error") return kExitCompileError;
-  if (r.verdict == "runtime_error") return kExitRuntimeError;
+  switch (r.verdict) {
+    case Verdict::Passed: return kExitPassed;
+    case Verdict::Failed: return kExitFailed;
+    case Verdict::CompileError: return kExitCompileError;
+    case Verdict::RuntimeError: return kExitRuntimeError;
+    case Verdict::Missing: return kExitFailed;
+    case Verdict::InternalError: return kExitInternal;
+  }
   return kExitFailed;
 }
 
@@ -31,16 +62,19 @@ std::string display_text(const json& v, size_t indent) {
 std::string shown_name(const CheckResult& c) { return c.hidden ? "hidden check " + c.id : c.name; }
 
 bool scored_before_exception(const Result& r) {
-  return r.verdict == "runtime_error" && r.run.status == "exception" &&
-         std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) { return c.status != "not_run"; });
+  return r.verdict == Verdict::RuntimeError && r.run.status == RunStatus::Exception &&
+         std::any_of(r.checks.begin(), r.checks.end(),
+                     [](const CheckResult& c) { return c.status != CheckStatus::NotRun; });
 }
 
-std::string limit_hit(const std::string& status) {
-  if (status == "timeout") return "wall_time";
-  if (status == "cpu_limit") return "cpu_time";
-  if (status == "memory_limit") return "memory";
-  if (status == "output_limit") return "output";
-  return "";
+std::string limit_hit(RunStatus s) {
+  switch (s) {
+    case RunStatus::Timeout: return "wall_time";
+    case RunStatus::CpuLimit: return "cpu_time";
+    case RunStatus::MemoryLimit: return "memory";
+    case RunStatus::OutputLimit: return "output";
+    default: return "";
+  }
 }
 
 // Field order is fixed here, so the same result always prints the same bytes.
@@ -50,7 +84,7 @@ json to_json(const Result& r) {
   j["exercise"] = r.exercise;
   j["title"] = r.title;
   j["submission"] = {{"file", r.submission}, {"sha256", r.submission_sha256}};
-  j["verdict"] = r.verdict;
+  j["verdict"] = name(r.verdict);
   j["score"] = r.score;
   j["max_score"] = r.max_score;
   json checks = json::array();
@@ -61,23 +95,23 @@ json to_json(const Result& r) {
     cj["kind"] = c.kind;
     cj["points"] = c.points;
     cj["max"] = c.max;
-    cj["status"] = c.status;
+    cj["status"] = name(c.status);
     cj["visibility"] = c.hidden ? "hidden" : "visible";
     // A hidden check tells only that it passed or failed.
     cj["expected"] = c.hidden ? json(nullptr) : c.expected;
     cj["found"] = c.hidden ? json(nullptr) : c.found;
     cj["message"] = c.hidden ? "" : c.message;
-    cj["hint"] = c.hidden || c.status == "passed" ? "" : c.hint;
+    cj["hint"] = c.hidden || c.status == CheckStatus::Passed ? "" : c.hint;
     checks.push_back(cj);
   }
   j["checks"] = checks;
   j["compile"] = {{"ok", r.compile.ok}, {"cached", r.compile.cached}, {"seconds", r.compile.seconds},
                   {"diagnostics", r.compile.diagnostics}};
-  j["run"] = {{"status", r.run.status},
+  j["run"] = {{"status", name(r.run.status)},
               {"message", r.run.message},
               {"exit_code", r.run.exit_code},
               {"signal", r.run.signal},
-              {"timed_out", r.run.status == "timeout" || r.run.status == "cpu_limit"},
+              {"timed_out", r.run.status == RunStatus::Timeout || r.run.status == RunStatus::CpuLimit},
               {"limit_hit", limit_hit(r.run.status).empty() ? json(nullptr) : json(limit_hit(r.run.status))},
               {"wall_seconds", r.run.wall_seconds},
               {"cpu_seconds", r.run.cpu_seconds},

@@ -17,8 +17,8 @@ std::string capped(const std::string& s) {
 }  // namespace
 
 std::string check_text(const grader::CheckResult& c) {
-  if (c.status == "passed") return "";
-  if (c.hidden) return "hidden check: " + c.status;
+  if (c.status == grader::CheckStatus::Passed) return "";
+  if (c.hidden) return "hidden check: " + grader::name(c.status);
   std::string s;
   auto line = [&](const char* label, const std::string& v) {
     if (!v.empty()) s += std::string(label) + v + "\n";
@@ -31,9 +31,9 @@ std::string check_text(const grader::CheckResult& c) {
 }
 
 std::string run_text(const grader::Result& r) {
-  if (r.verdict == "compile_error") return "The file does not compile.\n" + capped(r.compile.diagnostics);
-  if (r.verdict == "runtime_error") {
-    std::string s = "The program did not finish (" + r.run.status + "): " + r.run.message + "\n";
+  if (r.verdict == grader::Verdict::CompileError) return "The file does not compile.\n" + capped(r.compile.diagnostics);
+  if (r.verdict == grader::Verdict::RuntimeError) {
+    std::string s = "The program did not finish (" + grader::name(r.run.status) + "): " + r.run.message + "\n";
     if (!r.run.stderr_text.empty()) s += "stderr:\n" + capped(r.run.stderr_text);
     return s;
   }

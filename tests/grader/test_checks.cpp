@@ -50,10 +50,10 @@ TEST_CASE("a grad check passes within tolerance and fails beyond it", "[checks]"
   auto r = rubric(R"([{"id": "g", "kind": "grad", "tensor": "x", "name": "n", "points": 2,
                        "tolerance": {"rtol": 0, "atol": 0.01}}])");
   auto ok = grader::evaluate(r, snapshot(-12.005), snapshot(-12));
-  CHECK(ok[0].status == "passed");
+  CHECK(ok[0].status == grader::CheckStatus::Passed);
   CHECK(ok[0].points == 2);
   auto bad = grader::evaluate(r, snapshot(-12.02), snapshot(-12));
-  CHECK(bad[0].status == "failed");
+  CHECK(bad[0].status == grader::CheckStatus::Failed);
   CHECK(bad[0].points == 0);
   CHECK(bad[0].expected == "-12");
   CHECK(bad[0].found == "-12.02");
@@ -62,36 +62,36 @@ TEST_CASE("a grad check passes within tolerance and fails beyond it", "[checks]"
 TEST_CASE("a grad check explains an undefined gradient", "[checks]") {
   auto r = rubric(R"([{"id": "g", "kind": "grad", "tensor": "f", "name": "n", "expected": 1}])");
   auto res = grader::evaluate(r, snapshot(-12), snapshot(-12));
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK(res[0].found == "undefined");
   CHECK_THAT(res[0].message, Catch::Contains("not a leaf and does not retain its gradient"));
   // "expected": null means the gradient must be undefined.
   auto u = rubric(R"([{"id": "g", "kind": "grad", "tensor": "f", "name": "n", "expected": null}])");
-  CHECK(grader::evaluate(u, snapshot(-12), snapshot(-12))[0].status == "passed");
+  CHECK(grader::evaluate(u, snapshot(-12), snapshot(-12))[0].status == grader::CheckStatus::Passed);
 }
 
 TEST_CASE("a missing or undefined tensor fails with the cause", "[checks]") {
   auto r = rubric(R"([{"id": "g", "kind": "is_leaf", "tensor": "q", "name": "n", "expected": false}])");
   auto res = grader::evaluate(r, snapshot(-12), snapshot(-12));
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK_THAT(res[0].message, Catch::Contains("did not name a tensor \"q\""));
   json s = snapshot(-12);
   s["tensors"]["q"] = {{"defined", false}};
   res = grader::evaluate(r, s, snapshot(-12));
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK_THAT(res[0].message, Catch::Contains("never given a value"));
 }
 
 TEST_CASE("graphs match modulo accepted alternatives, and name their differences", "[checks][graph]") {
   auto r = rubric(R"([{"id": "g", "kind": "graph", "tensor": "f", "name": "n"}])");
   // x * x reaches x twice where x.pow(2) reaches it once: accepted.
-  CHECK(grader::evaluate(r, snapshot(-12, true), snapshot(-12))[0].status == "passed");
+  CHECK(grader::evaluate(r, snapshot(-12, true), snapshot(-12))[0].status == grader::CheckStatus::Passed);
   CHECK(grader::graph_expression(lab_graph(false)) == "f=MulBackward0(p=PowBackward0(x), z)");
 
   json wrong = snapshot(-12);
   wrong["graphs"]["f"][1]["name"] = "AddBackward0";
   auto res = grader::evaluate(r, wrong, snapshot(-12));
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK_THAT(res[0].message, Catch::Contains("expected PowBackward0, found AddBackward0"));
 
   json no_z = snapshot(-12);
@@ -106,18 +106,18 @@ TEST_CASE("the operands of a product or a sum may come in either order", "[check
   auto r = rubric(R"([{"id": "g", "kind": "graph", "tensor": "f", "name": "n"}])");
   json swapped = snapshot(-12);
   swapped["graphs"]["f"][0]["next"] = json::parse(R"([["n2", 0], ["n1", 0]])");  // z * p instead of p * z
-  CHECK(grader::evaluate(r, swapped, snapshot(-12))[0].status == "passed");
+  CHECK(grader::evaluate(r, swapped, snapshot(-12))[0].status == grader::CheckStatus::Passed);
   // Order is free only where the operation commutes: p - z is not z - p.
   json sub = snapshot(-12), sub_swapped = swapped;
   sub["graphs"]["f"][0]["name"] = sub_swapped["graphs"]["f"][0]["name"] = "SubBackward0";
   auto res = grader::evaluate(r, sub_swapped, sub);
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK_THAT(res[0].message, Catch::Contains("expected PowBackward0, found z"));
   // A swap does not hide a real difference below it.
   json wrong = swapped;
   wrong["graphs"]["f"][1]["name"] = "ExpBackward0";
   res = grader::evaluate(r, wrong, snapshot(-12));
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK_THAT(res[0].message, Catch::Contains("expected PowBackward0, found ExpBackward0"));
 }
 
@@ -129,9 +129,9 @@ TEST_CASE("a snapshot check may compare flags instead of values", "[checks]") {
     return s;
   };
   // Values are not compared when the fields leave them out.
-  CHECK(grader::evaluate(r, with(false, "MulBackward0", 1), with(false, "MulBackward0", 2))[0].status == "passed");
+  CHECK(grader::evaluate(r, with(false, "MulBackward0", 1), with(false, "MulBackward0", 2))[0].status == grader::CheckStatus::Passed);
   auto res = grader::evaluate(r, with(true, nullptr, 1), with(false, "MulBackward0", 1));
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK(res[0].message == "\"before\" has is_leaf=true, expected is_leaf=false");
   CHECK(res[0].found == json::array({"before: is_leaf=true, grad_fn=None"}));
   CHECK_THROWS_WITH(rubric(R"([{"id": "s", "kind": "snapshots", "labels": ["b"], "name": "n", "fields": ["leaf"]}])"),
@@ -145,7 +145,7 @@ TEST_CASE("a stdout check names the first line that differs", "[checks]") {
     s["stdout"] = text;
     return s;
   };
-  CHECK(grader::evaluate(r, out("0  A\n1   B  \n"), out("0  A\n1   B\n"))[0].status == "passed");  // trailing spaces
+  CHECK(grader::evaluate(r, out("0  A\n1   B  \n"), out("0  A\n1   B\n"))[0].status == grader::CheckStatus::Passed);  // trailing spaces
   CHECK(grader::evaluate(r, out("0  A\n1  B\n"), out("0  A\n1   B\n"))[0].message == "line 2 is \"1  B\", expected \"1   B\"");
   CHECK(grader::evaluate(r, out("0  A\n"), out("0  A\n1   B\n"))[0].message == "line 2 is missing; expected \"1   B\"");
   CHECK(grader::evaluate(r, out("0  A\nextra\n"), out("0  A\n"))[0].message ==
@@ -160,9 +160,9 @@ TEST_CASE("a snapshot sequence must match in count, order and values", "[checks]
     for (double v : vals) s["records"].push_back({{"kind", "value"}, {"label", "it" + std::to_string(i++)}, {"value", v}});
     return s;
   };
-  CHECK(grader::evaluate(r, with({1, 2}), with({1, 2}))[0].status == "passed");
+  CHECK(grader::evaluate(r, with({1, 2}), with({1, 2}))[0].status == grader::CheckStatus::Passed);
   auto res = grader::evaluate(r, with({1, 1}), with({1, 2}));
-  CHECK(res[0].status == "failed");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK(res[0].message == "\"it2\" is 1, expected 2");
   res = grader::evaluate(r, with({1}), with({1, 2}));
   CHECK_THAT(res[0].message, Catch::Contains("1 of these snapshots were recorded, expected 2"));
@@ -242,15 +242,15 @@ TEST_CASE("a rubric may take a one-element tensor for a scalar, and only that", 
     return s;
   };
   const json vec = shaped({1}, {-2.0}, {-12.0}), mat = shaped({1, 1}, {-2.0}, {-12.0}), two = shaped({2}, {-2.0, -2.0}, {-12.0, -12.0});
-  for (const auto& r : grader::evaluate(make(true), vec, snapshot(-12))) CHECK(r.status == "passed");
-  for (const auto& r : grader::evaluate(make(true), mat, snapshot(-12))) CHECK(r.status == "passed");
-  for (const auto& r : grader::evaluate(make(true), two, snapshot(-12))) CHECK(r.status == "failed");
+  for (const auto& r : grader::evaluate(make(true), vec, snapshot(-12))) CHECK(r.status == grader::CheckStatus::Passed);
+  for (const auto& r : grader::evaluate(make(true), mat, snapshot(-12))) CHECK(r.status == grader::CheckStatus::Passed);
+  for (const auto& r : grader::evaluate(make(true), two, snapshot(-12))) CHECK(r.status == grader::CheckStatus::Failed);
   for (const auto& r : grader::evaluate(make(false), vec, snapshot(-12))) {
-    CHECK(r.status == "failed");
+    CHECK(r.status == grader::CheckStatus::Failed);
     CHECK_THAT(r.message, Catch::Contains("the shape is [1], expected []"));
   }
   // The value still has to be right.
-  for (const auto& r : grader::evaluate(make(true), shaped({1}, {2.0}, {12.0}), snapshot(-12))) CHECK(r.status == "failed");
+  for (const auto& r : grader::evaluate(make(true), shaped({1}, {2.0}, {12.0}), snapshot(-12))) CHECK(r.status == grader::CheckStatus::Failed);
 }
 
 TEST_CASE("a diagnosis names the mistake the facts show, and only when they show it", "[checks]") {

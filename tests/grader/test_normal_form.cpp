@@ -203,9 +203,7 @@ TEST_CASE("a grad_fn check takes a scalar's sum over its dimensions for sum()", 
     s["records"] = json::array();
     return s;
   };
-  CHECK(grader::evaluate(r, doc("SumBackward1", json::array()), doc("SumBackward0", json::array()))[0].status ==
-        "passed");
-  CHECK(grader::evaluate(r, doc("SumBackward1", {1}), doc("SumBackward0", json::array()))[0].status == "failed");
-  CHECK(grader::evaluate(r, doc("MeanBackward0", json::array()), doc("SumBackward0", json::array()))[0].status ==
-        "failed");
+  CHECK(grader::evaluate(r, doc("SumBackward1", json::array()), doc("SumBackward0", json::array()))[0].status == grader::CheckStatus::Passed);
+  CHECK(grader::evaluate(r, doc("SumBackward1", {1}), doc("SumBackward0", json::array()))[0].status == grader::CheckStatus::Failed);
+  CHECK(grader::evaluate(r, doc("MeanBackward0", json::array()), doc("SumBackward0", json::array()))[0].status == grader::CheckStatus::Failed);
 }

@@ -13,11 +13,11 @@ inline const std::string kHostile =
 
 // A check worth `max` points: full marks when passed; otherwise with a why,
 // a hint, and expected/found values that name it.
-inline grader::CheckResult check(const std::string& id, const std::string& status, double max, bool hidden = false) {
+inline grader::CheckResult check(const std::string& id, grader::CheckStatus status, double max, bool hidden = false) {
   grader::CheckResult c;
   c.id = id, c.name = "check " + id, c.kind = "value", c.status = status, c.max = max, c.hidden = hidden;
-  c.points = status == "passed" ? max : 0;
-  if (status != "passed") c.message = "why " + id, c.hint = "hint " + id, c.expected = "expected " + id, c.found = "found " + id;
+  c.points = status == grader::CheckStatus::Passed ? max : 0;
+  if (status != grader::CheckStatus::Passed) c.message = "why " + id, c.hint = "hint " + id, c.expected = "expected " + id, c.found = "found " + id;
   return c;
 }
 

@@ -45,12 +45,12 @@ grader::Result result() {
   grader::Result r;
   r.exercise = "exercise3", r.title = "The lab's exercise", r.submission = "exercises/exercise3.cpp";
   r.submission_sha256 = std::string(64, 'a');
-  r.verdict = "failed", r.score = 1, r.max_score = 4;
-  r.checks = {check("a", "passed", 1), check("b", "failed", 1), check("c", "failed", 1, true), check("g", "failed", 1)};
+  r.verdict = grader::Verdict::Failed, r.score = 1, r.max_score = 4;
+  r.checks = {check("a", grader::CheckStatus::Passed, 1), check("b", grader::CheckStatus::Failed, 1), check("c", grader::CheckStatus::Failed, 1, true), check("g", grader::CheckStatus::Failed, 1)};
   r.checks[1].message = kHostile;
   r.checks[3].kind = "graph";
   r.compile.ok = true;
-  r.run.status = "ok", r.run.exit_code = 0, r.run.isolation = "fallback";
+  r.run.status = grader::RunStatus::Ok, r.run.exit_code = 0, r.run.isolation = "fallback";
   r.run.stdout_text = kHostile;
   r.engine = "gradlab 0.1.0", r.compiler = "GNU 12.2.0", r.created = "2026-11-22T00:00:00Z";
   grader::GraphView v;
@@ -221,12 +221,12 @@ TEST_CASE("report.html shows the score, each check's status in words, and escape
 
 TEST_CASE("report.html cuts long output with a marker and says why nothing ran", "[reports][html]") {
   grader::Result r = result();
-  r.verdict = "runtime_error";
-  r.run.status = "output_limit", r.run.message = "stopped after printing more than 256 KiB";
+  r.verdict = grader::Verdict::RuntimeError;
+  r.run.status = grader::RunStatus::OutputLimit, r.run.message = "stopped after printing more than 256 KiB";
   r.run.stdout_text = std::string(30000, 'y');
   r.run.stderr_text = "short";
   r.run.stderr_truncated = true;
-  for (auto& c : r.checks) c.status = "not_run", c.points = 0, c.message = "the program did not finish";
+  for (auto& c : r.checks) c.status = grader::CheckStatus::NotRun, c.points = 0, c.message = "the program did not finish";
   r.graphs.clear();
   const std::string html = reports::html_writer()->render(r);
   CHECK_THAT(html, Catch::Contains("✗ Did not finish"));
@@ -238,7 +238,7 @@ TEST_CASE("report.html cuts long output with a marker and says why nothing ran",
   CHECK_THAT(html, !Catch::Contains("the program did not finish</p>"));
   CHECK_THAT(html, !Catch::Contains("<img"));
 
-  r.verdict = "compile_error";
+  r.verdict = grader::Verdict::CompileError;
   r.compile.ok = false;
   r.run = grader::RunInfo{};
   r.compile.diagnostics = "exercise3.cpp: In function 'void f()':\nexercise3.cpp:4:3: error: 'y' was not declared <here>\n";

@@ -175,11 +175,11 @@ grader::Result failing() {
   grader::Result r;
   r.exercise = "exercise3", r.title = "The lab's exercise", r.submission = "exercises/exercise3.cpp";
   r.submission_sha256 = std::string(64, 'a');
-  r.verdict = "failed", r.score = 3, r.max_score = 6;
-  r.checks = {check("a", "passed", 2), check("b", "failed", 2), check("c", "failed", 1, true), check("d", "passed", 1)};
+  r.verdict = grader::Verdict::Failed, r.score = 3, r.max_score = 6;
+  r.checks = {check("a", grader::CheckStatus::Passed, 2), check("b", grader::CheckStatus::Failed, 2), check("c", grader::CheckStatus::Failed, 1, true), check("d", grader::CheckStatus::Passed, 1)};
   r.checks[1].message = kHostile;
   r.compile.ok = true;
-  r.run.status = "ok", r.run.exit_code = 0, r.run.isolation = "bubblewrap";
+  r.run.status = grader::RunStatus::Ok, r.run.exit_code = 0, r.run.isolation = "bubblewrap";
   r.run.stdout_text = kHostile;
   r.warnings.push_back({{"message", "a warning"}, {"during", "exercise"}});
   r.engine = "gradlab 0.1.0", r.compiler = "g++ 12", r.total_seconds = 0.4125, r.created = "2026-11-22T00:00:00Z";
@@ -189,10 +189,10 @@ grader::Result failing() {
 
 grader::Result crashed() {
   grader::Result r = failing();
-  r.verdict = "runtime_error", r.score = 0;
-  r.run.status = "timeout", r.run.exit_code = -1, r.run.signal = 9, r.run.message = "it ran past 5 s";
+  r.verdict = grader::Verdict::RuntimeError, r.score = 0;
+  r.run.status = grader::RunStatus::Timeout, r.run.exit_code = -1, r.run.signal = 9, r.run.message = "it ran past 5 s";
   r.run.stderr_text = kHostile;
-  for (auto& c : r.checks) c.status = "not_run", c.points = 0, c.message = "the program did not finish";
+  for (auto& c : r.checks) c.status = grader::CheckStatus::NotRun, c.points = 0, c.message = "the program did not finish";
   return r;
 }
 
@@ -307,7 +307,7 @@ TEST_CASE("results.json has what Gradescope reads, and its tests add up to the s
   CHECK_THAT(c["tests"][2]["name"].get<std::string>(), Catch::StartsWith(crashed().checks[2].name));
   // Markdown outputs keep what a student printed in a code block, whatever its backticks.
   grader::Result tricky = failing();
-  tricky.checks[0].status = "failed", tricky.checks[0].found = "```\n# not a heading";
+  tricky.checks[0].status = grader::CheckStatus::Failed, tricky.checks[0].found = "```\n# not a heading";
   const json t = json::parse(reports::gradescope_writer()->render(tricky));
   const std::string out = t["tests"][0]["output"];
   CHECK(out.rfind("````text\n", 0) == 0);

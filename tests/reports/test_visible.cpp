@@ -29,16 +29,16 @@ grader::Result hostile_result() {
   r.exercise = "exercise3";
   r.title = "t";
   r.submission = "subs/eve\x1b[31m/exercise3.cpp";
-  r.verdict = "runtime_error";
+  r.verdict = grader::Verdict::RuntimeError;
   r.max_score = 18;
-  r.run.status = "crashed";
+  r.run.status = grader::RunStatus::Crashed;
   r.run.message = "killed" + kFakeScore;
   r.run.stdout_text = "line one\n" + kFakeScore + "\n";
   r.run.stderr_text = kFakeScore;
   r.compile.ok = true;
   r.compile.diagnostics = "warning: " + kFakeScore;
   grader::CheckResult c;
-  c.id = "c1", c.name = "values", c.status = "not_run", c.max = 18, c.message = kFakeScore;
+  c.id = "c1", c.name = "values", c.status = grader::CheckStatus::NotRun, c.max = 18, c.message = kFakeScore;
   r.checks.push_back(c);
   return r;
 }

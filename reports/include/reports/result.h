@@ -3,6 +3,7 @@
 // decides anything.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,76 @@ namespace grader {
 
 using json = nlohmann::ordered_json;
 
+// The outcomes are types; their words ("passed", "compile_error", ...) are
+// written only where a format needs them (report.json, the console, the
+// platforms' files), by name() below.
+
+// What became of a submission.
+enum class Verdict {
+  Passed,        // every check passed
+  Failed,        // some checks failed
+  CompileError,  // it did not compile (or link, or broke the grader's rules)
+  RuntimeError,  // it did not finish: RunInfo::status says how
+  // Only where a whole submission is graded (autograding platforms): an
+  // exercise with no file, and one the grader itself failed on.
+  Missing,
+  InternalError,
+};
+
+// What became of one check.
+enum class CheckStatus {
+  Passed,
+  Failed,
+  NotRun,  // the program did not get that far
+};
+
+// How the program's run ended.
+enum class RunStatus {
+  Ok,
+  Exception,     // an uncaught exception
+  Crashed,       // a signal, or an exit without its facts
+  Timeout,       // the wall-clock limit
+  CpuLimit,
+  MemoryLimit,
+  OutputLimit,
+  BadSnapshot,   // facts the grader refused to read
+  SandboxError,  // the fence could not be built: the grader's problem
+  NotRun,
+};
+
+// The word report.json's schema uses for each.
+const std::string& name(Verdict v);
+const std::string& name(CheckStatus s);
+const std::string& name(RunStatus s);
+// In JSON they are their words too (a comparison with a rubric's "status"
+// compares words), never nlohmann's default of the enum's number.
+NLOHMANN_JSON_SERIALIZE_ENUM(Verdict, {{Verdict::Passed, "passed"},
+                                       {Verdict::Failed, "failed"},
+                                       {Verdict::CompileError, "compile_error"},
+                                       {Verdict::RuntimeError, "runtime_error"},
+                                       {Verdict::Missing, "missing"},
+                                       {Verdict::InternalError, "internal_error"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(CheckStatus, {{CheckStatus::Passed, "passed"},
+                                           {CheckStatus::Failed, "failed"},
+                                           {CheckStatus::NotRun, "not_run"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(RunStatus, {{RunStatus::Ok, "ok"},
+                                         {RunStatus::Exception, "exception"},
+                                         {RunStatus::Crashed, "crashed"},
+                                         {RunStatus::Timeout, "timeout"},
+                                         {RunStatus::CpuLimit, "cpu_limit"},
+                                         {RunStatus::MemoryLimit, "memory_limit"},
+                                         {RunStatus::OutputLimit, "output_limit"},
+                                         {RunStatus::BadSnapshot, "bad_snapshot"},
+                                         {RunStatus::SandboxError, "sandbox_error"},
+                                         {RunStatus::NotRun, "not_run"}})
+inline std::ostream& operator<<(std::ostream& os, Verdict v) { return os << name(v); }
+inline std::ostream& operator<<(std::ostream& os, CheckStatus s) { return os << name(s); }
+inline std::ostream& operator<<(std::ostream& os, RunStatus s) { return os << name(s); }
+
 struct CheckResult {
   std::string id, name, kind;
   double points = 0, max = 0;
-  std::string status;  // "passed", "failed", or "not_run" (the program did not get that far)
+  CheckStatus status = CheckStatus::NotRun;
   json expected, found;  // display strings, or null
   std::string message, hint;
   bool hidden = false;
@@ -27,9 +94,7 @@ struct CompileInfo {
 };
 
 struct RunInfo {
-  // "ok", "exception", "crashed", "timeout", "cpu_limit", "memory_limit",
-  // "output_limit", "bad_snapshot", "sandbox_error" or "not_run".
-  std::string status = "not_run";
+  RunStatus status = RunStatus::NotRun;
   std::string message;
   int exit_code = -1;
   int signal = 0;
@@ -58,8 +123,7 @@ struct GraphView {
 
 struct Result {
   std::string exercise, title, submission, submission_sha256;
-  // "passed" (every check), "failed" (some checks), "compile_error", "runtime_error".
-  std::string verdict;
+  Verdict verdict = Verdict::Failed;
   double score = 0, max_score = 0;
   std::vector<CheckResult> checks;
   CompileInfo compile;
@@ -104,6 +168,6 @@ std::string shown_name(const CheckResult& c);
 
 // The run limit a run status stands for ("wall_time", "cpu_time", "memory",
 // "output"), or "" when the run ended for another reason.
-std::string limit_hit(const std::string& run_status);
+std::string limit_hit(RunStatus s);
 
 }  // namespace grader
