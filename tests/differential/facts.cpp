@@ -3,6 +3,8 @@
 // same facts as JSON lines (values, gradients, grad_fn names, next functions,
 // flags, versions, error texts); compare.cpp checks that the two agree.
 // Nothing here may use an API that only one side has.
+#include <limits>
+
 #include "facts_common.h"
 
 namespace {
@@ -269,6 +271,15 @@ void ops() {
   fact("scalar_tensor.double", torch::scalar_tensor(-2.0));
   fact("scalar_tensor.int", torch::scalar_tensor(5));
   fact("scalar_tensor.options", torch::scalar_tensor(3, torch::dtype(torch::kDouble).requires_grad(true)));
+  {  // a NaN is close to nothing, unless equal_nan; equal infinities are close
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    Tensor a = torch::tensor({nan, 1.0, inf, -inf, 2.0}), b = torch::tensor({nan, 1.0 + 1e-9, inf, inf, nan});
+    fact("isclose", torch::isclose(a, b));
+    fact("isclose.equal_nan", torch::isclose(a, b, 1e-5, 1e-8, true));
+    fact("allclose.nan", torch::tensor(torch::allclose(a.slice(0, 0, 3), b.slice(0, 0, 3))));
+    fact("allclose.equal_nan", torch::tensor(torch::allclose(a.slice(0, 0, 3), b.slice(0, 0, 3), 1e-5, 1e-8, true)));
+    fact("allclose.method.equal_nan", torch::tensor(a.slice(0, 0, 3).allclose(b.slice(0, 0, 3), 1e-5, 1e-8, true)));
+  }
 }
 
 }  // namespace

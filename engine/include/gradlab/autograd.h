@@ -100,9 +100,6 @@ class Node : public std::enable_shared_from_this<Node> {
   // the std::vectors; others keep this default.
   virtual GradList apply_into(GradList& grads);
   virtual void release_variables() {}
-  // Whether release_variables() freed anything a later apply() needs.
-  virtual bool has_saved_variables() const { return false; }
-
   bool is_accumulate_grad() const { return is_accumulate_grad_; }
   // Custom functions take undefined gradients (their context materialises
   // them or not); the ops' backwards never see one: a node whose gradients

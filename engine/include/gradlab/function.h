@@ -109,7 +109,6 @@ class CppNodeBase : public Node {
   CppNodeBase();
   ~CppNodeBase() override;
   void release_variables() override;
-  bool has_saved_variables() const override;
   AutogradContext ctx_;
   // One entry per forward argument (per element of a TensorList argument):
   // whether it was a tensor, hence has an edge and a gradient.

@@ -352,7 +352,7 @@ class Tensor {
   Tensor ne(const Tensor& o) const;
   Tensor ne(Scalar o) const;
   bool equal(const Tensor& o) const;
-  bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8) const;
+  bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   bool all_true() const;  // every element nonzero (host-side check)
 
   // --- in place

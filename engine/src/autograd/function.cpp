@@ -66,7 +66,6 @@ void AutogradContext::release() {
 CppNodeBase::CppNodeBase() { takes_undefined_grads_ = true; }
 CppNodeBase::~CppNodeBase() = default;
 void CppNodeBase::release_variables() { ctx_.release(); }
-bool CppNodeBase::has_saved_variables() const { return true; }
 
 void AutogradContext::commit_saved(const variable_list& outputs) {
   saved_.clear();

@@ -8,7 +8,7 @@ namespace gradlab::backend {
 
 enum class Unary : uint8_t {
   Neg, Exp, Log, Tanh, Sigmoid, Relu, Abs, Sqrt, Sin, Cos, Sign, Reciprocal, Rsqrt, Log1p, Expm1,
-  Log2, Log10, Floor, Square, Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
+  Log2, Log10, Floor, Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
 };
 enum class Binary : uint8_t {
   Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min,

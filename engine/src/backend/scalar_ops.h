@@ -43,7 +43,6 @@ GRADLAB_HD T apply_unary(Unary op, T x, double a, double b) {
     case Unary::Log2: return static_cast<T>(std::log2(v));
     case Unary::Log10: return static_cast<T>(std::log10(v));
     case Unary::Floor: return static_cast<T>(std::floor(v));
-    case Unary::Square: return static_cast<T>(v * v);
     case Unary::Pow: {
       // Integer exponents as repeated products, like PyTorch's pow kernels.
       if (a == 2) return static_cast<T>(v * v);

@@ -4,6 +4,7 @@
 // updated in place (2 - a is SubBackward0 with a null first edge).
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "ops/ops_internal.h"
 
@@ -319,17 +320,26 @@ bool equal(const Tensor& a, const Tensor& b) {
 }
 bool Tensor::equal(const Tensor& o) const { return gradlab::equal(*this, o); }
 
-Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+// As LibTorch 1.13 computes it, in place on the result (whose version counter
+// shows each step): equal values (equal infinities among them), then NaN
+// facing NaN where asked, then the finite differences within tolerance.
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   autograd::NoGradGuard ng;
-  Tensor diff = (a - b).abs();
-  Tensor tol = b.abs() * rtol + atol;
-  return (diff <= tol) + (a == b) > 0;
+  auto or_in_place = [](const Tensor& close, const Tensor& also) { close.copy_(close + also > 0); };
+  Tensor close = a == b;
+  if (equal_nan && is_floating(a.scalar_type())) or_in_place(close, (a != a) * (b != b));  // x != x: x is NaN
+  if (rtol == 0 && atol == 0) return close;
+  const Tensor allowed = (b * rtol).abs() + atol;
+  const Tensor actual = (a - b).abs();
+  or_in_place(close, (actual < std::numeric_limits<double>::infinity()) * (actual <= allowed));  // NaN < inf is false
+  return close;
 }
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  (void)equal_nan;
-  return isclose(a, b, rtol, atol).all_true();
+  return isclose(a, b, rtol, atol, equal_nan).all_true();
 }
-bool Tensor::allclose(const Tensor& o, double rtol, double atol) const { return gradlab::allclose(*this, o, rtol, atol); }
+bool Tensor::allclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
+  return gradlab::allclose(*this, o, rtol, atol, equal_nan);
+}
 bool Tensor::all_true() const {
   Tensor c = to(ScalarType::Double).contiguous().to(Device(DeviceType::CPU));
   const double* p = c.data_ptr<double>();

@@ -37,7 +37,6 @@ class OpNode : public autograd::Node {
     for (auto& s : saved) s.reset_data();
     if (saved_fn) saved_fn->release_variables();
   }
-  bool has_saved_variables() const override { return !saved.empty(); }
   // The saved tensors' references to their nodes go to the engine's release
   // list before the members die (see Node::~Node).
   ~OpNode() override {

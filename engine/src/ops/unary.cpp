@@ -14,7 +14,7 @@ enum Save : uint8_t { kNone = 0, kSelf = 1, kResult = 2 };
 bool float_only(Unary k) {
   switch (k) {
     case Unary::Neg: case Unary::Relu: case Unary::Abs: case Unary::Sign: case Unary::Floor:
-    case Unary::Square: case Unary::Clamp: case Unary::Pow:
+    case Unary::Clamp: case Unary::Pow:
       return false;
     default: return true;
   }
