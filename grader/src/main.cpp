@@ -48,10 +48,14 @@ const char* kExitCodes =
     "  69  --device cuda, but no CUDA device is available\n"
     "  70  internal error (a broken rubric or reference solution, an unwritable cache)\n";
 
-int usage_error(const std::string& msg) {
-  std::cerr << "grade: " << msg << "\n(run `grade --help` for the usage)\n";
-  return kExitUsage;
-}
+// How grade ends early, CLI11's way: the failure's kind is its exit code.
+// A usage error is said with the pointer to --help; the others as they are.
+struct Stop : std::runtime_error {
+  int code;
+  bool usage_hint;
+  Stop(const std::string& msg, int c, bool hint) : std::runtime_error(msg), code(c), usage_hint(hint) {}
+};
+Stop usage_error(const std::string& msg) { return {msg, kExitUsage, true}; }
 
 // After CLI11's "The following argument(s) was/were not expected: --jnuit":
 // the option each one was probably meant to be.
@@ -110,102 +114,304 @@ void wait_for_change(const std::string& path) {
   }
 }
 
+
+// Everything the command line can say; one field per option.
+struct Options {
+  std::string exercise, file, out_dir, cache_dir = default_cache_dir(), device = "cpu", engine = "gradlab";
+  std::string course_dir = installed_course().root;
+  bool solution = false, as_json = false, no_colour = false, no_isolation = false, junit = false, gradescope = false,
+       watch = false, github = false;
+  int check_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::string> record_only;
+  std::string release_assignment;
+  AutogradeRequest areq;
+  std::string platform = "gradescope", assignment_csv;
+  BatchOptions bopt;
+  std::string exercises_csv, shard = "1/1";
+  std::vector<std::string> merge_inputs;
+  bool allow_partial = false;
+};
+
+struct Subcommands {
+  CLI::App *list, *check, *record, *release, *autograde, *batch, *merge;
+};
+
+void add_grading_options(CLI::App& app, Options& o) {
+  if (const char* c = std::getenv("GRADLAB_COURSE"); c && *c) o.course_dir = c;
+  app.add_option("exercise", o.exercise, "the exercise to grade, e.g. exercise3");
+  app.add_option("file", o.file, "the file to grade (default: exercises/EXERCISE.cpp, found from the current folder up)");
+  app.add_flag("--solution", o.solution, "grade the reference solution instead (for instructors)");
+  app.add_flag("--json", o.as_json, "print the result as JSON on stdout instead of the summary");
+  app.add_flag("--watch", o.watch, "grade again each time the file is saved (Ctrl-C stops)");
+  app.add_option("--out", o.out_dir, "folder for the reports (default: gradlab-reports/EXERCISE beside exercises/)");
+  app.add_flag("--junit", o.junit, "also write junit.xml (one testcase per check) into the report folder");
+  app.add_flag("--gradescope", o.gradescope, "also write Gradescope's results.json into the report folder");
+  app.add_flag("--github", o.github, "inside GitHub Actions: annotate the file's lines (::error commands) and append "
+                                     "the score and checks to the job summary ($GITHUB_STEP_SUMMARY)");
+  app.add_option("--cache", o.cache_dir, "the compile cache (default: $GRADLAB_CACHE or ~/.cache/gradlab)");
+  app.add_option("--device", o.device, "cpu, or cuda to make CUDA the default device")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--engine", o.engine, "gradlab, or libtorch to build against Debian's LibTorch")
+      ->check(CLI::IsMember({"gradlab", "libtorch"}));
+  app.add_option("--course", o.course_dir, "the course folder holding solutions/ and tests/fixtures/ (default: "
+                                           "$GRADLAB_COURSE, else the one gradlab was built from)");
+  app.add_flag("--no-color", o.no_colour, "no colour even on a terminal (NO_COLOR=1 does the same)");
+  app.add_flag("--no-isolation", o.no_isolation,
+               "use the fallback fence (Landlock, an unprivileged uid, seccomp and limits) instead of bubblewrap's "
+               "namespaces, as in containers that forbid them (it is used by itself where namespaces cannot be made)");
+  app.fallthrough();  // subcommands inherit it: `grade check --cache DIR` works like `grade --cache DIR check`
+}
+
+Subcommands add_course_commands(CLI::App& app, Options& o) {
+  Subcommands c{};
+  c.list = app.add_subcommand("list", "the exercises, their titles and your last result");
+  c.check = app.add_subcommand("check", "for the course's CI: every solution scores full marks and every fixture "
+                                        "under tests/fixtures/ gets exactly the verdict it names");
+  c.check->add_option("--jobs,-j", o.check_jobs, "files graded at once (default: the number of cores)")
+      ->check(CLI::Range(1, 256));
+  c.record = app.add_subcommand("record", "for instructors: run each solution and write the facts its checks read "
+                                          "beside its rubric (solutions/EXERCISE.facts.json), so grading builds "
+                                          "no reference; `grade check` says when they are stale");
+  c.record->add_option("exercises", o.record_only, "which exercises (default: all)");
+  c.release = app.add_subcommand("release", "for instructors: write a student release of the course into "
+                                            "--out DIR: DIR/student/ (no solution, fixture or hidden check) and "
+                                            "DIR/autograder/ (Gradescope, PrairieLearn, GitHub Classroom)");
+  c.release->add_option("--assignment", o.release_assignment, "the exercises the autograders expect, comma-separated "
+                                                              "(a missing file scores 0; default: whatever is submitted)");
+  c.autograde = app.add_subcommand("autograde", "for autograding platforms: grade every exercise file found "
+                                                "under SUBMISSION with the full rubrics and write the platform's "
+                                                "results.json into --out");
+  c.autograde->add_option("submission", o.areq.submission, "the folder holding the submission")->required();
+  c.autograde->add_option("--platform", o.platform, "gradescope or prairielearn")
+      ->check(CLI::IsMember({"gradescope", "prairielearn"}));
+  c.autograde->add_option("--assignment", o.assignment_csv, "the exercises the assignment asks for, comma-separated "
+                                                            "(a missing one scores 0; default: those submitted)");
+  return c;
+}
+
+void add_class_commands(CLI::App& app, Options& o, Subcommands& c) {
+  BatchOptions& b = o.bopt;
+  b.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  c.batch = app.add_subcommand("batch", "grade a whole class: SUBMISSIONS holds one folder per student with their "
+                                        "exerciseN.cpp files; resumable, and each identical file is graded once");
+  c.batch->add_option("submissions", b.submissions, "the folder of student folders")->required();
+  c.batch->add_option("--exercises", o.exercises_csv, "which exercises, comma-separated (default: all the course has)");
+  c.batch->add_option("--jobs,-j", b.jobs, "submissions graded at once (default: the number of cores)")
+      ->check(CLI::Range(1, 256));
+  c.batch->add_flag("--regrade", b.regrade, "grade everything again, even what is graded and unchanged, and say "
+                                            "which scores changed");
+  c.batch->add_option("--similarity", b.similarity, "also compare each exercise's submissions with sim_c++ (Debian's "
+                                                    "similarity-tester) and list in the summary the pairs sharing at "
+                                                    "least this percent beyond the starter (e.g. 80): for a person to "
+                                                    "look at, never a verdict")
+      ->check(CLI::Range(1, 100));
+  c.batch->add_option("--layout", b.layout, "how SUBMISSIONS is laid out: folders (one per student), canvas, moodle, "
+                                            "gradescope (its Export Submissions), github-classroom (a clone per "
+                                            "student), or auto (default: recognised from the names)")
+      ->check(CLI::IsMember({"auto", "folders", "canvas", "moodle", "gradescope", "github-classroom"}));
+  c.batch->add_option("--roster", b.roster, "a CSV of the class (columns such as id,name,login,email,section, or an "
+                                            "LMS's export): everyone on it gets a row, those who handed in nothing "
+                                            "too, and their identity columns")
+      ->check(CLI::ExistingFile);
+  c.batch->add_flag("--bom", b.bom, "start the CSV files with a UTF-8 byte order mark, so that Excel shows accents");
+  c.batch->add_option("--lms-assignment", b.lms_assignment, "the name of canvas.csv's assignment column (Canvas's "
+                                                            "own, such as \"Homework 3 (1234)\"; default: gradlab)");
+  c.batch->add_option("--shard", o.shard, "K/N: grade only the K-th of N shares of the students (for job arrays; "
+                                          "combine with `grade merge`)");
+  c.merge = app.add_subcommand("merge", "combine the --out folders of sharded `grade batch` runs into one "
+                                        "gradebook and summary (into --out)");
+  c.merge->add_option("folders", o.merge_inputs, "the shards' output folders")->required();
+  c.merge->add_flag("--allow-partial", o.allow_partial,
+                    "merge even when some shards are missing (the summary says which)");
+}
+
+// Before anything is built: a run that cannot happen on the GPU must not end
+// as a CPU run that looks like one.
+void require_device(const Options& o) {
+  if (o.device != "cuda") return;
+  if (o.engine == "libtorch")
+    throw usage_error("--device cuda grades with gradlab's engine; LibTorch from Debian is a CPU build");
+  if (gradlab::cuda_device_count() == 0)
+    throw Stop("--device cuda, but " + (gradlab::cuda_built() ? "no CUDA GPU is available here (" + gradlab::cuda_status() + ")"
+                                                              : std::string("this build of gradlab has no CUDA backend (CMake found no CUDA toolkit)")) +
+                   ". Grade on the CPU: leave out --device.",
+               kExitNoDevice, false);
+}
+
+// Untrusted code runs only inside a fence: namespaces, or the fallback where
+// they cannot be made. A machine that can build neither is told what to do.
+void require_fence(const GradeRequest& base) {
+  const FenceChoice fence = choose_fence(base.isolate);
+  if (!fence.ok)
+    throw Stop("no sandbox can be built here, so no student code is compiled or run: " + fence.why_not + ".",
+               kExitNoDevice, false);
+  // Said once here, not only in the reports: whoever runs the grader should
+  // know which fence holds the students' code.
+  if (base.isolate && fence.fence == Fence::Fallback)
+    std::cerr << "grade: note: bubblewrap cannot create namespaces here, so student code runs in the fallback "
+                 "fence (an unprivileged uid, Landlock, seccomp and limits; see grader/SECURITY.md)\n";
+}
+
+void require_exercises(const Course& course, const std::vector<std::string>& names) {
+  if (auto bad = unknown_exercise(course, names); !bad.empty()) throw usage_error(bad);
+}
+
+int autograde_command(const Course& course, const GradeRequest& base, Options& o) {
+  if (o.out_dir.empty()) throw usage_error("grade autograde needs --out DIR, where results.json goes");
+  if (!fs::is_directory(o.areq.submission)) throw usage_error("no such folder: " + o.areq.submission);
+  o.areq.exercises = split_csv(o.assignment_csv);
+  require_exercises(course, o.areq.exercises);
+  o.areq.out = o.out_dir;
+  o.areq.platform = o.platform == "prairielearn" ? Platform::PrairieLearn : Platform::Gradescope;
+  return autograde(std::cerr, course, base, o.areq);
+}
+
+int release_command(const Course& course, const Options& o, const Style& st) {
+  if (o.out_dir.empty()) throw usage_error("grade release needs --out DIR, the folder to write the release into");
+  require_exercises(course, split_csv(o.release_assignment));
+  return release_course(std::cout, course, o.out_dir, split_csv(o.release_assignment), st);
+}
+
+// batch and merge reject what they are given (a shard that is not K/N,
+// shards of different runs) with std::invalid_argument: a usage error.
+template <class F>
+int as_usage(F&& run) {
+  try {
+    return run();
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+}
+
+int batch_command(const Course& course, const GradeRequest& base, Options& o) {
+  BatchOptions& b = o.bopt;
+  as_usage([&] {
+    std::tie(b.shard, b.shards) = parse_shard(o.shard);
+    return 0;
+  });
+  b.exercises = split_csv(o.exercises_csv);
+  require_exercises(course, b.exercises);
+  if (!fs::is_directory(b.submissions)) throw usage_error("no such folder: " + b.submissions);
+  b.out = o.out_dir.empty() ? "gradlab-batch" : o.out_dir;
+  b.live_progress = isatty(STDERR_FILENO) && !std::getenv("CI");
+  return as_usage([&] { return run_batch(course, base, b, std::cerr); });
+}
+
+int merge_command(const Options& o) {
+  if (o.out_dir.empty()) throw usage_error("grade merge needs --out DIR, the folder to merge into");
+  for (const auto& in : o.merge_inputs)
+    if (!fs::is_directory(in)) throw usage_error("no such folder: " + in);
+  return as_usage([&] { return merge_batches(o.merge_inputs, o.out_dir, o.allow_partial, std::cerr); });
+}
+
+// The file to grade, and its rubric: the exercise named on the command line.
+Rubric exercise_rubric(const Course& course, const Options& o, GradeRequest& req) {
+  if (o.exercise.empty()) throw usage_error("which exercise? e.g. `grade exercise3` (`grade list` shows them all)");
+  if (o.engine == "libtorch" && !libtorch_available())
+    throw Stop("--engine libtorch needs Debian's LibTorch, which this build did not find. Install it "
+               "(sudo apt-get install -y libtorch-dev), then run ./grade again so that it reconfigures.",
+               kExitUsage, false);
+  const std::string rubric_path = course.rubric_path(o.exercise);
+  if (!fs::exists(rubric_path)) {
+    std::string known;
+    for (const auto& e : course.exercises()) known += " " + e;
+    const std::string best = closest(o.exercise, course.exercises());
+    throw usage_error("no exercise \"" + o.exercise + "\"" + (best.empty() ? "" : ": did you mean " + best + "?") +
+                      " (known:" + known + ")");
+  }
+  Rubric rubric = load_rubric(rubric_path);
+  course.set_reference(o.exercise, req);
+  if (o.solution && course.is_release())
+    throw usage_error("--solution: this is a student release of the course, which has no solutions");
+  req.submission = o.solution ? req.solution : !o.file.empty() ? o.file : find_submission(course, o.exercise);
+  if (!fs::is_regular_file(req.submission)) throw usage_error("no such file: " + req.submission);
+  return rubric;
+}
+
+// --github: the file's lines annotated, and the job summary.
+void write_github(const Result& r, const std::string& submission) {
+  std::cout << github_annotations(r, read_file(submission).value_or(""));
+  const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+  if (summary && *summary) {
+    std::ofstream(summary, std::ios::app) << github_summary(r);
+  } else {
+    std::cerr << "grade: --github: GITHUB_STEP_SUMMARY is not set (not inside GitHub Actions?), so there is no "
+                 "job summary to write\n";
+  }
+}
+
+int grade_once(const Course& course, const Rubric& rubric, const GradeRequest& req, const Options& o, const Style& st) {
+  Result r = grade(rubric, req);
+  const std::string dir = o.out_dir.empty() ? default_report_dir(req.submission, o.exercise) : o.out_dir;
+  std::vector<std::unique_ptr<reports::Writer>> writers;
+  writers.push_back(reports::json_writer());
+  writers.push_back(reports::html_writer(picture_cache(req.cache_dir)));
+  if (o.junit) writers.push_back(reports::junit_writer());
+  if (o.gradescope) writers.push_back(reports::gradescope_writer());
+  const std::string werr = write_reports(dir, r, writers);
+  if (o.as_json) {
+    std::cout << reports::json_writer()->render(r);
+  } else {
+    print_result(std::cout, r, st, werr.empty() ? dir : "", o.solution ? "" : course.starter_path(o.exercise));
+    if (rubric.hidden_count > 0)
+      std::cout << st.dim() << "and " << rubric.hidden_count << " hidden check" << (rubric.hidden_count > 1 ? "s" : "")
+                << " (" << points(rubric.hidden_points) << " point" << (rubric.hidden_points == 1 ? "" : "s")
+                << ") that run when you submit" << st.reset() << "\n";
+  }
+  if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
+  if (o.github) write_github(r, req.submission);
+  std::cout.flush();
+  return exit_code_for(r);
+}
+
+int grade_command(const Course& course, const GradeRequest& base, const Options& o, const Style& st) {
+  GradeRequest req = base;
+  const Rubric rubric = exercise_rubric(course, o, req);
+  if (!o.watch) return grade_once(course, rubric, req, o, st);
+  for (;;) {
+    grade_once(course, rubric, req, o, st);
+    std::cout << st.dim() << "watching " << req.submission << ": save it to grade again (Ctrl-C stops)" << st.reset()
+              << std::endl;
+    wait_for_change(req.submission);
+    std::cout << "\n";
+  }
+}
+
+int run(const Subcommands& c, Options& o) {
+  Style st = terminal_style();
+  if (o.no_colour) st.colour = false;
+  const Course course{o.course_dir};
+  GradeRequest base;
+  base.cache_dir = o.cache_dir;
+  base.isolate = !o.no_isolation;
+  base.engine = o.engine;
+  base.device = o.device;
+  require_device(o);
+  if (!*c.list && !*c.merge && !*c.release) require_fence(base);
+  if (*c.list) return list_exercises(std::cout, course, st);
+  if (*c.check)
+    return check_course(std::cout, course, base, o.check_jobs, o.junit ? (o.out_dir.empty() ? "." : o.out_dir) : "", st);
+  if (*c.autograde) return autograde_command(course, base, o);
+  if (*c.release) return release_command(course, o, st);
+  if (*c.record) {
+    require_exercises(course, o.record_only);
+    return record_facts(std::cout, course, base, o.record_only, st);
+  }
+  if (*c.batch) return batch_command(course, base, o);
+  if (*c.merge) return merge_command(o);
+  return grade_command(course, base, o, st);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"gradlab's grader: compiles an exercise against the engine, runs it isolated, checks it.", "grade"};
   app.footer(kExitCodes);
   app.set_version_flag("--version", std::string("gradlab ") + GRADLAB_VERSION);
-
-  std::string exercise, file, out_dir, cache_dir = default_cache_dir(), device = "cpu", engine = "gradlab";
-  std::string course_dir = installed_course().root;
-  if (const char* c = std::getenv("GRADLAB_COURSE"); c && *c) course_dir = c;
-  bool solution = false, as_json = false, no_colour = false, no_isolation = false, junit = false, gradescope = false,
-       watch = false, github = false;
-  app.add_option("exercise", exercise, "the exercise to grade, e.g. exercise3");
-  app.add_option("file", file, "the file to grade (default: exercises/EXERCISE.cpp, found from the current folder up)");
-  app.add_flag("--solution", solution, "grade the reference solution instead (for instructors)");
-  app.add_flag("--json", as_json, "print the result as JSON on stdout instead of the summary");
-  app.add_flag("--watch", watch, "grade again each time the file is saved (Ctrl-C stops)");
-  app.add_option("--out", out_dir, "folder for the reports (default: gradlab-reports/EXERCISE beside exercises/)");
-  app.add_flag("--junit", junit, "also write junit.xml (one testcase per check) into the report folder");
-  app.add_flag("--gradescope", gradescope, "also write Gradescope's results.json into the report folder");
-  app.add_flag("--github", github, "inside GitHub Actions: annotate the file's lines (::error commands) and append "
-                                   "the score and checks to the job summary ($GITHUB_STEP_SUMMARY)");
-  app.add_option("--cache", cache_dir, "the compile cache (default: $GRADLAB_CACHE or ~/.cache/gradlab)");
-  app.add_option("--device", device, "cpu, or cuda to make CUDA the default device")->check(CLI::IsMember({"cpu", "cuda"}));
-  app.add_option("--engine", engine, "gradlab, or libtorch to build against Debian's LibTorch")
-      ->check(CLI::IsMember({"gradlab", "libtorch"}));
-  app.add_option("--course", course_dir, "the course folder holding solutions/ and tests/fixtures/ (default: "
-                                         "$GRADLAB_COURSE, else the one gradlab was built from)");
-  app.add_flag("--no-color", no_colour, "no colour even on a terminal (NO_COLOR=1 does the same)");
-  app.add_flag("--no-isolation", no_isolation,
-               "use the fallback fence (Landlock, an unprivileged uid, seccomp and limits) instead of bubblewrap's "
-               "namespaces, as in containers that forbid them (it is used by itself where namespaces cannot be made)");
-  app.fallthrough();  // subcommands inherit it: `grade check --cache DIR` works like `grade --cache DIR check`
-  auto* list = app.add_subcommand("list", "the exercises, their titles and your last result");
-  auto* check = app.add_subcommand("check", "for the course's CI: every solution scores full marks and every fixture "
-                                            "under tests/fixtures/ gets exactly the verdict it names");
-  int check_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  check->add_option("--jobs,-j", check_jobs, "files graded at once (default: the number of cores)")->check(CLI::Range(1, 256));
-  auto* record = app.add_subcommand("record", "for instructors: run each solution and write the facts its checks read "
-                                              "beside its rubric (solutions/EXERCISE.facts.json), so grading builds "
-                                              "no reference; `grade check` says when they are stale");
-  std::vector<std::string> record_only;
-  record->add_option("exercises", record_only, "which exercises (default: all)");
-  auto* release = app.add_subcommand("release", "for instructors: write a student release of the course into "
-                                                "--out DIR: DIR/student/ (no solution, fixture or hidden check) and "
-                                                "DIR/autograder/ (Gradescope, PrairieLearn, GitHub Classroom)");
-  std::string release_assignment;
-  release->add_option("--assignment", release_assignment, "the exercises the autograders expect, comma-separated "
-                                                          "(a missing file scores 0; default: whatever is submitted)");
-  auto* autograde_cmd = app.add_subcommand("autograde", "for autograding platforms: grade every exercise file found "
-                                                      "under SUBMISSION with the full rubrics and write the platform's "
-                                                      "results.json into --out");
-  AutogradeRequest areq;
-  std::string platform = "gradescope", assignment_csv;
-  autograde_cmd->add_option("submission", areq.submission, "the folder holding the submission")->required();
-  autograde_cmd->add_option("--platform", platform, "gradescope or prairielearn")
-      ->check(CLI::IsMember({"gradescope", "prairielearn"}));
-  autograde_cmd->add_option("--assignment", assignment_csv, "the exercises the assignment asks for, comma-separated "
-                                                            "(a missing one scores 0; default: those submitted)");
-  auto* batch = app.add_subcommand("batch", "grade a whole class: SUBMISSIONS holds one folder per student with their "
-                                            "exerciseN.cpp files; resumable, and each identical file is graded once");
-  BatchOptions bopt;
-  std::string exercises_csv, shard = "1/1";
-  bopt.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  batch->add_option("submissions", bopt.submissions, "the folder of student folders")->required();
-  batch->add_option("--exercises", exercises_csv, "which exercises, comma-separated (default: all the course has)");
-  batch->add_option("--jobs,-j", bopt.jobs, "submissions graded at once (default: the number of cores)")
-      ->check(CLI::Range(1, 256));
-  batch->add_flag("--regrade", bopt.regrade, "grade everything again, even what is graded and unchanged, and say "
-                                             "which scores changed");
-  batch->add_option("--similarity", bopt.similarity, "also compare each exercise's submissions with sim_c++ (Debian's "
-                                                    "similarity-tester) and list in the summary the pairs sharing at "
-                                                    "least this percent beyond the starter (e.g. 80): for a person to "
-                                                    "look at, never a verdict")
-      ->check(CLI::Range(1, 100));
-  batch->add_option("--layout", bopt.layout, "how SUBMISSIONS is laid out: folders (one per student), canvas, moodle, "
-                                            "gradescope (its Export Submissions), github-classroom (a clone per "
-                                            "student), or auto (default: recognised from the names)")
-      ->check(CLI::IsMember({"auto", "folders", "canvas", "moodle", "gradescope", "github-classroom"}));
-  batch->add_option("--roster", bopt.roster, "a CSV of the class (columns such as id,name,login,email,section, or an "
-                                            "LMS's export): everyone on it gets a row, those who handed in nothing "
-                                            "too, and their identity columns")
-      ->check(CLI::ExistingFile);
-  batch->add_flag("--bom", bopt.bom, "start the CSV files with a UTF-8 byte order mark, so that Excel shows accents");
-  batch->add_option("--lms-assignment", bopt.lms_assignment, "the name of canvas.csv's assignment column (Canvas's "
-                                                            "own, such as \"Homework 3 (1234)\"; default: gradlab)");
-  batch->add_option("--shard", shard, "K/N: grade only the K-th of N shares of the students (for job arrays; "
-                                      "combine with `grade merge`)");
-  auto* merge = app.add_subcommand("merge", "combine the --out folders of sharded `grade batch` runs into one "
-                                            "gradebook and summary (into --out)");
-  std::vector<std::string> merge_inputs;
-  merge->add_option("folders", merge_inputs, "the shards' output folders")->required();
-  bool allow_partial = false;
-  merge->add_flag("--allow-partial", allow_partial, "merge even when some shards are missing (the summary says which)");
+  Options o;
+  add_grading_options(app, o);
+  Subcommands c = add_course_commands(app, o);
+  add_class_commands(app, o, c);
   app.require_subcommand(0, 1);
-
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -213,158 +419,16 @@ int main(int argc, char** argv) {
     if (code != 0) suggest_options(app, e.what());
     return code == 0 ? 0 : kExitUsage;
   }
-
-  Style st = terminal_style();
-  if (no_colour) st.colour = false;
-  const Course course{course_dir};
-  GradeRequest base;
-  base.cache_dir = cache_dir;
-  base.isolate = !no_isolation;
-  base.engine = engine;
-  base.device = device;
-  // Before anything is built: a run that cannot happen on the GPU must not
-  // end as a CPU run that looks like one.
-  if (device == "cuda" && engine == "libtorch")
-    return usage_error("--device cuda grades with gradlab's engine; LibTorch from Debian is a CPU build");
-  if (device == "cuda" && gradlab::cuda_device_count() == 0) {
-    std::cerr << "grade: --device cuda, but " << (gradlab::cuda_built() ? "no CUDA GPU is available here (" + gradlab::cuda_status() + ")"
-                                                                        : "this build of gradlab has no CUDA backend (CMake found no CUDA toolkit)")
-              << ". Grade on the CPU: leave out --device.\n";
-    return kExitNoDevice;
-  }
-
-  // Untrusted code runs only inside a fence: namespaces, or the fallback
-  // where they cannot be made. A machine that can build neither is told what to do.
-  if (!*list && !*merge && !*release) {
-    const FenceChoice fence = choose_fence(base.isolate);
-    if (!fence.ok) {
-      std::cerr << "grade: no sandbox can be built here, so no student code is compiled or run: " << fence.why_not << ".\n";
-      return kExitNoDevice;
-    }
-    // Said once here, not only in the reports: whoever runs the grader
-    // should know which fence holds the students' code.
-    if (base.isolate && fence.fence == Fence::Fallback)
-      std::cerr << "grade: note: bubblewrap cannot create namespaces here, so student code runs in the fallback "
-                   "fence (an unprivileged uid, Landlock, seccomp and limits; see grader/SECURITY.md)\n";
-  }
+  // The one error path: each kind of failure to its exit code.
   try {
-    if (*list) return list_exercises(std::cout, course, st);
-    if (*check) return check_course(std::cout, course, base, check_jobs, junit ? (out_dir.empty() ? "." : out_dir) : "", st);
-    if (*autograde_cmd) {
-      if (out_dir.empty()) return usage_error("grade autograde needs --out DIR, where results.json goes");
-      if (!fs::is_directory(areq.submission)) return usage_error("no such folder: " + areq.submission);
-      areq.exercises = split_csv(assignment_csv);
-      if (auto bad = unknown_exercise(course, areq.exercises); !bad.empty()) return usage_error(bad);
-      areq.out = out_dir;
-      areq.platform = platform == "prairielearn" ? Platform::PrairieLearn : Platform::Gradescope;
-      return autograde(std::cerr, course, base, areq);
-    }
-    if (*release) {
-      if (out_dir.empty()) return usage_error("grade release needs --out DIR, the folder to write the release into");
-      if (auto bad = unknown_exercise(course, split_csv(release_assignment)); !bad.empty()) return usage_error(bad);
-      return release_course(std::cout, course, out_dir, split_csv(release_assignment), st);
-    }
-    if (*record) {
-      if (auto bad = unknown_exercise(course, record_only); !bad.empty()) return usage_error(bad);
-      return record_facts(std::cout, course, base, record_only, st);
-    }
-    if (*batch) {
-      try {
-        std::tie(bopt.shard, bopt.shards) = parse_shard(shard);
-      } catch (const std::invalid_argument& e) {
-        return usage_error(e.what());
-      }
-      bopt.exercises = split_csv(exercises_csv);
-      if (auto bad = unknown_exercise(course, bopt.exercises); !bad.empty()) return usage_error(bad);
-      if (!fs::is_directory(bopt.submissions)) return usage_error("no such folder: " + bopt.submissions);
-      bopt.out = out_dir.empty() ? "gradlab-batch" : out_dir;
-      bopt.live_progress = isatty(STDERR_FILENO) && !std::getenv("CI");
-      try {
-        return run_batch(course, base, bopt, std::cerr);
-      } catch (const std::invalid_argument& e) {
-        return usage_error(e.what());
-      }
-    }
-    if (*merge) {
-      if (out_dir.empty()) return usage_error("grade merge needs --out DIR, the folder to merge into");
-      for (const auto& in : merge_inputs)
-        if (!fs::is_directory(in)) return usage_error("no such folder: " + in);
-      try {
-        return merge_batches(merge_inputs, out_dir, allow_partial, std::cerr);
-      } catch (const std::invalid_argument& e) {
-        return usage_error(e.what());
-      }
-    }
-
-    if (exercise.empty()) return usage_error("which exercise? e.g. `grade exercise3` (`grade list` shows them all)");
-    if (engine == "libtorch" && !libtorch_available()) {
-      std::cerr << "grade: --engine libtorch needs Debian's LibTorch, which this build did not find. Install it "
-                   "(sudo apt-get install -y libtorch-dev), then run ./grade again so that it reconfigures.\n";
-      return kExitUsage;
-    }
-    const std::string rubric_path = course.rubric_path(exercise);
-    if (!fs::exists(rubric_path)) {
-      std::string known;
-      for (const auto& e : course.exercises()) known += " " + e;
-      const std::string best = closest(exercise, course.exercises());
-      return usage_error("no exercise \"" + exercise + "\"" + (best.empty() ? "" : ": did you mean " + best + "?") +
-                         " (known:" + known + ")");
-    }
-    Rubric rubric = load_rubric(rubric_path);
-    GradeRequest req = base;
-    course.set_reference(exercise, req);
-    if (solution && course.is_release())
-      return usage_error("--solution: this is a student release of the course, which has no solutions");
-    req.submission = solution ? req.solution : !file.empty() ? file : find_submission(course, exercise);
-    if (!fs::is_regular_file(req.submission)) return usage_error("no such file: " + req.submission);
-
-    auto grade_once = [&] {
-      Result r = grade(rubric, req);
-      const std::string dir = out_dir.empty() ? default_report_dir(req.submission, exercise) : out_dir;
-      std::vector<std::unique_ptr<reports::Writer>> writers;
-      writers.push_back(reports::json_writer());
-      writers.push_back(reports::html_writer(picture_cache(req.cache_dir)));
-      if (junit) writers.push_back(reports::junit_writer());
-      if (gradescope) writers.push_back(reports::gradescope_writer());
-      const std::string werr = write_reports(dir, r, writers);
-      if (as_json) {
-        std::cout << reports::json_writer()->render(r);
-      } else {
-        print_result(std::cout, r, st, werr.empty() ? dir : "", solution ? "" : course.starter_path(exercise));
-        if (rubric.hidden_count > 0)
-          std::cout << st.dim() << "and " << rubric.hidden_count << " hidden check" << (rubric.hidden_count > 1 ? "s" : "")
-                    << " (" << points(rubric.hidden_points) << " point" << (rubric.hidden_points == 1 ? "" : "s")
-                    << ") that run when you submit" << st.reset() << "\n";
-      }
-      if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
-      if (github) {
-        std::cout << github_annotations(r, read_file(req.submission).value_or(""));
-        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
-        if (summary && *summary) {
-          std::ofstream(summary, std::ios::app) << github_summary(r);
-        } else {
-          std::cerr << "grade: --github: GITHUB_STEP_SUMMARY is not set (not inside GitHub Actions?), so there is no "
-                       "job summary to write\n";
-        }
-      }
-      std::cout.flush();
-      return exit_code_for(r);
-    };
-    if (!watch) return grade_once();
-    for (;;) {
-      grade_once();
-      std::cout << st.dim() << "watching " << req.submission << ": save it to grade again (Ctrl-C stops)" << st.reset()
-                << std::endl;
-      wait_for_change(req.submission);
-      std::cout << "\n";
-    }
+    return run(c, o);
+  } catch (const Stop& e) {
+    std::cerr << "grade: " << e.what() << "\n" << (e.usage_hint ? "(run `grade --help` for the usage)\n" : "");
+    return e.code;
   } catch (const RubricError& e) {
     std::cerr << "grade: malformed rubric: " << e.what() << "\n";
     return kExitInternal;
-  } catch (const InternalError& e) {
-    std::cerr << "grade: internal error: " << e.what() << "\n";
-    return kExitInternal;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // InternalError among them
     std::cerr << "grade: internal error: " << e.what() << "\n";
     return kExitInternal;
   }
