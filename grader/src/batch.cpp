@@ -252,16 +252,18 @@ int shard_of(const std::string& student, int shards) {
   return static_cast<int>(std::stoull(h.substr(0, 12), nullptr, 16) % static_cast<unsigned long long>(shards)) + 1;
 }
 
-int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log) {
-  std::error_code ec;
-  const std::vector<std::string> exercises = opt.exercises.empty() ? course.exercises() : opt.exercises;
+namespace {
 
-  // Each exercise's rubric and solution, read once; they are part of the key.
-  struct Exercise {
-    Rubric rubric;
-    std::string fingerprint;
-  };
-  std::map<std::string, Exercise> info;
+// An exercise's rubric, read once, and the fingerprint of everything its
+// grades depend on (grader, rubric, solution, facts): part of each key.
+struct ExerciseInfo {
+  Rubric rubric;
+  std::string fingerprint;
+};
+
+std::map<std::string, ExerciseInfo> read_exercises(const Course& course, const GradeRequest& base,
+                                                   const std::vector<std::string>& exercises) {
+  std::map<std::string, ExerciseInfo> info;
   const std::string grader_id = std::string("gradlab ") + GRADLAB_VERSION + "\n" + compiler_id() + "\n" + base.engine +
                                 (base.device == "cpu" ? "" : "\n" + base.device);
   for (const auto& e : exercises) {
@@ -271,9 +273,22 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
                sha256_hex(grader_id + "\n" + rubric_text + "\n" + read_file(course.solution_path(e)).value_or("") + "\n" +
                           read_file(course.facts_path(e)).value_or(""))};
   }
+  return info;
+}
 
-  // The students of this shard and what each submitted: regular files only,
-  // no link followed, at most 1 MiB each (intake.h); the rest is listed.
+// What this run is to do: the shard's students and files, the files whose
+// results are not current (todo), and for --regrade the scores before.
+struct BatchPlan {
+  Intake intake;
+  std::vector<Task> tasks;  // point into intake.files
+  std::set<std::string> used;  // exercises someone handed in
+  std::vector<const Task*> todo;
+  std::map<std::pair<std::string, std::string>, double> before;
+};
+
+void take_in(const BatchOptions& opt, const std::vector<std::string>& exercises,
+             std::map<std::string, ExerciseInfo>& info, BatchPlan& plan) {
+  // Regular files only, no link followed, at most 1 MiB each (intake.h); the rest is listed.
   IntakeOptions io;
   io.layout = parse_layout(opt.layout);
   std::vector<reports::Identity> roster;
@@ -281,24 +296,25 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     roster = read_roster(opt.roster);
     io.roster = &roster;
   }
-  const Intake intake = take_submissions(
+  plan.intake = take_submissions(
       opt.submissions, exercises, [&](const std::string& s) { return shard_of(s, opt.shards) == opt.shard; }, io);
-  const std::vector<std::string>& students = intake.students;
-  std::vector<Task> tasks;
-  std::set<std::string> used;
-  for (const IntakeFile& f : intake.files) {
+  for (const IntakeFile& f : plan.intake.files) {
     const std::string content = f.too_large ? "too large: " + std::to_string(f.size) : f.text;
-    tasks.push_back({f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f});
-    used.insert(f.exercise);
+    plan.tasks.push_back({f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f});
+    plan.used.insert(f.exercise);
   }
+}
 
-  // What an earlier run left: results still current are kept (resume);
-  // folders of students or files that are gone are removed.
+// What an earlier run left: results still current are kept (resume); folders
+// of students or files that are gone are removed.
+void resume(const BatchOptions& opt, BatchPlan& plan) {
+  std::error_code ec;
+  const std::vector<std::string>& students = plan.intake.students;
   fs::create_directories(fs::path(opt.out) / "students", ec);
   if (ec) throw std::runtime_error("cannot create " + opt.out + ": " + ec.message());
   const std::set<std::string> present(students.begin(), students.end());
   std::set<std::pair<std::string, std::string>> wanted;
-  for (const auto& t : tasks) wanted.insert({t.student, t.exercise});
+  for (const auto& t : plan.tasks) wanted.insert({t.student, t.exercise});
   for (const auto& s : subfolders(fs::path(opt.out) / "students")) {
     if (!present.count(s)) {
       fs::remove_all(fs::path(opt.out) / "students" / s, ec);
@@ -308,44 +324,39 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
       if (!wanted.count({s, e})) fs::remove_all(slot(opt.out, s, e), ec);
   }
   for (const auto& s : students) fs::create_directories(fs::path(opt.out) / "students" / s, ec);
-
-  std::map<std::pair<std::string, std::string>, double> before;  // for --regrade: the old scores
-  std::vector<const Task*> todo;
-  for (const auto& t : tasks) {
+  for (const auto& t : plan.tasks) {
     const fs::path dir = slot(opt.out, t.student, t.exercise);
     if (opt.regrade)
       if (const json old = read_json_or_null(dir / "report.json"); old.is_object())
-        before[{t.student, t.exercise}] = old.value("score", 0.0);
+        plan.before[{t.student, t.exercise}] = old.value("score", 0.0);
     if (!opt.regrade && read_file((dir / kKeyFile).string()).value_or("") == t.key) continue;
     fs::remove(dir / kKeyFile, ec);
-    todo.push_back(&t);
+    plan.todo.push_back(&t);
   }
-  log << "grade batch: " << students.size() << " students, " << tasks.size() << " submissions";
+}
+
+void log_plan(const BatchOptions& opt, const BatchPlan& plan, std::ostream& log) {
+  const Intake& intake = plan.intake;
+  log << "grade batch: " << intake.students.size() << " students, " << plan.tasks.size() << " submissions";
   if (intake.layout != "folders") log << " (read as a " << intake.layout << " download)";
   if (opt.shards > 1) log << " (shard " << opt.shard << "/" << opt.shards << ")";
-  log << "; " << tasks.size() - todo.size() << " already graded, " << todo.size() << " to grade with " << opt.jobs
-      << (opt.jobs == 1 ? " job" : " jobs") << "\n";
+  log << "; " << plan.tasks.size() - plan.todo.size() << " already graded, " << plan.todo.size() << " to grade with "
+      << opt.jobs << (opt.jobs == 1 ? " job" : " jobs") << "\n";
   if (intake.files.empty() && !intake.notes.empty())
     log << "grade batch: warning: no exercise file was found in " << opt.submissions << " (read as " << intake.layout
         << "), though it holds entries (listed at the end): is --layout right, or --exercises?\n";
+}
 
-  // Identical files of one exercise are graded once (the key covers the content).
-  std::map<std::string, std::vector<const Task*>> groups;
-  std::vector<std::string> order;
-  for (const Task* t : todo) {
-    if (!groups.count(t->key)) order.push_back(t->key);
-    groups[t->key].push_back(t);
-  }
-
-  // Each reference solution whose facts are not recorded is built and run
-  // once, before the students: otherwise the first workers would all build
-  // it at the same time.
+// Each reference solution whose facts are not recorded is built and run once,
+// before the students: otherwise the first workers would all build it at once.
+void prepare_references(const Course& course, const GradeRequest& base, std::map<std::string, ExerciseInfo>& info,
+                        const std::vector<const Task*>& todo, int jobs) {
   std::vector<std::string> refs;
   for (const Task* t : todo)
     if (std::find(refs.begin(), refs.end(), t->exercise) == refs.end()) refs.push_back(t->exercise);
   std::mutex fail_m;
   std::string fatal;
-  parallel_for(refs.size(), opt.jobs, [&](size_t i) {
+  parallel_for(refs.size(), jobs, [&](size_t i) {
     GradeRequest req = base;
     course.set_reference(refs[i], req);
     try {
@@ -358,103 +369,153 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     }
   });
   if (!fatal.empty()) throw InternalError(fatal);
+}
 
+// One distinct file, graded; `copy` is the private copy the compiler saw
+// (empty for a file too large to be read), `error` the grader's own failure.
+Result grade_file(const Course& course, const GradeRequest& base, const ExerciseInfo& ex, const IntakeFile& f,
+                  std::string& copy, std::string& error) {
+  Result r;
+  if (f.too_large) {  // the student's verdict: never read whole, never compiled
+    const Rubric& rubric = ex.rubric;
+    r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();
+    r.verdict = Verdict::CompileError;
+    r.compile.diagnostics = too_large_message(f);
+    r.checks = not_run(rubric, "the file is too large to be graded");
+    r.engine = base.engine, r.compiler = compiler_id(), r.device = base.device;
+    return r;
+  }
+  // What is compiled is a private copy: the student cannot change or swap it
+  // between the reading and the compiling.
+  GradeRequest req = base;
+  copy = req.submission = private_copy((fs::path(base.cache_dir) / "intake").string(), f, error);
+  if (copy.empty()) throw InternalError(error);
+  course.set_reference(f.exercise, req);
+  return grade(ex.rubric, req);
+}
+
+// Writes one student's reports and key (or the error that stopped them).
+std::string file_result(const BatchOptions& opt, const Task& t, const Result& r, const std::string& copy,
+                        std::string err, const std::vector<std::unique_ptr<reports::Writer>>& writers) {
+  const std::string dir = slot(opt.out, t.student, t.exercise);
+  if (err.empty()) {
+    Result mine = r;
+    mine.submission = t.file;
+    // The compiler saw the private copy; the student reads their own file's name.
+    for (size_t at; !copy.empty() && (at = mine.compile.diagnostics.find(copy)) != std::string::npos;)
+      mine.compile.diagnostics.replace(at, copy.size(), t.file);
+    err = write_reports(dir, mine, writers);
+  }
+  if (err.empty()) err = write_file_atomic((fs::path(dir) / kKeyFile).string(), t.key);
+  std::error_code ec;
+  if (err.empty()) {
+    fs::remove(fs::path(dir) / kErrorFile, ec);
+  } else {
+    fs::create_directories(dir, ec);
+    write_file_atomic((fs::path(dir) / kErrorFile).string(), err + "\n");
+  }
+  return err;
+}
+
+// Identical files of one exercise are graded once (the key covers the
+// content), in parallel; returns what could not be graded, sorted.
+std::vector<std::string> grade_all(const Course& course, const GradeRequest& base, const BatchOptions& opt,
+                                   std::map<std::string, ExerciseInfo>& info, const std::vector<const Task*>& todo,
+                                   std::ostream& log) {
+  std::map<std::string, std::vector<const Task*>> groups;
+  std::vector<std::string> order;
+  for (const Task* t : todo) {
+    if (!groups.count(t->key)) order.push_back(t->key);
+    groups[t->key].push_back(t);
+  }
   std::vector<std::unique_ptr<reports::Writer>> writers;
   writers.push_back(reports::json_writer());
   writers.push_back(reports::html_writer(picture_cache(base.cache_dir)));
   Progress progress(log, std::max<size_t>(todo.size(), 1), opt.live_progress);
-  std::atomic<int> failures{0};
+  std::mutex problems_m;
   std::vector<std::string> problems;
   parallel_for(order.size(), opt.jobs, [&](size_t i) {
     const auto& group = groups[order[i]];
-    const std::string exercise = group[0]->exercise;
     Result r;
     std::string error, copy;
     try {
-      const IntakeFile& f = *group[0]->src;
-      if (f.too_large) {  // the student's verdict: never read whole, never compiled
-        const Rubric& rubric = info[exercise].rubric;
-        r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();
-        r.verdict = Verdict::CompileError;
-        r.compile.diagnostics = too_large_message(f);
-        r.checks = not_run(rubric, "the file is too large to be graded");
-        r.engine = base.engine, r.compiler = compiler_id(), r.device = base.device;
-      } else {
-        // What is compiled is a private copy: the student cannot change or
-        // swap it between the reading and the compiling.
-        GradeRequest req = base;
-        copy = req.submission = private_copy((fs::path(base.cache_dir) / "intake").string(), f, error);
-        if (copy.empty()) throw InternalError(error);
-        course.set_reference(exercise, req);
-        r = grade(info[exercise].rubric, req);
-      }
+      r = grade_file(course, base, info[group[0]->exercise], *group[0]->src, copy, error);
     } catch (const std::exception& e) {
       error = e.what();
     }
     for (const Task* t : group) {
-      const std::string dir = slot(opt.out, t->student, t->exercise);
-      std::string err = error;
-      if (err.empty()) {
-        Result mine = r;
-        mine.submission = t->file;
-        // The compiler saw the private copy; the student reads their own file's name.
-        for (size_t at; !copy.empty() && (at = mine.compile.diagnostics.find(copy)) != std::string::npos;)
-          mine.compile.diagnostics.replace(at, copy.size(), t->file);
-        err = write_reports(dir, mine, writers);
-      }
-      if (err.empty()) err = write_file_atomic((fs::path(dir) / kKeyFile).string(), t->key);
-      std::error_code e2;
-      if (err.empty()) {
-        fs::remove(fs::path(dir) / kErrorFile, e2);
-      } else {
-        fs::create_directories(dir, e2);
-        write_file_atomic((fs::path(dir) / kErrorFile).string(), err + "\n");
-        ++failures;
-        std::lock_guard<std::mutex> lock(fail_m);
+      const std::string err = file_result(opt, *t, r, copy, error, writers);
+      if (!err.empty()) {
+        std::lock_guard<std::mutex> lock(problems_m);
         problems.push_back(t->student + " " + t->exercise + ": " + err);
       }
       progress.done();
     }
   });
+  std::sort(problems.begin(), problems.end());
+  return problems;
+}
 
+// The class's files (gradebook, exports, summary) from every student's
+// reports, this run's and earlier ones'.
+reports::ClassResults summarise(const Course& course, const GradeRequest& base, const BatchOptions& opt,
+                                const std::vector<std::string>& exercises, std::map<std::string, ExerciseInfo>& info,
+                                const BatchPlan& plan, std::ostream& log) {
   std::vector<reports::ClassExercise> ex;
   for (const auto& e : exercises)
-    if (used.count(e) || opt.exercises.size()) ex.push_back({e, info[e].rubric.title, info[e].rubric.max_points()});
-  reports::ClassResults c = collect(opt.out, students, ex);
-  c.intake = intake.notes;
+    if (plan.used.count(e) || opt.exercises.size()) ex.push_back({e, info[e].rubric.title, info[e].rubric.max_points()});
+  reports::ClassResults c = collect(opt.out, plan.intake.students, ex);
+  c.intake = plan.intake.notes;
   c.shards = opt.shards;
-  c.identities = intake.identities;
-  c.layout = intake.layout;
+  c.identities = plan.intake.identities;
+  c.layout = plan.intake.layout;
   c.csv_bom = opt.bom;
   c.lms_assignment = opt.lms_assignment;
   if (opt.similarity > 0) {
     std::string why;
-    flag_similar(course, base, intake, opt, c, why);
+    flag_similar(course, base, plan.intake, opt, c, why);
     if (!why.empty()) log << "grade batch: --similarity: " << why << "\n";
   }
   const std::string werr = write_class_files(opt.out, c, {opt.shard}, grading_options(opt));
   if (!werr.empty()) throw std::runtime_error(werr);
+  return c;
+}
 
-  if (opt.regrade) {
-    size_t changed = 0;
-    for (const auto& [k, old] : before) {
-      const reports::ClassEntry* x = c.find(k.first, k.second);
-      if (!x || x->score == old) continue;
-      if (!changed++) log << "scores that changed:\n";
-      log << "  " << k.first << " " << k.second << ": " << points(old) << " → " << points(x->score) << "\n";
-    }
-    if (before.empty()) log << "nothing was graded here before: no scores to compare\n";
-    else if (!changed) log << "no score changed\n";
+// --regrade: which scores changed.
+void log_changes(const reports::ClassResults& c, const BatchPlan& plan, std::ostream& log) {
+  size_t changed = 0;
+  for (const auto& [k, old] : plan.before) {
+    const reports::ClassEntry* x = c.find(k.first, k.second);
+    if (!x || x->score == old) continue;
+    if (!changed++) log << "scores that changed:\n";
+    log << "  " << k.first << " " << k.second << ": " << points(old) << " → " << points(x->score) << "\n";
   }
-  for (const auto& n : intake.notes)
+  if (plan.before.empty()) log << "nothing was graded here before: no scores to compare\n";
+  else if (!changed) log << "no score changed\n";
+}
+
+}  // namespace
+
+// plan, prune, grade, summarise.
+int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log) {
+  const std::vector<std::string> exercises = opt.exercises.empty() ? course.exercises() : opt.exercises;
+  std::map<std::string, ExerciseInfo> info = read_exercises(course, base, exercises);
+  BatchPlan plan;
+  take_in(opt, exercises, info, plan);
+  resume(opt, plan);
+  log_plan(opt, plan, log);
+  prepare_references(course, base, info, plan.todo, opt.jobs);
+  const std::vector<std::string> problems = grade_all(course, base, opt, info, plan.todo, log);
+  const reports::ClassResults c = summarise(course, base, opt, exercises, info, plan, log);
+  if (opt.regrade) log_changes(c, plan, log);
+  for (const auto& n : plan.intake.notes)
     log << (n.refused ? "refused " : "flagged ") << reports::visible(n.entry, false) << ": "
         << reports::visible(n.reason, false) << "\n";
   report_nothing_handed_in(c, log);
-  std::sort(problems.begin(), problems.end());
   for (const auto& p : problems) log << "could not grade " << reports::visible(p, false) << "\n";
   log << "gradebook: " << (fs::path(opt.out) / "gradebook.csv").string() << "\nsummary:   "
       << (fs::path(opt.out) / "summary.html").string() << "\n";
-  return failures ? kExitInternal : 0;
+  return problems.empty() ? 0 : kExitInternal;
 }
 
 int merge_batches(const std::vector<std::string>& inputs, const std::string& out, bool allow_partial, std::ostream& log) {
