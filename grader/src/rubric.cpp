@@ -145,6 +145,163 @@ void parse_diagnoses(const json& j, Rubric& r, const std::set<std::string>& prob
   }
 }
 
+namespace {
+
+// The run's limits: each a positive number, none unknown.
+void parse_limits(const json& j, const std::string& path, Rubric& r) {
+  if (j.contains("limits")) {
+    const json& l = field(j, "limits", path, "top level", json::value_t::object);
+    for (const auto& [k, _] : l.items())
+      if (k != "cpu_seconds" && k != "wall_seconds" && k != "memory_mb" && k != "output_kb" && k != "processes")
+        fail(path, "limits", "unknown field \"" + k + "\"");
+    r.limits.cpu_seconds = positive(l, "cpu_seconds", r.limits.cpu_seconds, path, "limits");
+    r.limits.wall_seconds = positive(l, "wall_seconds", r.limits.wall_seconds, path, "limits");
+    r.limits.memory_mb = static_cast<long>(positive(l, "memory_mb", double(r.limits.memory_mb), path, "limits"));
+    r.limits.output_kb = static_cast<long>(positive(l, "output_kb", double(r.limits.output_kb), path, "limits"));
+    r.limits.processes = static_cast<long>(positive(l, "processes", double(r.limits.processes), path, "limits"));
+  }
+}
+
+// Groups of grad_fn names a grad_fn check takes as one another.
+void parse_alternatives(const json& j, const std::string& path, Rubric& r) {
+  if (j.contains("alternatives")) {
+    const json& a = field(j, "alternatives", path, "top level", json::value_t::array);
+    for (size_t i = 0; i < a.size(); ++i) {
+      const std::string where = "alternatives[" + std::to_string(i) + "]";
+      if (!a[i].is_array() || a[i].size() < 2) fail(path, where, "must be an array of at least two grad_fn names");
+      std::vector<std::string> group;
+      for (const auto& n : a[i]) {
+        if (!n.is_string()) fail(path, where, "must hold strings, found " + type_name(n));
+        group.push_back(n);
+      }
+      r.alternatives.push_back(group);
+    }
+  }
+}
+
+void parse_graph_rules(const json& j, const std::string& path, Rubric& r) {
+  if (j.contains("graph_rules")) {
+    const json& g = field(j, "graph_rules", path, "top level", json::value_t::array);
+    for (size_t i = 0; i < g.size(); ++i) {
+      const std::string where = "graph_rules[" + std::to_string(i) + "]";
+      if (!g[i].is_string() || !kGraphRules.count(g[i].get<std::string>()))
+        fail(path, where, "unknown graph rule " + g[i].dump() + " (known: sum_distributes)");
+      r.graph_rules.push_back(g[i]);
+    }
+  }
+}
+
+// The probes the harness runs after the exercise; their ids, for the checks
+// and diagnoses that name them.
+std::set<std::string> parse_probes(const json& j, const std::string& path, Rubric& r) {
+  std::set<std::string> probe_ids;
+  if (j.contains("probes")) {
+    const json& ps = field(j, "probes", path, "top level", json::value_t::array);
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const std::string where = "probes[" + std::to_string(i) + "]";
+      if (!ps[i].is_object()) fail(path, where, "must be an object, found " + type_name(ps[i]));
+      const std::string id = string_field(ps[i], "id", path, where);
+      const std::string kind = string_field(ps[i], "kind", path, where);
+      if (!kProbeKinds.count(kind))
+        fail(path, where + ".kind", "unknown probe kind \"" + kind + "\" (known: backward, inplace, gradcheck)");
+      if (kind == "gradcheck") string_field(ps[i], "function", path, where);
+      else string_field(ps[i], "tensor", path, where);
+      if (!probe_ids.insert(id).second) fail(path, where + ".id", "probe id \"" + id + "\" is used twice");
+    }
+    r.probes = ps;
+  }
+  return probe_ids;
+}
+
+// The fields a check of its kind may have, each of its type.
+void check_kind_fields(const json& c, const Check& ch, const std::set<std::string>& probe_ids, const std::string& path,
+                       const std::string& at) {
+  if (c.contains("tensor")) string_field(c, "tensor", path, at);
+  if (c.contains("label")) string_field(c, "label", path, at);
+  if (c.contains("contains")) string_field(c, "contains", path, at);
+  if (c.contains("labels")) {
+    const json& ls = field(c, "labels", path, at, json::value_t::array);
+    for (const auto& l : ls)
+      if (!l.is_string()) fail(path, at + ".labels", "must hold strings, found " + type_name(l));
+  }
+  if (c.contains("fields")) {
+    static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
+                                                "grad_fn", "version", "shape", "dtype"};
+    const json& fs = field(c, "fields", path, at, json::value_t::array);
+    if (fs.empty()) fail(path, at + ".fields", "must name at least one field");
+    for (const auto& f : fs)
+      if (!f.is_string() || !known.count(f.get<std::string>()))
+        fail(path, at + ".fields", "unknown field " + f.dump() +
+                                       " (known: values, requires_grad, is_leaf, retains_grad, grad_fn, version, shape, dtype)");
+  }
+  if (c.contains("accept")) {
+    const json& a = field(c, "accept", path, at, json::value_t::array);
+    for (const auto& n : a)
+      if (!n.is_string()) fail(path, at + ".accept", "must hold grad_fn names, found " + type_name(n));
+  }
+  if (c.contains("probe")) {
+    const std::string p = string_field(c, "probe", path, at);
+    if (!probe_ids.count(p)) fail(path, at + ".probe", "no probe has the id \"" + p + "\"");
+  }
+  if (c.contains("expect") && ch.kind == "probe") {
+    const std::string e = string_field(c, "expect", path, at);
+    if (e != "ok" && e != "error") fail(path, at + ".expect", "must be \"ok\" or \"error\"");
+  }
+}
+
+// One check: what every check has (id, kind, name, points, hint,
+// visibility, tolerance), then its kind's own fields.
+Check parse_check(const json& c, size_t i, bool one_element_is_scalar, const std::set<std::string>& probe_ids,
+                  std::set<std::string>& ids, const std::string& path) {
+  const std::string where = "checks[" + std::to_string(i) + "]";
+  if (!c.is_object()) fail(path, where, "must be an object, found " + type_name(c));
+  Check ch;
+  ch.tol.one_element_is_scalar = one_element_is_scalar;
+  ch.id = string_field(c, "id", path, where);
+  const std::string at = where + " (\"" + ch.id + "\")";
+  if (!std::regex_match(ch.id, std::regex("[a-z0-9][a-z0-9_.-]*")))
+    fail(path, at + ".id", "must be lower-case letters, digits, '-', '_' or '.'");
+  if (!ids.insert(ch.id).second) fail(path, at + ".id", "check id is used twice");
+  ch.kind = string_field(c, "kind", path, at);
+  auto spec = kinds().find(ch.kind);
+  if (spec == kinds().end()) {
+    std::string known;
+    for (const auto& k : check_kinds()) known += (known.empty() ? "" : ", ") + k;
+    fail(path, at + ".kind", "unknown check kind \"" + ch.kind + "\" (known: " + known + ")");
+  }
+  ch.name = string_field(c, "name", path, at);
+  ch.points = c.contains("points") ? field(c, "points", path, at, json::value_t::number_float).get<double>() : 1;
+  if (ch.points < 0) fail(path, at + ".points", "must not be negative");
+  if (c.contains("hint")) ch.hint = string_field(c, "hint", path, at);
+  if (c.contains("visibility")) {
+    const std::string v = string_field(c, "visibility", path, at);
+    if (v != "visible" && v != "hidden") fail(path, at + ".visibility", "must be \"visible\" or \"hidden\"");
+    ch.hidden = v == "hidden";
+  }
+  if (c.contains("tolerance")) {
+    const json& t = field(c, "tolerance", path, at, json::value_t::object);
+    for (const auto& [k, _] : t.items())
+      if (k != "rtol" && k != "atol") fail(path, at + ".tolerance", "unknown field \"" + k + "\"");
+    for (const char* k : {"rtol", "atol"})
+      if (t.contains(k) && (!t[k].is_number() || t[k].get<double>() < 0))
+        fail(path, at + ".tolerance." + k, "must be a number of at least 0");
+    ch.tol.rtol = t.value("rtol", ch.tol.rtol);
+    ch.tol.atol = t.value("atol", ch.tol.atol);
+  }
+  for (const auto& k : spec->second.required)
+    if (!c.contains(k)) fail(path, at, "a \"" + ch.kind + "\" check needs the field \"" + k + "\"");
+  for (const auto& [k, _] : c.items()) {
+    bool known = kCommon.count(k) > 0;
+    for (const auto& f : spec->second.required) known |= f == k;
+    for (const auto& f : spec->second.optional) known |= f == k;
+    if (!known) fail(path, at, "unknown field \"" + k + "\" for a \"" + ch.kind + "\" check");
+  }
+  check_kind_fields(c, ch, probe_ids, path, at);
+  ch.spec = c;
+  return ch;
+}
+}  // namespace
+
 Rubric parse_rubric(const json& j, const std::string& path) {
   if (!j.is_object()) fail(path, "top level", "must be a JSON object, found " + type_name(j));
   static const std::set<std::string> top = {"rubric", "exercise", "title", "function", "limits", "alternatives",
@@ -166,59 +323,10 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   }
   if (!std::regex_match(r.function, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
     fail(path, "function", "must be a C++ identifier, found \"" + r.function + "\"");
-
-  if (j.contains("limits")) {
-    const json& l = field(j, "limits", path, "top level", json::value_t::object);
-    for (const auto& [k, _] : l.items())
-      if (k != "cpu_seconds" && k != "wall_seconds" && k != "memory_mb" && k != "output_kb" && k != "processes")
-        fail(path, "limits", "unknown field \"" + k + "\"");
-    r.limits.cpu_seconds = positive(l, "cpu_seconds", r.limits.cpu_seconds, path, "limits");
-    r.limits.wall_seconds = positive(l, "wall_seconds", r.limits.wall_seconds, path, "limits");
-    r.limits.memory_mb = static_cast<long>(positive(l, "memory_mb", double(r.limits.memory_mb), path, "limits"));
-    r.limits.output_kb = static_cast<long>(positive(l, "output_kb", double(r.limits.output_kb), path, "limits"));
-    r.limits.processes = static_cast<long>(positive(l, "processes", double(r.limits.processes), path, "limits"));
-  }
-
-  if (j.contains("alternatives")) {
-    const json& a = field(j, "alternatives", path, "top level", json::value_t::array);
-    for (size_t i = 0; i < a.size(); ++i) {
-      const std::string where = "alternatives[" + std::to_string(i) + "]";
-      if (!a[i].is_array() || a[i].size() < 2) fail(path, where, "must be an array of at least two grad_fn names");
-      std::vector<std::string> group;
-      for (const auto& n : a[i]) {
-        if (!n.is_string()) fail(path, where, "must hold strings, found " + type_name(n));
-        group.push_back(n);
-      }
-      r.alternatives.push_back(group);
-    }
-  }
-
-  if (j.contains("graph_rules")) {
-    const json& g = field(j, "graph_rules", path, "top level", json::value_t::array);
-    for (size_t i = 0; i < g.size(); ++i) {
-      const std::string where = "graph_rules[" + std::to_string(i) + "]";
-      if (!g[i].is_string() || !kGraphRules.count(g[i].get<std::string>()))
-        fail(path, where, "unknown graph rule " + g[i].dump() + " (known: sum_distributes)");
-      r.graph_rules.push_back(g[i]);
-    }
-  }
-
-  std::set<std::string> probe_ids;
-  if (j.contains("probes")) {
-    const json& ps = field(j, "probes", path, "top level", json::value_t::array);
-    for (size_t i = 0; i < ps.size(); ++i) {
-      const std::string where = "probes[" + std::to_string(i) + "]";
-      if (!ps[i].is_object()) fail(path, where, "must be an object, found " + type_name(ps[i]));
-      const std::string id = string_field(ps[i], "id", path, where);
-      const std::string kind = string_field(ps[i], "kind", path, where);
-      if (!kProbeKinds.count(kind))
-        fail(path, where + ".kind", "unknown probe kind \"" + kind + "\" (known: backward, inplace, gradcheck)");
-      if (kind == "gradcheck") string_field(ps[i], "function", path, where);
-      else string_field(ps[i], "tensor", path, where);
-      if (!probe_ids.insert(id).second) fail(path, where + ".id", "probe id \"" + id + "\" is used twice");
-    }
-    r.probes = ps;
-  }
+  parse_limits(j, path, r);
+  parse_alternatives(j, path, r);
+  parse_graph_rules(j, path, r);
+  const std::set<std::string> probe_ids = parse_probes(j, path, r);
 
   const json& cs = field(j, "checks", path, "top level", json::value_t::array);
   if (cs.empty()) fail(path, "checks", "a rubric needs at least one check");
@@ -226,85 +334,8 @@ Rubric parse_rubric(const json& j, const std::string& path) {
       j.contains("one_element_is_scalar") &&
       field(j, "one_element_is_scalar", path, "top level", json::value_t::boolean).get<bool>();
   std::set<std::string> ids;
-  for (size_t i = 0; i < cs.size(); ++i) {
-    const std::string where = "checks[" + std::to_string(i) + "]";
-    const json& c = cs[i];
-    if (!c.is_object()) fail(path, where, "must be an object, found " + type_name(c));
-    Check ch;
-    ch.tol.one_element_is_scalar = one_element_is_scalar;
-    ch.id = string_field(c, "id", path, where);
-    const std::string at = where + " (\"" + ch.id + "\")";
-    if (!std::regex_match(ch.id, std::regex("[a-z0-9][a-z0-9_.-]*")))
-      fail(path, at + ".id", "must be lower-case letters, digits, '-', '_' or '.'");
-    if (!ids.insert(ch.id).second) fail(path, at + ".id", "check id is used twice");
-    ch.kind = string_field(c, "kind", path, at);
-    auto spec = kinds().find(ch.kind);
-    if (spec == kinds().end()) {
-      std::string known;
-      for (const auto& k : check_kinds()) known += (known.empty() ? "" : ", ") + k;
-      fail(path, at + ".kind", "unknown check kind \"" + ch.kind + "\" (known: " + known + ")");
-    }
-    ch.name = string_field(c, "name", path, at);
-    ch.points = c.contains("points") ? field(c, "points", path, at, json::value_t::number_float).get<double>() : 1;
-    if (ch.points < 0) fail(path, at + ".points", "must not be negative");
-    if (c.contains("hint")) ch.hint = string_field(c, "hint", path, at);
-    if (c.contains("visibility")) {
-      const std::string v = string_field(c, "visibility", path, at);
-      if (v != "visible" && v != "hidden") fail(path, at + ".visibility", "must be \"visible\" or \"hidden\"");
-      ch.hidden = v == "hidden";
-    }
-    if (c.contains("tolerance")) {
-      const json& t = field(c, "tolerance", path, at, json::value_t::object);
-      for (const auto& [k, _] : t.items())
-        if (k != "rtol" && k != "atol") fail(path, at + ".tolerance", "unknown field \"" + k + "\"");
-      for (const char* k : {"rtol", "atol"})
-        if (t.contains(k) && (!t[k].is_number() || t[k].get<double>() < 0))
-          fail(path, at + ".tolerance." + k, "must be a number of at least 0");
-      ch.tol.rtol = t.value("rtol", ch.tol.rtol);
-      ch.tol.atol = t.value("atol", ch.tol.atol);
-    }
-    for (const auto& k : spec->second.required)
-      if (!c.contains(k)) fail(path, at, "a \"" + ch.kind + "\" check needs the field \"" + k + "\"");
-    for (const auto& [k, _] : c.items()) {
-      bool known = kCommon.count(k) > 0;
-      for (const auto& f : spec->second.required) known |= f == k;
-      for (const auto& f : spec->second.optional) known |= f == k;
-      if (!known) fail(path, at, "unknown field \"" + k + "\" for a \"" + ch.kind + "\" check");
-    }
-    if (c.contains("tensor")) string_field(c, "tensor", path, at);
-    if (c.contains("label")) string_field(c, "label", path, at);
-    if (c.contains("contains")) string_field(c, "contains", path, at);
-    if (c.contains("labels")) {
-      const json& ls = field(c, "labels", path, at, json::value_t::array);
-      for (const auto& l : ls)
-        if (!l.is_string()) fail(path, at + ".labels", "must hold strings, found " + type_name(l));
-    }
-    if (c.contains("fields")) {
-      static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
-                                                  "grad_fn", "version", "shape", "dtype"};
-      const json& fs = field(c, "fields", path, at, json::value_t::array);
-      if (fs.empty()) fail(path, at + ".fields", "must name at least one field");
-      for (const auto& f : fs)
-        if (!f.is_string() || !known.count(f.get<std::string>()))
-          fail(path, at + ".fields", "unknown field " + f.dump() +
-                                         " (known: values, requires_grad, is_leaf, retains_grad, grad_fn, version, shape, dtype)");
-    }
-    if (c.contains("accept")) {
-      const json& a = field(c, "accept", path, at, json::value_t::array);
-      for (const auto& n : a)
-        if (!n.is_string()) fail(path, at + ".accept", "must hold grad_fn names, found " + type_name(n));
-    }
-    if (c.contains("probe")) {
-      const std::string p = string_field(c, "probe", path, at);
-      if (!probe_ids.count(p)) fail(path, at + ".probe", "no probe has the id \"" + p + "\"");
-    }
-    if (c.contains("expect") && ch.kind == "probe") {
-      const std::string e = string_field(c, "expect", path, at);
-      if (e != "ok" && e != "error") fail(path, at + ".expect", "must be \"ok\" or \"error\"");
-    }
-    ch.spec = c;
-    r.checks.push_back(std::move(ch));
-  }
+  for (size_t i = 0; i < cs.size(); ++i)
+    r.checks.push_back(parse_check(cs[i], i, one_element_is_scalar, probe_ids, ids, path));
   parse_diagnoses(j, r, probe_ids, path);
   return r;
 }
