@@ -216,8 +216,10 @@ CheckResult exception_check(const RunInfo& run, const std::string& submission) {
 
 }  // namespace
 
-Result grade(const Rubric& rubric, const GradeRequest& req) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// What a result says of its context before anything is built.
+Result describe(const Rubric& rubric, const GradeRequest& req) {
   Result res;
   res.created = utc_now();
   res.host = host_name();
@@ -230,49 +232,45 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   res.compiler = compiler_id();
   res.device = req.device;
   if (req.device == "cuda") res.gpu = gradlab::cuda_device_name(0);
+  return res;
+}
 
-  // Recorded facts stand in for the reference when they were recorded for
-  // this rubric (and this solution, where the course has it): then only the
-  // student's file is built. Otherwise the reference builds beside it.
+// The student's program, and what it is compared with: recorded facts when
+// they were recorded for this rubric (and this solution, where the course
+// has it), so that only the student's file is built; otherwise the reference
+// solution, built beside it.
+struct Builds {
+  BuildOutcome student, reference;
+  std::optional<json> facts;
+};
+
+Builds build_both(const Rubric& rubric, const GradeRequest& req) {
+  Builds b;
   const auto solution_text = req.solution.empty() ? std::nullopt : read_file(req.solution);
   std::string why_not;
-  std::optional<json> reference;
-  if (!req.facts.empty())
-    reference = read_facts(req.facts, rubric, solution_key(solution_text), why_not);
-  if (!reference && !solution_text)
+  if (!req.facts.empty()) b.facts = read_facts(req.facts, rubric, solution_key(solution_text), why_not);
+  if (!b.facts && !solution_text)
     throw InternalError("no reference to grade " + rubric.exercise + " against: " +
                         (req.facts.empty() ? "no solution at " + req.solution : why_not) +
                         ". The course's instructor records the facts with `grade record` and releases it again.");
   std::future<BuildOutcome> ref_build;
-  if (!reference)
+  if (!b.facts)
     ref_build = std::async(std::launch::async, [&] {
       return build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false, req.isolate});
     });
-  BuildOutcome sb = build_program({req.submission, rubric.function, req.cache_dir, req.engine, true, req.isolate});
-  BuildOutcome rb;
-  if (!reference) {
-    rb = ref_build.get();
-    if (!rb.failure.empty()) throw InternalError(rb.failure);
-    if (!rb.ok) throw InternalError("the reference solution " + req.solution + " does not compile:\n" + rb.diagnostics);
+  b.student = build_program({req.submission, rubric.function, req.cache_dir, req.engine, true, req.isolate});
+  if (!b.facts) {
+    b.reference = ref_build.get();
+    if (!b.reference.failure.empty()) throw InternalError(b.reference.failure);
+    if (!b.reference.ok)
+      throw InternalError("the reference solution " + req.solution + " does not compile:\n" + b.reference.diagnostics);
   }
-  if (!sb.failure.empty()) throw InternalError(sb.failure);
+  if (!b.student.failure.empty()) throw InternalError(b.student.failure);
+  return b;
+}
 
-  res.compile.ok = sb.ok;
-  res.compile.cached = sb.cached;
-  res.compile.seconds = sb.seconds;
-  res.compile.diagnostics = sb.diagnostics;
-  auto done = [&] {
-    res.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return res;
-  };
-  if (!sb.ok) {
-    res.verdict = Verdict::CompileError;
-    res.checks = not_run(rubric, "the file does not compile");
-    return done();
-  }
-
-  // The reference runs first only when its snapshot is neither recorded nor cached yet.
-  if (!reference) reference = reference_snapshot(rb, rubric, req.isolate);
+// The rubric's limits, and what the device or the library adds to them.
+Limits run_limits(const Rubric& rubric, const GradeRequest& req) {
   Limits limits = rubric.limits;
   // Starting CUDA (driver, context, module loading) is not the student's
   // time: a run on the GPU gets that much more.
@@ -280,17 +278,62 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   // LibTorch maps several hundred MiB of libraries and thread pools before
   // main(): its address-space limit has to be larger.
   if (req.engine == "libtorch") limits.memory_mb = std::max(limits.memory_mb, 8192L);
-  Run student = run_program(sb.program, rubric, limits, req.isolate, req.device);
-  res.run = student.info;
-  if (!student.trace.empty()) {
-    // The innermost frame in the student's file is the line to look at.
-    const auto table = read_file((fs::path(sb.program).parent_path() / "lines.txt").string());
-    for (int line : student_lines(table.value_or(""), student.trace))
-      if (line > 0) {
-        res.run.line = line;
-        break;
-      }
+  return limits;
+}
+
+// The innermost frame of an escaped exception in the student's file: the
+// line to look at (0: none).
+int exception_line(const BuildOutcome& build, const Run& run) {
+  if (run.trace.empty()) return 0;
+  const auto table = read_file((fs::path(build.program).parent_path() / "lines.txt").string());
+  for (int line : student_lines(table.value_or(""), run.trace))
+    if (line > 0) return line;
+  return 0;
+}
+
+// The checks on the student's facts, and the score and verdict they make.
+void check_and_score(Result& res, const Rubric& rubric, const GradeRequest& req, const json& student,
+                     const json& reference, bool partial) {
+  res.warnings = student.value("warnings", json::array());
+  try {
+    res.checks = evaluate(rubric, req.device == "cuda" ? without_device_marks(student) : student, reference);
+  } catch (const std::logic_error& e) {
+    throw InternalError(rubric.path + ": " + e.what());
   }
+  res.graphs = graph_views(rubric, res.checks, student, reference);
+  if (partial) res.checks.push_back(exception_check(res.run, res.submission));
+  bool all = true;
+  for (const auto& c : res.checks) {
+    res.score += c.points;
+    all &= c.status == CheckStatus::Passed;
+  }
+  res.verdict = partial ? Verdict::RuntimeError : all ? Verdict::Passed : Verdict::Failed;
+}
+
+}  // namespace
+
+Result grade(const Rubric& rubric, const GradeRequest& req) {
+  const auto start = std::chrono::steady_clock::now();
+  Result res = describe(rubric, req);
+  Builds b = build_both(rubric, req);
+  res.compile.ok = b.student.ok;
+  res.compile.cached = b.student.cached;
+  res.compile.seconds = b.student.seconds;
+  res.compile.diagnostics = b.student.diagnostics;
+  auto done = [&] {
+    res.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return res;
+  };
+  if (!b.student.ok) {
+    res.verdict = Verdict::CompileError;
+    res.checks = not_run(rubric, "the file does not compile");
+    return done();
+  }
+  // The reference runs first only when its snapshot is neither recorded nor cached yet.
+  const json reference = b.facts ? *b.facts : reference_snapshot(b.reference, rubric, req.isolate);
+  Run student = run_program(b.student.program, rubric, run_limits(rubric, req), req.isolate, req.device);
+  res.run = student.info;
+  res.run.line = exception_line(b.student, student);
   // An escaped exception ends the run, not the grading: the facts recorded
   // before it are checked and scored, and the exception is a failed check
   // of its own (when nothing was named before it, there is nothing to score).
@@ -304,20 +347,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
     res.checks = not_run(rubric, "the program did not finish: " + student.info.message);
     return done();
   }
-  res.warnings = student.snapshot.value("warnings", json::array());
-  try {
-    res.checks = evaluate(rubric, req.device == "cuda" ? without_device_marks(student.snapshot) : student.snapshot, *reference);
-  } catch (const std::logic_error& e) {
-    throw InternalError(rubric.path + ": " + e.what());
-  }
-  res.graphs = graph_views(rubric, res.checks, student.snapshot, *reference);
-  if (partial) res.checks.push_back(exception_check(res.run, res.submission));
-  bool all = true;
-  for (const auto& c : res.checks) {
-    res.score += c.points;
-    all &= c.status == CheckStatus::Passed;
-  }
-  res.verdict = partial ? Verdict::RuntimeError : all ? Verdict::Passed : Verdict::Failed;
+  check_and_score(res, rubric, req, snap, reference, partial);
   return done();
 }
 
