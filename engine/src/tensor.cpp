@@ -201,12 +201,21 @@ Tensor& Tensor::requires_grad_(bool r) const {
   return set_requires_grad(r);
 }
 
+namespace {
+// A Tensor is its IntrusivePtr and nothing else, so an impl's grad (or base)
+// pointer can be read as a Tensor handle in place, without a copy or a
+// refcount change: grad() returns a reference, as LibTorch's does.
+static_assert(sizeof(Tensor) == sizeof(IntrusivePtr<TensorImpl>) && alignof(Tensor) == alignof(IntrusivePtr<TensorImpl>));
+static_assert(std::is_standard_layout_v<Tensor> && std::is_standard_layout_v<IntrusivePtr<TensorImpl>>);
+Tensor& as_tensor(IntrusivePtr<TensorImpl>& p) { return reinterpret_cast<Tensor&>(p); }
+}  // namespace
+
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return checked()->grad_fn; }
 
 const Tensor& Tensor::grad() const {
   checked();
   // A Tensor handle over the impl's grad pointer, without copying it.
-  const Tensor& g = reinterpret_cast<const Tensor&>(impl_->grad);
+  const Tensor& g = as_tensor(impl_->grad);
   if (!g.defined() && !is_leaf() && !impl_->retains_grad)
     warn({"grad", "<include>/ATen/core/TensorBody.h", 480}, msg::kNonLeafGrad);
   return g;
@@ -214,7 +223,7 @@ const Tensor& Tensor::grad() const {
 
 Tensor& Tensor::mutable_grad() const {
   checked();
-  return reinterpret_cast<Tensor&>(impl_->grad);
+  return as_tensor(impl_->grad);
 }
 
 void Tensor::retain_grad() const {
@@ -248,7 +257,7 @@ int64_t Tensor::_version() const {
   return i->version();
 }
 
-const Tensor& Tensor::_base() const { return reinterpret_cast<const Tensor&>(checked()->base); }
+const Tensor& Tensor::_base() const { return as_tensor(checked()->base); }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       std::optional<TensorList> inputs) const {

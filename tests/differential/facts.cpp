@@ -268,6 +268,9 @@ void ops() {
   { Tensor A = (leaf({5}).detach().abs() + 0.1).requires_grad_(); op("log2_free", {A}, [&] { return torch::log2(A); }); }
   { Tensor A = (leaf({5}).detach().abs() + 0.1).requires_grad_(); op("log1p_free", {A}, [&] { return torch::log1p(A); }); }
   { Tensor A = (leaf({5}).detach().abs() + 0.1).requires_grad_(); op("log10_method", {A}, [&] { return A.log10(); }); }
+  { Tensor A = leaf({5}); op("tan", {A}, [&] { return torch::tan(A); }); }
+  { Tensor A = leaf({2, 3}); op("tan_method", {A}, [&] { return A.tan(); }); }
+  { Tensor A = leaf({4}); op("tan_create_graph", {A}, [&] { return torch::autograd::grad({A.tan().sum()}, {A}, {}, true, true)[0]; }); }
   fact("scalar_tensor.double", torch::scalar_tensor(-2.0));
   fact("scalar_tensor.int", torch::scalar_tensor(5));
   fact("scalar_tensor.options", torch::scalar_tensor(3, torch::dtype(torch::kDouble).requires_grad(true)));

@@ -292,24 +292,15 @@ class Tensor {
   Tensor pow(const Tensor& e) const;
   Tensor pow(Scalar e) const;
   Tensor square() const { return pow(2); }
-  Tensor neg() const;
-  Tensor exp() const;
-  Tensor log() const;
+  // neg(), exp(), log(), ... and their in-place forms: the unary op table.
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+  Tensor name() const;                                                                   \
+  GRADLAB_WHEN_##inplace(Tensor& name##_() const;)
+#include "gradlab/unary_ops.h"
+#undef GRADLAB_UNARY
   Tensor tanh() const;
   Tensor sigmoid() const;
   Tensor relu() const;
-  Tensor abs() const;
-  Tensor sqrt() const;
-  Tensor sin() const;
-  Tensor cos() const;
-  Tensor sign() const;
-  Tensor floor() const;
-  Tensor reciprocal() const;
-  Tensor rsqrt() const;
-  Tensor log1p() const;
-  Tensor expm1() const;
-  Tensor log2() const;
-  Tensor log10() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   // `value` where `mask` (bool, broadcast to this tensor's shape) holds.
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
@@ -367,11 +358,6 @@ class Tensor {
   Tensor& div_(const Tensor& o) const;
   Tensor& div_(Scalar o) const;
   Tensor& pow_(Scalar e) const;
-  Tensor& exp_() const;
-  Tensor& log_() const;
-  Tensor& neg_() const;
-  Tensor& sqrt_() const;
-  Tensor& abs_() const;
   Tensor& tanh_() const;
   Tensor& sigmoid_() const;
   Tensor& relu_() const;

@@ -163,7 +163,10 @@ using gradlab::zeros;
 using gradlab::zeros_like;
 
 // ops
-using gradlab::abs;
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+  GRADLAB_WHEN_##free(using gradlab::name;)
+#include "gradlab/unary_ops.h"
+#undef GRADLAB_UNARY
 using gradlab::add;
 using gradlab::add_out;
 using gradlab::div_out;
@@ -177,18 +180,12 @@ using gradlab::cat;
 using gradlab::clamp;
 using gradlab::clamp_max;
 using gradlab::clamp_min;
-using gradlab::cos;
 using gradlab::cross_entropy;
 using gradlab::div;
 using gradlab::dot;
 using gradlab::equal;
-using gradlab::exp;
 using gradlab::flatten;
 using gradlab::isclose;
-using gradlab::log;
-using gradlab::log10;
-using gradlab::log1p;
-using gradlab::log2;
 using gradlab::log_softmax;
 using gradlab::matmul;
 using gradlab::max;
@@ -200,15 +197,12 @@ using gradlab::mm;
 using gradlab::mse_loss;
 using gradlab::mul;
 using gradlab::mv;
-using gradlab::neg;
 using gradlab::nll_loss;
 using gradlab::pow;
 using gradlab::relu;
 using gradlab::reshape;
 using gradlab::sigmoid;
-using gradlab::sin;
 using gradlab::softmax;
-using gradlab::sqrt;
 using gradlab::square;
 using gradlab::squeeze;
 using gradlab::stack;

@@ -7,8 +7,10 @@
 namespace gradlab::backend {
 
 enum class Unary : uint8_t {
-  Neg, Exp, Log, Tanh, Sigmoid, Relu, Abs, Sqrt, Sin, Cos, Sign, Reciprocal, Rsqrt, Log1p, Expm1,
-  Log2, Log10, Floor, Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) Kind,
+#include "gradlab/unary_ops.h"  // the table's ops first
+#undef GRADLAB_UNARY
+  Tanh, Sigmoid, Relu, Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
 };
 enum class Binary : uint8_t {
   Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min,

@@ -25,24 +25,14 @@ GRADLAB_HD T apply_unary(Unary op, T x, double a, double b) {
   using C = std::conditional_t<std::is_floating_point_v<T>, T, double>;
   const C v = static_cast<C>(x);
   switch (op) {
-    case Unary::Neg: return static_cast<T>(-v);
-    case Unary::Exp: return static_cast<T>(std::exp(v));
-    case Unary::Log: return static_cast<T>(std::log(v));
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+  case Unary::Kind:                                                                      \
+    return static_cast<T>(formula);
+#include "gradlab/unary_ops.h"
+#undef GRADLAB_UNARY
     case Unary::Tanh: return static_cast<T>(std::tanh(v));
     case Unary::Sigmoid: return static_cast<T>(C(1) / (C(1) + std::exp(-v)));
     case Unary::Relu: return v > C(0) ? x : T(0);
-    case Unary::Abs: return static_cast<T>(std::abs(v));
-    case Unary::Sqrt: return static_cast<T>(std::sqrt(v));
-    case Unary::Sin: return static_cast<T>(std::sin(v));
-    case Unary::Cos: return static_cast<T>(std::cos(v));
-    case Unary::Sign: return static_cast<T>((C(0) < v) - (v < C(0)));
-    case Unary::Reciprocal: return static_cast<T>(C(1) / v);
-    case Unary::Rsqrt: return static_cast<T>(C(1) / std::sqrt(v));
-    case Unary::Log1p: return static_cast<T>(std::log1p(v));
-    case Unary::Expm1: return static_cast<T>(std::expm1(v));
-    case Unary::Log2: return static_cast<T>(std::log2(v));
-    case Unary::Log10: return static_cast<T>(std::log10(v));
-    case Unary::Floor: return static_cast<T>(std::floor(v));
     case Unary::Pow: {
       // Integer exponents as repeated products, like PyTorch's pow kernels.
       if (a == 2) return static_cast<T>(v * v);
