@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "build.h"
+#include "class_files.h"
 #include "config.h"
 #include "checks.h"
 #include "files.h"
@@ -31,29 +32,11 @@ namespace grader {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kKeyFile = ".key";     // written last: its presence means "graded, complete"
-constexpr const char* kErrorFile = "error.txt";  // the grader could not grade this one
-
 struct Task {
   std::string student, exercise, file, key;  // file: the student's file as reports name it
   const IntakeFile* src;
 };
 
-std::string slot(const std::string& out, const std::string& student, const std::string& exercise) {
-  return (fs::path(out) / "students" / student / exercise).string();
-}
-
-json read_json_or_null(const fs::path& p) {
-  auto text = read_file(p.string());
-  if (!text) return nullptr;
-  try {
-    return json::parse(*text);
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
-
-// Runs fn(0..n-1) on `jobs` threads, each taking the next index.
 class Progress {
  public:
   Progress(std::ostream& os, size_t total, bool live) : os_(os), total_(total), live_(live) {}
@@ -101,80 +84,6 @@ std::vector<std::string> subfolders(const fs::path& dir) {
   return out;
 }
 
-// The class as the files under OUT/students say it; students and exercises
-// in the given (sorted, course) order.
-reports::ClassResults collect(const std::string& out, const std::vector<std::string>& students,
-                              const std::vector<reports::ClassExercise>& exercises) {
-  reports::ClassResults c;
-  c.students = students;
-  c.exercises = exercises;
-  for (const auto& s : students)
-    for (const auto& e : exercises) {
-      const fs::path dir = slot(out, s, e.id);
-      const std::string rel = (fs::path("students") / s / e.id / "report.html").string();
-      std::error_code ec;
-      if (fs::exists(dir / kKeyFile, ec)) {
-        const json r = read_json_or_null(dir / "report.json");
-        if (r.is_object()) c.entries[{s, e.id}] = reports::entry_from_report(r, rel);
-      } else if (fs::exists(dir / kErrorFile, ec)) {
-        reports::ClassEntry x;
-        x.verdict = "internal_error";
-        x.max_score = e.max_score;
-        c.entries[{s, e.id}] = x;
-      }
-    }
-  return c;
-}
-
-// `shards`: the shard numbers this folder holds (K of a `--shard K/N` run,
-// or all a merge took), written to batch.json for `grade merge` to check.
-// A student's identity in batch.json, field by field, and back.
-json identity_json(const reports::Identity& i) {
-  return {{"name", i.name},   {"id", i.id},         {"sis_id", i.sis_id},          {"login", i.login},
-          {"email", i.email}, {"section", i.section}, {"participant", i.participant}};
-}
-reports::Identity identity_from(const json& j) {
-  return {j.value("name", ""),  j.value("id", ""),      j.value("sis_id", ""),     j.value("login", ""),
-          j.value("email", ""), j.value("section", ""), j.value("participant", "")};
-}
-
-// `options`: how the class was read and written (grading_options), which
-// every shard of one class must share.
-std::string write_class_files(const std::string& out, const reports::ClassResults& c, const std::vector<int>& shards,
-                              const json& options) {
-  json manifest;
-  manifest["batch_version"] = 1;
-  manifest["options"] = options;
-  json intake = json::array();
-  for (const auto& n : c.intake) intake.push_back({{"entry", n.entry}, {"reason", n.reason}, {"refused", n.refused}});
-  manifest["intake"] = intake;
-  json ex = json::array();
-  for (const auto& e : c.exercises) ex.push_back({{"id", e.id}, {"title", e.title}, {"max_score", e.max_score}});
-  manifest["exercises"] = ex;
-  manifest["students"] = c.students;
-  // What merge needs to write the same class files as one unsharded run
-  // (the CSV options are in `options`).
-  manifest["layout"] = c.layout;
-  json ids = json::object();
-  for (const auto& [st, i] : c.identities) ids[st] = identity_json(i);
-  manifest["identities"] = ids;
-  manifest["shard_count"] = c.shards;
-  manifest["shards"] = shards;
-  if (!c.missing_shards.empty()) manifest["missing_shards"] = c.missing_shards;
-  for (const auto& [name, text] :
-       std::vector<std::pair<std::string, std::string>>{{"gradebook.csv", reports::gradebook_csv(c)},
-                                                        {"canvas.csv", reports::canvas_csv(c)},
-                                                        {"moodle.csv", reports::moodle_csv(c)},
-                                                        {"checks.csv", reports::checks_csv(c)},
-                                                        {"summary.json", reports::summary_json(c).dump(2) + "\n"},
-                                                        {"summary.html", reports::summary_html(c)},
-                                                        {"batch.json", manifest.dump(2) + "\n"}}) {
-    const std::string err = write_file_atomic((fs::path(out) / name).string(), text);
-    if (!err.empty()) return err;
-  }
-  return "";
-}
-
 // --similarity: the pairs, and a side-by-side page for each under
 // OUT/similarity/EXERCISE/.
 void flag_similar(const Course& course, const GradeRequest& base, const Intake& intake, const BatchOptions& opt,
@@ -203,11 +112,6 @@ void flag_similar(const Course& course, const GradeRequest& base, const Intake& 
   }
 }
 
-std::string flag_name(std::string key) {
-  std::replace(key.begin(), key.end(), '_', '-');
-  return key;
-}
-
 // What shards of one class must agree on: a merge of shards read with
 // another layout or roster, or written with other CSV options, would be a
 // gradebook of two classes.
@@ -219,15 +123,6 @@ json grading_options(const BatchOptions& opt) {
           {"exercises", exercises},
           {"bom", opt.bom},
           {"lms_assignment", opt.lms_assignment}};
-}
-
-// Every student with no file at all, named at the end of the run (and in the summary).
-void report_nothing_handed_in(const reports::ClassResults& c, std::ostream& log) {
-  const std::vector<std::string> nothing = c.nothing_handed_in();
-  std::string list;
-  for (const auto& st : nothing) list += (list.empty() ? "" : ", ") + reports::visible(st, false);
-  if (!nothing.empty())
-    log << "no submission from " << nothing.size() << (nothing.size() == 1 ? " student: " : " students: ") << list << "\n";
 }
 
 }  // namespace
@@ -516,109 +411,6 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   log << "gradebook: " << (fs::path(opt.out) / "gradebook.csv").string() << "\nsummary:   "
       << (fs::path(opt.out) / "summary.html").string() << "\n";
   return problems.empty() ? 0 : kExitInternal;
-}
-
-int merge_batches(const std::vector<std::string>& inputs, const std::string& out, bool allow_partial, std::ostream& log) {
-  std::set<std::string> students;
-  std::map<std::string, reports::ClassExercise> exercises;
-  std::vector<reports::IntakeNote> intake;
-  std::map<std::string, reports::Identity> identities;
-  std::error_code ec;
-  fs::create_directories(fs::path(out) / "students", ec);
-  if (ec) throw std::runtime_error("cannot create " + out + ": " + ec.message());
-  // Which shards the inputs hold: all of 1..N, each once, unless the
-  // instructor asked for a partial merge.
-  int shard_count = 0;
-  std::set<int> held;
-  std::vector<json> manifests;
-  for (const auto& in : inputs) {
-    if (fs::equivalent(in, out, ec)) throw std::invalid_argument("merge into a folder that is not one of its inputs");
-    json m = read_json_or_null(fs::path(in) / "batch.json");
-    if (!m.is_object() || !m.contains("students") || !m.contains("exercises"))
-      throw std::invalid_argument(in + " is not the output of `grade batch` (it has no readable batch.json)");
-    const int n = m.value("shard_count", 1);
-    if (shard_count && n != shard_count)
-      throw std::invalid_argument(in + " was sharded into " + std::to_string(n) + ", another input into " +
-                                  std::to_string(shard_count) + ": merge the shards of one run");
-    shard_count = n;
-    if (!manifests.empty() && m.value("options", json::object()) != manifests.front().value("options", json::object())) {
-      const json a = manifests.front().value("options", json::object()), b = m.value("options", json::object());
-      std::string diff;
-      for (const auto& [k, v] : a.items())
-        if (b.value(k, json()) != v) diff += (diff.empty() ? "" : ", ") + (k == "roster" ? std::string("--roster (another file)") : "--" + flag_name(k));
-      throw std::invalid_argument(in + " was graded with other options than " + inputs.front() + " (" +
-                                  (diff.empty() ? std::string("another version of grade") : diff) +
-                                  "): merge the shards of one `grade batch` command");
-    }
-    for (const auto& k : m.value("shards", json::array({1})))
-      if (!held.insert(k.get<int>()).second)
-        throw std::invalid_argument("shard " + std::to_string(k.get<int>()) + " of " + std::to_string(n) +
-                                    " is in two of the folders (" + in + " is one)");
-    manifests.push_back(std::move(m));
-  }
-  std::vector<int> missing;
-  for (int k = 1; k <= shard_count; ++k)
-    if (!held.count(k)) missing.push_back(k);
-  if (!missing.empty() && !allow_partial) {
-    std::string list;
-    for (int k : missing) list += (list.empty() ? "" : ", ") + std::to_string(k);
-    throw std::invalid_argument("shard" + std::string(missing.size() > 1 ? "s " : " ") + list + " of " +
-                                std::to_string(shard_count) + " missing: their students would be left out of the "
-                                "gradebook. Merge their folders too, or pass --allow-partial to merge without them");
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string& in = inputs[i];
-    const json& m = manifests[i];
-    if (m.contains("intake") && m["intake"].is_array())
-      for (const auto& n : m["intake"])
-        intake.push_back({n.value("entry", ""), n.value("reason", ""), n.value("refused", true)});
-    const json ids = m.value("identities", json::object());
-    for (const auto& [st, i] : ids.items()) identities[st] = identity_from(i);
-    for (const auto& e : m["exercises"])
-      exercises[e.value("id", "")] = {e.value("id", ""), e.value("title", ""), e.value("max_score", 0.0)};
-    for (const auto& s : m["students"]) {
-      const std::string name = s.get<std::string>();
-      if (!students.insert(name).second)
-        throw std::invalid_argument("student \"" + name + "\" is in two of the folders: were they sharded the same way?");
-      const fs::path from = fs::path(in) / "students" / name, to = fs::path(out) / "students" / name;
-      fs::remove_all(to, ec);
-      fs::copy(from, to, fs::copy_options::recursive, ec);
-      if (ec) throw std::runtime_error("cannot copy " + from.string() + ": " + ec.message());
-    }
-  }
-  std::vector<reports::ClassExercise> ex;
-  for (const auto& [id, e] : exercises) ex.push_back(e);
-  std::sort(ex.begin(), ex.end(), [](const auto& a, const auto& b) { return numeric_less(a.id, b.id); });
-  reports::ClassResults c = collect(out, {students.begin(), students.end()}, ex);
-  std::sort(intake.begin(), intake.end(),
-            [](const auto& a, const auto& b) { return std::tie(a.entry, a.reason) < std::tie(b.entry, b.reason); });
-  intake.erase(std::unique(intake.begin(), intake.end(),
-                           [](const auto& a, const auto& b) { return a.entry == b.entry && a.reason == b.reason; }),
-               intake.end());
-  c.intake = intake;
-  c.identities = identities;
-  // The same in every shard: their options were checked above.
-  const json& first = manifests.front();
-  const json options = first.value("options", json::object());
-  c.layout = first.value("layout", "");
-  c.csv_bom = options.value("bom", false);
-  c.lms_assignment = options.value("lms_assignment", std::string("gradlab"));
-  // A complete merge is the whole class, as one unsharded run would write
-  // it; a partial one keeps saying which shards it holds and which it lacks.
-  c.shards = missing.empty() ? 1 : shard_count;
-  c.missing_shards = missing;
-  const std::string err =
-      write_class_files(out, c, missing.empty() ? std::vector<int>{1} : std::vector<int>(held.begin(), held.end()),
-                        options);
-  if (!err.empty()) throw std::runtime_error(err);
-  report_nothing_handed_in(c, log);
-  if (!missing.empty())
-    log << "grade merge: warning: " << missing.size() << " of " << shard_count
-        << " shards missing (--allow-partial): summary.html and summary.json say which\n";
-  log << "grade merge: " << students.size() << " students from " << inputs.size() << " folders\ngradebook: "
-      << (fs::path(out) / "gradebook.csv").string() << "\nsummary:   " << (fs::path(out) / "summary.html").string()
-      << "\n";
-  return 0;
 }
 
 void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn) {

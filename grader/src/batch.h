@@ -35,11 +35,11 @@ struct BatchOptions {
   std::string lms_assignment = "gradlab";  // --lms-assignment: canvas.csv's assignment column
 };
 
-// Returns the exit code: 0 when every submission was graded (whatever its
-// verdict), 70 when some could not be (the grader's fault, said per student).
 // Runs fn(0) ... fn(n - 1) on `jobs` threads (this one included).
 void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn);
 
+// Returns the exit code: 0 when every submission was graded (whatever its
+// verdict), 70 when some could not be (the grader's fault, said per student).
 int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log);
 
 // Combines the OUT folders of shards into `out`: their students' results and

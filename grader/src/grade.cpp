@@ -330,7 +330,7 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
     return done();
   }
   // The reference runs first only when its snapshot is neither recorded nor cached yet.
-  const json reference = b.facts ? *b.facts : reference_snapshot(b.reference, rubric, req.isolate);
+  const json reference = b.facts ? std::move(*b.facts) : reference_snapshot(b.reference, rubric, req.isolate);
   Run student = run_program(b.student.program, rubric, run_limits(rubric, req), req.isolate, req.device);
   res.run = student.info;
   res.run.line = exception_line(b.student, student);
