@@ -159,7 +159,7 @@ struct ExerciseInfo {
 std::map<std::string, ExerciseInfo> read_exercises(const Course& course, const GradeRequest& base,
                                                    const std::vector<std::string>& exercises) {
   std::map<std::string, ExerciseInfo> info;
-  const std::string grader_id = std::string("gradlab ") + GRADLAB_VERSION + "\n" + compiler_id() + "\n" + base.engine +
+  const std::string grader_id = std::string("gradlab ") + GRADLAB_VERSION + "\n" + compiler_id(base.engine) + "\n" + base.engine +
                                 (base.device == "cpu" ? "" : "\n" + base.device);
   for (const auto& e : exercises) {
     const std::string rubric_text = read_file(course.rubric_path(e)).value_or("");
@@ -277,7 +277,7 @@ Result grade_file(const Course& course, const GradeRequest& base, const Exercise
     r.verdict = Verdict::CompileError;
     r.compile.diagnostics = too_large_message(f);
     r.checks = not_run(rubric, "the file is too large to be graded");
-    r.engine = base.engine, r.compiler = compiler_id(), r.device = base.device;
+    r.engine = base.engine, r.compiler = compiler_id(base.engine), r.device = base.device;
     return r;
   }
   // What is compiled is a private copy: the student cannot change or swap it

@@ -126,6 +126,15 @@ std::vector<std::string> split_words(const std::string& s) {
 
 bool is_libtorch(const std::string& engine) { return engine == "libtorch"; }
 
+// What compiles a student's file: clang with its precompiled header against
+// the engine when it is installed (grader/CMakeLists.txt says why), GCC
+// against LibTorch. Programs are linked by GCC's driver either way.
+const char* student_compiler(const std::string& engine) {
+  return is_libtorch(engine) ? GRADLAB_CXX : GRADLAB_STUDENT_CXX;
+}
+
+bool clang_pch(const std::string& engine) { return !is_libtorch(engine) && *GRADLAB_STUDENT_PCH; }
+
 // The student's file is untrusted input to the compiler, the assembler, nm
 // and the linker, so they run fenced like the program: as an unprivileged
 // uid, seeing the system, the engine's headers and precompiled header, the
@@ -198,24 +207,32 @@ std::string stat_key(const char* path) {
 
 // What the compiled program depends on besides the student's file.
 std::string toolchain_key(const std::string& engine) {
-  std::string k = std::string(GRADLAB_VERSION) + ";rpath-origin;" + engine + ";" + GRADLAB_CXX + ";" + GRADLAB_STUDENT_FLAGS + ";";
+  std::string k = std::string(GRADLAB_VERSION) + ";rpath-origin;" + engine + ";" + GRADLAB_CXX + ";" +
+                  student_compiler(engine) + ";" + GRADLAB_STUDENT_FLAGS + ";";
   if (is_libtorch(engine)) {
     k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + stat_key(GRADLAB_HARNESS_SOURCE) +
          stat_key(GRADLAB_PCH_LIBTORCH_DIR "/gradlab/lab.h.gch");
     for (const auto& lib : split_words(GRADLAB_LIBTORCH_LIBS)) k += stat_key(lib.c_str());
   } else {
-    k += std::string(GRADLAB_LINK_LIBS) + ";" + stat_key(GRADLAB_STUDENT_LIB) +
-         stat_key(GRADLAB_PCH_DIR "/gradlab/lab.h.gch");
+    k += std::string(GRADLAB_LINK_LIBS) + ";" + GRADLAB_ENGINE_STUDENT_FLAGS + ";" + stat_key(GRADLAB_STUDENT_LIB) +
+         stat_key(clang_pch(engine) ? GRADLAB_STUDENT_PCH : GRADLAB_PCH_DIR "/gradlab/lab.h.gch");
   }
   return sha256_hex(k + stat_key(GRADLAB_LAB_INCLUDE "/gradlab/lab.h"));
 }
 
 std::vector<std::string> compile_flags(const std::string& engine) {
-  std::vector<std::string> f = split_words(GRADLAB_STUDENT_FLAGS);
-  // The precompiled header directory comes first so <gradlab/lab.h> finds
-  // lab.h.gch; -isystem keeps warnings from our headers out of the student's
-  // diagnostics. LibTorch gets its own PCH and headers, not the engine's.
+  std::vector<std::string> f = split_words(is_libtorch(engine) ? GRADLAB_STUDENT_FLAGS : GRADLAB_ENGINE_STUDENT_FLAGS);
+  // GCC: the precompiled header directory comes first so <gradlab/lab.h>
+  // finds lab.h.gch. clang reads its precompiled header only when named, and
+  // first, whatever the file includes (lab.h's #pragma once makes the
+  // file's own #include of it a no-op). -isystem keeps warnings from our
+  // headers out of the student's diagnostics. LibTorch gets its own PCH and
+  // headers, not the engine's.
   std::vector<const char*> dirs = {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE};
+  if (clang_pch(engine)) {
+    f.insert(f.end(), {"-include-pch", GRADLAB_STUDENT_PCH});
+    dirs.erase(dirs.begin());
+  }
   if (is_libtorch(engine)) {
     dirs = {GRADLAB_PCH_LIBTORCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
     for (auto& x : f)
@@ -249,7 +266,7 @@ std::string cached_object(const fs::path& obj, const std::string& source, const 
   if (fs::exists(obj, ec)) return obj.string();
   fs::create_directories(obj.parent_path(), ec);
   const fs::path tmp = obj.string() + unique_temp_suffix() + ".o";
-  std::vector<std::string> cmd = {GRADLAB_CXX};
+  std::vector<std::string> cmd = {student_compiler(engine)};
   for (auto& f : compile_flags(engine)) cmd.push_back(f);
   cmd.insert(cmd.end(), {"-c", source, "-o", tmp.string()});
   ToolResult r = run_tool(cmd);
@@ -290,7 +307,9 @@ std::string default_cache_dir() {
   return (fs::temp_directory_path() / "gradlab-cache").string();
 }
 
-std::string compiler_id() { return GRADLAB_CXX_ID; }
+std::string compiler_id(const std::string& engine) {
+  return is_libtorch(engine) ? GRADLAB_CXX_ID : GRADLAB_STUDENT_CXX_ID;
+}
 
 bool libtorch_available() { return std::string(GRADLAB_LIBTORCH_LIBS).size() > 0; }
 
@@ -316,7 +335,7 @@ std::string shell_line(const std::vector<std::string>& words) {
 std::string build_script(const BuildRequest& req, const std::string& work, const std::string& copy,
                          const std::string& harness) {
   const std::string object = work + "/student.o";
-  std::vector<std::string> compile = {GRADLAB_CXX};
+  std::vector<std::string> compile = {student_compiler(req.engine)};
   for (auto& f : compile_flags(req.engine)) compile.push_back(f);
   compile.insert(compile.end(), {"-c", copy, "-o", object});
   std::vector<std::string> link = {GRADLAB_CXX, object, work + "/entry.o", harness};

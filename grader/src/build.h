@@ -44,7 +44,8 @@ inline std::string picture_cache(const std::string& cache_dir) {
 // Whether `--engine libtorch` can work here (libtorch-dev was found at configure time).
 bool libtorch_available();
 
-// "GNU 12.2.0", for reports.
-std::string compiler_id();
+// What compiles a student's file for `engine` ("clang version 14.0.6",
+// "GNU 12.2.0"), for reports.
+std::string compiler_id(const std::string& engine);
 
 }  // namespace grader

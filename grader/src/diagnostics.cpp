@@ -1,7 +1,12 @@
-// Reading GCC's diagnostics (see diagnostics.h). GCC writes one located line
-// per message, "FILE:LINE:COL: KIND: TEXT", then the source excerpt
-// ("  11 |   code", "     |   ^~~"), and context lines before it ("In
-// instantiation of …", "FILE:LINE:COL:   required from here").
+// Reading GCC's and clang's diagnostics (see diagnostics.h). Both write one
+// located line per message, "FILE:LINE:COL: KIND: TEXT", then the source
+// excerpt: GCC's "  11 |   code" and "     |   ^~~", clang's bare line of
+// code and its caret. Where an error inside a header came from, GCC says
+// before the error ("In instantiation of …", "FILE:LINE:COL:   required from
+// here"), clang after it ("FILE:LINE:COL: note: in instantiation of …
+// requested here"). A failed overload's candidates: GCC's "candidate: ‘sig’"
+// note and its reason on a note of its own; clang's reason on the candidate's
+// note, and the signature as the excerpt below it.
 #include "diagnostics.h"
 
 #include <regex>
@@ -42,6 +47,16 @@ std::string in_torch_words(std::string s) {
   return s;
 }
 
+// A declaration quoted by clang below a candidate, without its body.
+std::string declaration(std::string code) {
+  code.erase(0, code.find_first_not_of(" \t"));
+  if (const size_t end = code.find_first_of("{;"); end != std::string::npos) code.erase(end);
+  while (!code.empty() && code.back() == ' ') code.pop_back();
+  for (const char* word : {"inline ", "static "})
+    if (code.rfind(word, 0) == 0) code.erase(0, std::string(word).size());
+  return code;
+}
+
 // The part of a "candidate: ‘sig’" note between GCC's quotes.
 std::string between_quotes(const std::string& s) {
   const std::string open = "‘", close = "’";
@@ -71,14 +86,19 @@ CompileSummary summarize_compile(const std::string& diagnostics, const std::stri
   Located context;
   CompileError* open = nullptr;  // the error whose notes are being read
   bool excerpt_open = false;
+  std::string clang_reason;  // a clang candidate's reason, waiting for its declaration below
   for (size_t i = 0; i < lines.size(); ++i) {
     Located loc;
     if (!parse_located(lines[i], loc)) {
       if (excerpt_open && open && is_excerpt(lines[i]) && open->excerpt.size() < 6) open->excerpt.push_back(lines[i]);
       else excerpt_open = false;
+      if (!clang_reason.empty() && open)
+        open->candidates.push_back(in_torch_words(declaration(lines[i])) + " — " + in_torch_words(clang_reason));
+      clang_reason.clear();
       continue;
     }
     excerpt_open = false;
+    clang_reason.clear();
     const bool mine = loc.file == student_file;
     if (loc.kind.empty()) {  // context: "required from here"
       if (mine) context = loc;
@@ -100,8 +120,13 @@ CompileSummary summarize_compile(const std::string& diagnostics, const std::stri
       continue;
     }
     if (loc.kind == "note" && open) {
-      // "candidate: ‘sig’" then, on its own note line, why it did not fit.
-      if (loc.text.rfind("candidate", 0) == 0 && open->candidates.size() < 6) {
+      // clang: the student's line behind an error inside a header follows it.
+      if (mine && !open->line && !open->inside.empty()) open->line = loc.line, open->column = loc.column;
+      const size_t not_viable = loc.text.find("not viable: ");
+      if (loc.text.rfind("candidate", 0) == 0 && not_viable != std::string::npos) {
+        if (open->candidates.size() < 6) clang_reason = loc.text.substr(not_viable + 12);
+      } else if (loc.text.rfind("candidate", 0) == 0 && open->candidates.size() < 6) {
+        // GCC: "candidate: ‘sig’" then, on its own note line, why it did not fit.
         open->candidates.push_back(in_torch_words(between_quotes(loc.text)));
       } else if (!open->candidates.empty() && loc.text.find("no known conversion") != std::string::npos) {
         std::string why = loc.text;

@@ -229,7 +229,7 @@ Result describe(const Rubric& rubric, const GradeRequest& req) {
   res.submission_sha256 = sha256_hex(read_file(req.submission).value_or(""));
   res.max_score = rubric.max_points();
   res.engine = req.engine == "libtorch" ? "LibTorch (Debian libtorch-dev)" : std::string("gradlab ") + GRADLAB_VERSION;
-  res.compiler = compiler_id();
+  res.compiler = compiler_id(req.engine);
   res.device = req.device;
   if (req.device == "cuda") res.gpu = gradlab::cuda_device_name(0);
   return res;

@@ -35,6 +35,42 @@ TEST_CASE("a compile error is summarised at the student's line, candidates witho
   CHECK(text.find("then sub.cpp:12:3: error: ‘w’ was not declared") != std::string::npos);
 }
 
+TEST_CASE("clang's candidates: its reason beside the declaration it quotes", "[feedback]") {
+  // clang 14's output for the same mistake (paths shortened).
+  const std::string clang =
+      "sub.cpp:11:7: error: no matching function for call to 'pow'\n"
+      "  p = torch::pow(x, \"2\");\n"
+      "      ^~~~~~~~~~\n"
+      "/e/include/gradlab/ops.h:85:8: note: candidate function not viable: no known conversion from 'const char[2]' "
+      "to 'const gradlab::Tensor' for 2nd argument\n"
+      "Tensor pow(const Tensor& a, const Tensor& e);\n"
+      "       ^\n"
+      "/e/include/gradlab/ops.h:86:8: note: candidate function not viable: no known conversion from 'const char[2]' "
+      "to 'gradlab::Scalar' for 2nd argument\n"
+      "inline Tensor pow(const Tensor& a, Scalar e) { return a.pow(e); }\n"
+      "       ^\n"
+      "sub.cpp:12:11: error: use of undeclared identifier 'w'\n"
+      "  q = p + w;\n"
+      "          ^\n"
+      "2 errors generated.\n";
+  const auto s = grader::summarize_compile(clang, "sub.cpp", std::string(10, '\n') + "  p = torch::pow(x, \"2\");\n");
+  REQUIRE(s.errors.size() == 2);
+  CHECK(s.errors[0].line == 11);
+  CHECK(s.errors[0].column == 7);
+  CHECK(s.errors[0].message == "no matching function for call to 'pow'");
+  CHECK(s.errors[0].candidates == std::vector<std::string>{
+                                      "Tensor pow(const Tensor& a, const Tensor& e) — no known conversion from 'const "
+                                      "char[2]' to 'const torch::Tensor' for 2nd argument",
+                                      "Tensor pow(const Tensor& a, Scalar e) — no known conversion from 'const char[2]' "
+                                      "to 'torch::Scalar' for 2nd argument"});
+  // clang quotes the line without its number: the student's own line, numbered.
+  CHECK(s.errors[0].excerpt == std::vector<std::string>{"   11 |   p = torch::pow(x, \"2\");"});
+  CHECK(s.errors[1].line == 12);
+  const std::string text = grader::compile_summary_text(s, "sub.cpp");
+  CHECK(text.find("/e/include") == std::string::npos);
+  CHECK(text.find("then sub.cpp:12:11: error: use of undeclared identifier 'w'") != std::string::npos);
+}
+
 TEST_CASE("an error found inside a header is placed at the student's line that led there", "[feedback]") {
   const std::string gcc =
       "/usr/include/c++/12/bits/stl_function.h: In instantiation of ‘constexpr bool std::less<_Tp>::operator()’:\n"
@@ -48,6 +84,26 @@ TEST_CASE("an error found inside a header is placed at the student's line that l
   CHECK(s.errors[0].inside == "stl_function.h");
   REQUIRE(s.errors[0].excerpt.size() == 1);
   CHECK(s.errors[0].excerpt[0] == "    6 |   m[x] = 1;");
+  // clang names the student's line after the error, the chain of
+  // instantiations between them.
+  const std::string clang =
+      "In file included from sub.cpp:1:\n"
+      "/usr/include/c++/12/bits/stl_function.h:408:16: error: no viable conversion from returned value of type "
+      "'gradlab::Tensor' to function return type 'bool'\n"
+      "      { return __x < __y; }\n"
+      "               ^~~~~~~~~\n"
+      "/usr/include/c++/12/bits/stl_map.h:509:22: note: in instantiation of member function "
+      "'std::less<gradlab::Tensor>::operator()' requested here\n"
+      "sub.cpp:6:4: note: in instantiation of member function 'std::map<gradlab::Tensor, int>::operator[]' requested here\n"
+      "  m[x] = 1;\n"
+      "   ^\n";
+  const auto c = grader::summarize_compile(clang, "sub.cpp", "a\nb\nc\nd\ne\n  m[x] = 1;\n");
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].line == 6);
+  CHECK(c.errors[0].column == 4);
+  CHECK(c.errors[0].inside == "stl_function.h");
+  CHECK(c.errors[0].message.find("'torch::Tensor' to function return type 'bool'") != std::string::npos);
+  CHECK(c.errors[0].excerpt == std::vector<std::string>{"    6 |   m[x] = 1;"});
   // Nothing GCC located in a file (a linker's message) gives no summary.
   CHECK(grader::summarize_compile("/usr/bin/ld: undefined reference to `exercise3(lab::Lab&)'\n", "sub.cpp").errors.empty());
 }
