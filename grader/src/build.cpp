@@ -350,7 +350,10 @@ std::string build_script(const BuildRequest& req, const std::string& work, const
   }
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) link.push_back(l);
   link.insert(link.end(), {"-o", work + "/program"});
-  return "set -e\n" + shell_line(compile) + "\n" + shell_line({GRADLAB_NM, "-P", "--defined-only", "-g", object}) +
+  std::vector<std::string> nm = {GRADLAB_NM};
+  if (*GRADLAB_NM_PLUGIN) nm.insert(nm.end(), {"--plugin", GRADLAB_NM_PLUGIN});
+  nm.insert(nm.end(), {"-P", "--defined-only", "-g", object});
+  return "set -e\n" + shell_line(compile) + "\n" + shell_line(nm) +
          " > " + quoted(work + "/symbols.txt") + "\n" + shell_line(link) + "\n" +
          // The line table, for the lines of an escaped exception (lines.h);
          // a program without one still runs.
