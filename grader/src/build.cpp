@@ -328,10 +328,10 @@ std::string shell_line(const std::vector<std::string>& words) {
   return line;
 }
 
-// The three steps' command lines: compile, list the symbols into a file,
-// link. They run as one script in one fence (each start of a fence costs tens
-// of milliseconds); the symbols are checked afterwards, and a program whose
-// object broke the rules is thrown away unrun.
+// The steps' command lines: compile, list the symbols and the sections into
+// files, link, write the line table. They run as one script in one fence
+// (each start of a fence costs tens of milliseconds); the lists are checked
+// afterwards, and a program whose object broke the rules is thrown away unrun.
 std::string build_script(const BuildRequest& req, const std::string& work, const std::string& copy,
                          const std::string& harness) {
   const std::string object = work + "/student.o";
@@ -353,8 +353,9 @@ std::string build_script(const BuildRequest& req, const std::string& work, const
   std::vector<std::string> nm = {GRADLAB_NM};
   if (*GRADLAB_NM_PLUGIN) nm.insert(nm.end(), {"--plugin", GRADLAB_NM_PLUGIN});
   nm.insert(nm.end(), {"-P", "--defined-only", "-g", object});
-  return "set -e\n" + shell_line(compile) + "\n" + shell_line(nm) +
-         " > " + quoted(work + "/symbols.txt") + "\n" + shell_line(link) + "\n" +
+  return "set -e\n" + shell_line(compile) + "\n" + shell_line(nm) + " > " + quoted(work + "/symbols.txt") + "\n" +
+         shell_line({GRADLAB_READELF, "-SW", object}) + " > " + quoted(work + "/sections.txt") + "\n" +
+         shell_line(link) + "\n" +
          // The line table, for the lines of an escaped exception (lines.h);
          // a program without one still runs.
          shell_line({GRADLAB_OBJDUMP, "--dwarf=decodedline", work + "/program"}) + " > " +
@@ -379,10 +380,14 @@ ToolResult compile_and_link(const BuildRequest& req, const std::string& work, co
   // What the object defines: nothing of the grader's, the engine's or the C
   // library's. Every symbol is checked: a template-heavy file lists hundreds
   // of kilobytes of them, far past the diagnostics' cap.
-  const auto size = fs::file_size(symbols_file, ec);
-  const auto symbols = !ec && size < kMaxSymbolListing ? read_file(symbols_file) : std::nullopt;
-  const std::string refused = symbols ? check_symbols(*symbols, req.source)
-                                      : "gradlab: could not list the symbols of the compiled file\n";
+  auto listing = [&](const std::string& file) -> std::optional<std::string> {
+    const auto size = fs::file_size(file, ec);
+    return !ec && size < kMaxSymbolListing ? read_file(file) : std::nullopt;
+  };
+  const auto symbols = listing(symbols_file), sections = listing(work + "/sections.txt");
+  const std::string refused =
+      (symbols ? check_symbols(*symbols, req.source) : "gradlab: could not list the symbols of the compiled file\n") +
+      (sections ? check_sections(*sections, req.source) : "gradlab: could not list the sections of the compiled file\n");
   if (!refused.empty()) r.output += refused, r.status = 1;
   return r;
 }

@@ -46,7 +46,9 @@ const std::map<std::string, std::string>& forbidden_words() {
       {"__attribute", attribute}, {"__attribute__", attribute}, {"__declspec", attribute},
       {"__has_include", probe},   {"__has_include_next", probe},
       {"gnu", "it names the compiler's own attributes ([[gnu::weak]], [[using gnu: alias(…)]]), which change the link"},
-      {"__gnu__", "it names the compiler's own attributes ([[__gnu__::weak]]), which change the link"}};
+      {"__gnu__", "it names the compiler's own attributes ([[__gnu__::weak]]), which change the link"},
+      {"clang", "it names clang's own attributes ([[clang::…]]), which change how the program is built"},
+      {"_Clang", "it names clang's own attributes ([[_Clang::…]]), which change how the program is built"}};
   return w;
 }
 
@@ -160,6 +162,18 @@ class Rules {
     const Token& tok = t_[k];
     if (auto it = forbidden_words().find(tok.text); it != forbidden_words().end())
       return error(tok, "`" + tok.text + "` is not allowed in an exercise: " + it->second);
+    // C++20's module lines (`import "file";` makes the compiler look a path
+    // up): a line that starts with [export] import or module and goes on as
+    // such a line does ([cpp.module], [cpp.import]); `module->forward(x)` is code.
+    const size_t m = tok.first && tok.text == "export" ? k + 1 : k;
+    const bool module_line = tok.first && m < t_.size() && (t_[m].text == "import" || t_[m].text == "module") &&
+                             t_[m].kind == Token::Ident && m + 1 < t_.size() && !t_[m + 1].first &&
+                             (t_[m + 1].kind == Token::Ident || t_[m + 1].kind == Token::Literal ||
+                              t_[m + 1].kind == Token::Header || t_[m + 1].text == ":" || t_[m + 1].text == ";" ||
+                              t_[m + 1].text == "<");
+    if (module_line)
+      return error(tok, "`" + tok.text + "` at the start of a line is not allowed in an exercise: C++20 modules "
+                        "are not used here (an import names a file for the compiler to look up)");
     if (tok.text == "operator" && k + 1 < t_.size() && (t_[k + 1].text == "new" || t_[k + 1].text == "delete"))
       error(tok, "`operator " + t_[k + 1].text + "` is not allowed in an exercise: defining it would replace the "
                  "allocator of the whole program, the grader's part included (new and delete expressions are fine)");
@@ -417,6 +431,15 @@ std::string check_symbols(const std::string& nm_output, const std::string& shown
     }
   }
   return out;
+}
+
+std::string check_sections(const std::string& readelf_sections, const std::string& shown) {
+  // A section of that type under any name, or of that name under any type.
+  if (readelf_sections.find("PREINIT_ARRAY") == std::string::npos &&
+      readelf_sections.find(".preinit_array") == std::string::npos)
+    return "";
+  return shown + ": error: the compiled file has a .preinit_array section: code that would run before the "
+                 "grader's own start-up. C++ never makes one; remove what puts a function there\n";
 }
 
 }  // namespace grader

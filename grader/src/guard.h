@@ -11,7 +11,7 @@
 namespace grader {
 
 // Bumped whenever the rules change, so cached verdicts are recomputed.
-inline constexpr int kGuardVersion = 5;
+inline constexpr int kGuardVersion = 6;
 
 // The source rules. Returns "" or compiler-style diagnostics, one per line:
 // "FILE:LINE:COL: error: what (hint)". `shown` is the file's name as the
@@ -21,5 +21,10 @@ std::string check_source(const std::string& text, const std::string& shown);
 // The object's rules, from `nm -P --defined-only -g` (names are demangled
 // here for the checks and the messages). Returns "" or diagnostics.
 std::string check_symbols(const std::string& nm_output, const std::string& shown);
+
+// The object's sections, from `readelf -SW`: no .preinit_array, whose
+// functions run before every library's constructors, the harness's included
+// (before it has taken its request and its channel). Returns "" or diagnostics.
+std::string check_sections(const std::string& readelf_sections, const std::string& shown);
 
 }  // namespace grader

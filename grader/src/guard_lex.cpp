@@ -12,16 +12,34 @@ namespace {
 
 // Phase 1: the file's characters with every line end made '\n', each with
 // its place in the file. A BOM is no character and takes no column (as GCC).
+// Control characters other than a tab and a line end are refused wherever
+// they stand: GCC and clang read them differently around a splice (clang
+// takes "\\\n\r" for one line end where GCC sees two, and ends a splice at a
+// NUL where GCC skips it), and no exercise needs one. A line ends in \n or
+// \r\n; a lone \r is refused for the same reason.
 struct Physical {
   std::string s;
   std::vector<std::pair<int, int>> at;
+  std::vector<Lexed::Problem> problems;
 };
+
+std::string control_name(unsigned char c) {
+  static const char hex[] = "0123456789ABCDEF";
+  if (c == '\r') return "a carriage return (\\r) that does not end a line with \\n";
+  if (c == 0) return "a NUL byte";
+  return std::string("the control character 0x") + hex[c >> 4] + hex[c & 15];
+}
 
 Physical phase1(const std::string& text) {
   Physical p;
   size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   int line = 1, col = 1;
   for (; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const bool crlf = c == '\r' && i + 1 < text.size() && text[i + 1] == '\n';
+    if (((c < 0x20 && c != '\t' && c != '\n' && !crlf) || c == 0x7F) && p.problems.size() < 8)
+      p.problems.push_back({line, col, control_name(c) + " is not allowed in an exercise: save the file as plain "
+                                       "text with \\n or \\r\\n line ends"});
     const bool ends = text[i] == '\n' || text[i] == '\r';
     p.s += ends ? '\n' : text[i];
     p.at.push_back({line, col});
@@ -62,9 +80,12 @@ Spliced phase2(Physical p) {
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 bool ident_char(char c) { return ident_start(c) || std::isdigit(static_cast<unsigned char>(c)); }
-// What a raw string's delimiter may hold: the basic characters but blanks, parentheses and backslash.
+// What a raw string's delimiter may hold: C++'s basic characters but blanks,
+// parentheses and backslash. Not $, @ or `, which are not basic characters:
+// clang refuses them and ends the literal at the next quote, even lines later,
+// where GCC reads on.
 bool raw_delimiter_char(char c) {
-  return c > 0x20 && c < 0x7F && c != '(' && c != ')' && c != '\\' && c != '"';
+  return c > 0x20 && c < 0x7F && c != '(' && c != ')' && c != '\\' && c != '"' && c != '$' && c != '@' && c != '`';
 }
 bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
 
@@ -82,7 +103,9 @@ const std::vector<std::pair<const char*, const char*>>& punctuators() {
 
 class Lexer {
  public:
-  explicit Lexer(const std::string& text) : src_(phase2(phase1(text))), s_(src_.s) {}
+  explicit Lexer(const std::string& text) : src_(phase2(phase1(text))), s_(src_.s) {
+    out_.problems = src_.p.problems;
+  }
 
   Lexed run() {
     while (i_ < s_.size()) {

@@ -1,7 +1,8 @@
 // The student's file cut into preprocessing tokens the way GCC cuts it
 // (translation phases 1 to 3), so that the guard's rules see the words the
-// compiler will see: a UTF-8 BOM is dropped; \n, \r\n and a lone \r end a
-// line; a backslash, blanks and a line end splice two lines (GCC accepts the
+// compiler will see: a UTF-8 BOM is dropped; \n and \r\n end a line (a lone
+// \r, a NUL and every other control character but a tab are refused: GCC and
+// clang read them in different ways); a backslash, blanks and a line end splice two lines (GCC accepts the
 // blanks with a warning), except inside a raw string, where GCC reverts the
 // splice; comments are blanks, a // comment continued by a splice included;
 // digraphs are read as the tokens they stand for. Trigraphs are not: the
