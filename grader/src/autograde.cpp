@@ -1,4 +1,5 @@
 #include "autograde.h"
+#include "exit_codes.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,5 @@
 #include "batch.h"
+#include "exit_codes.h"
 #include "facts.h"
 #include "similarity.h"
 

@@ -394,6 +394,76 @@ ToolResult compile_and_link(const BuildRequest& req, const std::string& work, co
 
 }  // namespace
 
+namespace {
+
+// A build of this very file with this toolchain, if the cache holds a whole one.
+bool read_cached(const fs::path& dir, BuildOutcome& b) {
+  std::error_code ec;
+  if (!fs::exists(dir / "status", ec)) return false;
+  b.ok = read_file(dir / "status") == "ok";
+  b.diagnostics = read_file(dir / "diagnostics.txt").value_or("");
+  b.program = (dir / "program").string();
+  return !b.ok || fs::exists(b.program, ec);  // a damaged entry is built again
+}
+
+// The file's rules, before any compiler sees it: its size, then the guard's.
+ToolResult check_rules(const BuildRequest& req, const std::string& source) {
+  ToolResult r;
+  if (!req.guarded) return r;
+  if (source.size() > kMaxSource) {
+    r.output = req.source + ": error: the file is " + std::to_string(source.size() >> 10) +
+               " KiB; the grader compiles files up to " + std::to_string(kMaxSource >> 10) +
+               " KiB (an exercise is a few KiB: is this the right file?)\n";
+    r.status = 1;
+    return r;
+  }
+  std::string refused = check_source(source, req.source);
+  if (refused.size() > kMaxDiagnostics)
+    refused = refused.substr(0, refused.rfind('\n', kMaxDiagnostics) + 1) + "[… more refusals left out …]\n";
+  if (!refused.empty()) r.output = refused, r.status = 1;
+  return r;
+}
+
+// Compiles and links a copy of the file, in an otherwise empty work folder
+// (nothing lies beside it to include); a program that built is kept in `tmp`
+// with its line table.
+ToolResult build_in_work(const BuildRequest& req, const std::string& source, const std::string& entry,
+                         const std::string& harness, const fs::path& tmp, std::string& failure) {
+  const std::string work = make_work_folder(failure);
+  if (work.empty()) return ToolResult{1, "", false, false, failure};
+  const std::string copy = work + "/" + req.function + ".cpp";
+  const std::string werr = write_file_atomic(copy, source);
+  ToolResult r = werr.empty() ? compile_and_link(req, work, copy, entry, harness)
+                              : ToolResult{1, "gradlab: " + werr + "\n", false, false, ""};
+  r.output = restore_names(r.output, work, copy, req.source);
+  std::error_code ec;
+  if (r.status == 0 && !r.killed) {
+    fs::copy_file(work + "/program", tmp / "program", ec);
+    const auto size = fs::file_size(work + "/lines.txt", ec);
+    const auto listing = !ec && size < kMaxLineListing ? read_file(work + "/lines.txt") : std::nullopt;
+    ec.clear();
+    std::ofstream(tmp / "lines.txt", std::ios::binary) << line_table(listing.value_or(""), req.function + ".cpp");
+  }
+  if (ec) r.status = 1, r.output += "gradlab: cannot keep the program: " + ec.message() + "\n";
+  fs::remove_all(work, ec);
+  return r;
+}
+
+// The file's verdict, cached: renamed into place whole, so two graders never
+// see each other's half-written entries. A compile stopped by a limit is
+// cached as such too: sending the same bomb again costs nothing.
+void store(const fs::path& tmp, const fs::path& dir, BuildOutcome& b) {
+  std::error_code ec;
+  std::ofstream(tmp / "diagnostics.txt", std::ios::binary) << b.diagnostics;
+  std::ofstream(tmp / "status", std::ios::binary) << (b.ok ? "ok" : "failed");
+  fs::create_directories(dir.parent_path(), ec);
+  fs::rename(tmp, dir, ec);
+  if (ec) fs::remove_all(tmp, ec);  // another grader finished first; its copy is as good
+  b.program = (dir / "program").string();
+}
+
+}  // namespace
+
 BuildOutcome build_program(const BuildRequest& req) {
   BuildOutcome b;
   const auto start = std::chrono::steady_clock::now();
@@ -408,14 +478,11 @@ BuildOutcome build_program(const BuildRequest& req) {
                                      (req.guarded ? "guard " + std::to_string(kGuardVersion) : "trusted") + "\n" + source);
   const fs::path cache = req.cache_dir;
   const fs::path dir = cache / "build" / key.substr(0, 2) / key.substr(2);
-  if (fs::exists(dir / "status", ec)) {
+  if (read_cached(dir, b)) {
     b.cached = true;
-    b.ok = read_file(dir / "status") == "ok";
-    b.diagnostics = read_file(dir / "diagnostics.txt").value_or("");
-    b.program = (dir / "program").string();
-    if (!b.ok || fs::exists(b.program, ec)) return finish();
-    b.cached = false;  // a damaged entry: build it again
+    return finish();
   }
+  b = BuildOutcome{};
 
   fs::create_directories(cache / "build", ec);
   if (ec) {
@@ -434,9 +501,6 @@ BuildOutcome build_program(const BuildRequest& req) {
     b.failure = entry_error;
     return finish();
   }
-
-  // The result is put together in a private folder of the cache, then
-  // renamed into place: two graders never see each other's half-written files.
   std::string tmpl = (cache / "build" / "tmp-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) {
     b.failure = "cannot write to the compile cache " + cache.string() + ": " + std::strerror(errno);
@@ -444,55 +508,17 @@ BuildOutcome build_program(const BuildRequest& req) {
   }
   const fs::path tmp = tmpl;
   // The file's rules first: a file that breaks them is not even compiled.
-  ToolResult r;
-  if (req.guarded && source.size() > kMaxSource) {
-    r.output = req.source + ": error: the file is " + std::to_string(source.size() >> 10) +
-               " KiB; the grader compiles files up to " + std::to_string(kMaxSource >> 10) +
-               " KiB (an exercise is a few KiB: is this the right file?)\n";
-    r.status = 1;
-  } else if (req.guarded) {
-    std::string refused = check_source(source, req.source);
-    if (refused.size() > kMaxDiagnostics)
-      refused = refused.substr(0, refused.rfind('\n', kMaxDiagnostics) + 1) + "[… more refusals left out …]\n";
-    if (!refused.empty()) r.output = refused, r.status = 1;
-  }
-  if (r.output.empty()) {
-    const std::string work = make_work_folder(b.failure);
-    if (work.empty()) {
-      fs::remove_all(tmp, ec);
-      return finish();
-    }
-    // A copy in an otherwise empty folder: nothing lies beside it to include.
-    const std::string copy = work + "/" + req.function + ".cpp";
-    const std::string werr = write_file_atomic(copy, source);
-    r = werr.empty() ? compile_and_link(req, work, copy, entry, harness) : ToolResult{1, "gradlab: " + werr + "\n", false, false, ""};
-    r.output = restore_names(r.output, work, copy, req.source);
-    if (r.status == 0 && !r.killed) {
-      fs::copy_file(work + "/program", tmp / "program", ec);
-      const auto size = fs::file_size(work + "/lines.txt", ec);
-      const auto listing = !ec && size < kMaxLineListing ? read_file(work + "/lines.txt") : std::nullopt;
-      ec.clear();
-      std::ofstream(tmp / "lines.txt", std::ios::binary) << line_table(listing.value_or(""), req.function + ".cpp");
-    }
-    if (ec) r.status = 1, r.output += "gradlab: cannot keep the program: " + ec.message() + "\n";
-    fs::remove_all(work, ec);
-  }
-  if (!r.failure.empty()) {  // not the file's verdict: nothing cached
-    b.failure = "cannot compile in the sandbox: " + r.failure;
+  ToolResult r = check_rules(req, source);
+  if (r.output.empty()) r = build_in_work(req, source, entry, harness, tmp, b.failure);
+  if (!r.failure.empty() || !b.failure.empty()) {  // not the file's verdict: nothing cached
+    if (b.failure.empty()) b.failure = "cannot compile in the sandbox: " + r.failure;
     fs::remove_all(tmp, ec);
     return finish();
   }
   b.ok = r.status == 0 && !r.killed;
   b.diagnostics = r.output;
   if (!b.ok) b.diagnostics += link_hint(r.output, req.function);
-  // A compile stopped by a limit is cached as such too: sending the same
-  // bomb again costs nothing.
-  std::ofstream(tmp / "diagnostics.txt", std::ios::binary) << b.diagnostics;
-  std::ofstream(tmp / "status", std::ios::binary) << (b.ok ? "ok" : "failed");
-  fs::create_directories(dir.parent_path(), ec);
-  fs::rename(tmp, dir, ec);
-  if (ec) fs::remove_all(tmp, ec);  // another grader finished first; its copy is as good
-  b.program = (dir / "program").string();
+  store(tmp, dir, b);
   return finish();
 }
 

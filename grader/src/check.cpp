@@ -11,6 +11,7 @@
 #include <set>
 
 #include "batch.h"
+#include "exit_codes.h"
 #include "course.h"
 #include "facts.h"
 #include "reports/escape.h"

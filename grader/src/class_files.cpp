@@ -35,7 +35,7 @@ reports::ClassResults collect(const std::string& out, const std::vector<std::str
         if (r.is_object()) c.entries[{s, e.id}] = reports::entry_from_report(r, rel);
       } else if (fs::exists(dir / kErrorFile, ec)) {
         reports::ClassEntry x;
-        x.verdict = "internal_error";
+        x.verdict = Verdict::InternalError;
         x.max_score = e.max_score;
         c.entries[{s, e.id}] = x;
       }

@@ -1,4 +1,5 @@
 #include "course.h"
+#include "exit_codes.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "autograde.h"
+#include "exit_codes.h"
 #include "batch.h"
 #include "build.h"
 #include "config.h"

@@ -1,4 +1,5 @@
 #include "release.h"
+#include "exit_codes.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -34,7 +34,7 @@ ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e) {
   for (const auto& st : c.students)
     if (const ClassEntry* x = c.find(st, e.id)) {
       s.scores.push_back(x->score);
-      s.verdicts[x->verdict] = s.verdicts.value(x->verdict, 0) + 1;
+      s.verdicts[grader::name(x->verdict)] = s.verdicts.value(grader::name(x->verdict), 0) + 1;
       ++s.statuses[gradebook_status(x)];
       ++s.histogram[static_cast<size_t>(bin_of(x->score, e.max_score))];
     }

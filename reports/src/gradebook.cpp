@@ -11,12 +11,15 @@ namespace reports {
 
 ClassEntry entry_from_report(const json& r, const std::string& report_html) {
   ClassEntry e;
-  e.verdict = r.value("verdict", std::string("internal_error"));
+  // Read back from a report.json, maybe another shard's: a word that names
+  // no verdict is the grader's failure, never a pass.
+  e.verdict = grader::verdict_named(r.value("verdict", "")).value_or(grader::Verdict::InternalError);
   e.score = r.value("score", 0.0);
   e.max_score = r.value("max_score", 0.0);
   e.report = report_html;
   if (r.contains("run") && r["run"].is_object()) {
-    e.run_status = r["run"].value("status", "");
+    const std::string status = r["run"].value("status", "not_run");
+    e.run_status = grader::run_status_named(status).value_or(grader::RunStatus::Crashed);  // unknown: not to be trusted
     e.isolation = r["run"].value("isolation", "");
   }
   if (r.contains("checks") && r["checks"].is_array())
@@ -58,12 +61,16 @@ const Identity& ClassResults::identity(const std::string& student) const {
 
 std::string gradebook_status(const ClassEntry* e) {
   if (!e) return "missing";
-  if (e->verdict == "compile_error" || e->verdict == "internal_error") return e->verdict;
-  const std::string& r = e->run_status;
-  if (r == "timeout" || r == "cpu_limit") return "timeout";
-  if (r == "exception") return "exception";
-  if (r.empty() || r == "ok") return "ok";
-  return "crashed";  // a signal, an exit, a memory or output limit, an untrustworthy result
+  using grader::RunStatus, grader::Verdict;
+  if (e->verdict == Verdict::CompileError || e->verdict == Verdict::InternalError) return grader::name(e->verdict);
+  switch (e->run_status) {
+    case RunStatus::Timeout:
+    case RunStatus::CpuLimit: return "timeout";
+    case RunStatus::Exception: return "exception";
+    case RunStatus::Ok:
+    case RunStatus::NotRun: return "ok";
+    default: return "crashed";  // a signal, an exit, a memory or output limit, an untrustworthy result
+  }
 }
 
 namespace {
@@ -152,7 +159,7 @@ std::string checks_csv(const ClassResults& c) {
       const ClassEntry* x = c.find(st, e.id);
       if (!x) continue;
       for (const auto& k : x->checks)
-        s += csv_field(st) + "," + csv_field(e.id) + "," + x->verdict + "," + csv_field(k.id) + "," + csv_field(k.name) +
+        s += csv_field(st) + "," + csv_field(e.id) + "," + grader::name(x->verdict) + "," + csv_field(k.id) + "," + csv_field(k.name) +
              "," + k.status + "," + grader::points(k.points) + "," + grader::points(k.max) + "\r\n";
     }
   return s;

@@ -31,16 +31,23 @@ const std::string& name(RunStatus s) {
   return words.at(static_cast<size_t>(s));
 }
 
-int exit_code_for(const Result& r) {
-  switch (r.verdict) {
-    case Verdict::Passed: return kExitPassed;
-    case Verdict::Failed: return kExitFailed;
-    case Verdict::CompileError: return kExitCompileError;
-    case Verdict::RuntimeError: return kExitRuntimeError;
-    case Verdict::Missing: return kExitFailed;
-    case Verdict::InternalError: return kExitInternal;
-  }
-  return kExitFailed;
+namespace {
+template <class E, size_t N>
+std::optional<E> named(std::string_view word, const std::array<std::string, N>& words) {
+  for (size_t i = 0; i < N; ++i)
+    if (words[i] == word) return static_cast<E>(i);
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Verdict> verdict_named(std::string_view word) {
+  static const auto words = words_of<Verdict, 6>();
+  return named<Verdict>(word, words);
+}
+
+std::optional<RunStatus> run_status_named(std::string_view word) {
+  static const auto words = words_of<RunStatus, 10>();
+  return named<RunStatus>(word, words);
 }
 
 std::string points(double p) {

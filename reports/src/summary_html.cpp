@@ -90,52 +90,57 @@ std::string fence_sentence(const ClassResults& c) {
   return "Student code ran in " + h(s) + ".";
 }
 
-}  // namespace
+std::string page_head(const ClassResults& c) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+         h("Class summary: " + std::to_string(c.students.size()) + " students — gradlab") + "</title>\n<style>\n" +
+         stylesheet() +
+         "table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0 1rem}"
+         "th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d1d9e0;vertical-align:top}"
+         "th{color:var(--muted-fg);font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+         ".chart{width:100%;max-width:36rem;height:auto;display:block}"
+         ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(22rem,1fr));gap:1rem}"
+         ".students a{margin-right:.5rem}\n</style>\n</head>\n<body>\n<main>\n";
+}
 
-std::string summary_html(const ClassResults& c) {
+// The class in numbers: totals, where the grades are, the fence, the histogram.
+std::string header_card(const ClassResults& c) {
   const TotalStats t = total_stats(c);
-  std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-                  h("Class summary: " + std::to_string(c.students.size()) + " students — gradlab") +
-                  "</title>\n<style>\n" + stylesheet() +
-                  "table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0 1rem}"
-                  "th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d1d9e0;vertical-align:top}"
-                  "th{color:var(--muted-fg);font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
-                  ".chart{width:100%;max-width:36rem;height:auto;display:block}"
-                  ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(22rem,1fr));gap:1rem}"
-                  ".students a{margin-right:.5rem}\n</style>\n</head>\n<body>\n<main>\n";
-  s += "<header class=\"card\">\n<p class=\"eyebrow\">gradlab class summary</p>\n<h1>" +
-       std::to_string(c.students.size()) + " students, " + std::to_string(c.exercises.size()) +
-       " exercises</h1>\n<p class=\"lede\" id=\"totals\">Mean total " + h(num(t.mean)) + " of " + h(num(c.max_total())) +
-       " points, median " + h(num(t.median)) + " (over the " + std::to_string(t.totals.size()) +
-       " who handed in something). The grades are in <code>gradebook.csv</code> (and for import into Canvas and "
-       "Moodle in <code>canvas.csv</code> and <code>moodle.csv</code>), every check of every student in "
-       "<code>checks.csv</code>.</p>\n";
+  std::string s = "<header class=\"card\">\n<p class=\"eyebrow\">gradlab class summary</p>\n<h1>" +
+                  std::to_string(c.students.size()) + " students, " + std::to_string(c.exercises.size()) +
+                  " exercises</h1>\n<p class=\"lede\" id=\"totals\">Mean total " + h(num(t.mean)) + " of " +
+                  h(num(c.max_total())) + " points, median " + h(num(t.median)) + " (over the " +
+                  std::to_string(t.totals.size()) +
+                  " who handed in something). The grades are in <code>gradebook.csv</code> (and for import into "
+                  "Canvas and Moodle in <code>canvas.csv</code> and <code>moodle.csv</code>), every check of every "
+                  "student in <code>checks.csv</code>.</p>\n";
   s += "<p id=\"fence\">" + fence_sentence(c) + (c.layout.empty() ? "" : " Submissions read as " + h(c.layout) + ".") +
        "</p>\n";
-  s += "<h2>Total scores</h2>\n" + histogram_svg(t.histogram, "Students by total score") + "</header>\n";
+  return s + "<h2>Total scores</h2>\n" + histogram_svg(t.histogram, "Students by total score") + "</header>\n";
+}
 
-  s += "<section class=\"card\" id=\"failed\" aria-labelledby=\"failed-title\">\n<h2 id=\"failed-title\">The most "
-       "failed checks <span class=\"sub\">the class's common mistakes</span></h2>\n";
+std::string most_failed_card(const ClassResults& c) {
+  std::string s = "<section class=\"card\" id=\"failed\" aria-labelledby=\"failed-title\">\n<h2 id=\"failed-title\">"
+                  "The most failed checks <span class=\"sub\">the class's common mistakes</span></h2>\n";
   const auto failed = most_failed(c);
-  if (failed.empty()) {
-    s += "<p>No check failed.</p>\n";
-  } else {
-    s += "<table><thead><tr><th>exercise</th><th>check</th><th class=\"n\">students</th><th>who (their reports)</th>"
-         "</tr></thead><tbody>\n";
-    for (const auto& f : failed) {
-      s += "<tr><td>" + h(f.exercise) + "</td><td>" + h(f.name) + " <span class=\"sub\">(" + h(f.check) +
-           ")</span></td><td class=\"n\">" + std::to_string(f.students.size()) + "</td><td class=\"students\">";
-      for (const auto& st : f.students) {
-        const ClassEntry* x = c.find(st, f.exercise);
-        s += "<a href=\"" + href(x ? x->report : "") + "\">" + h(st) + "</a> ";
-      }
-      s += "</td></tr>\n";
+  if (failed.empty()) return s + "<p>No check failed.</p>\n</section>\n";
+  s += "<table><thead><tr><th>exercise</th><th>check</th><th class=\"n\">students</th><th>who (their reports)</th>"
+       "</tr></thead><tbody>\n";
+  for (const auto& f : failed) {
+    s += "<tr><td>" + h(f.exercise) + "</td><td>" + h(f.name) + " <span class=\"sub\">(" + h(f.check) +
+         ")</span></td><td class=\"n\">" + std::to_string(f.students.size()) + "</td><td class=\"students\">";
+    for (const auto& st : f.students) {
+      const ClassEntry* x = c.find(st, f.exercise);
+      s += "<a href=\"" + href(x ? x->report : "") + "\">" + h(st) + "</a> ";
     }
-    s += "</tbody></table>\n";
+    s += "</td></tr>\n";
   }
-  s += "</section>\n";
+  return s + "</tbody></table>\n</section>\n";
+}
 
+// Who is left out of the numbers, and why: no file, or a shard not merged.
+std::string left_out_cards(const ClassResults& c) {
+  std::string s;
   const std::vector<std::string> nothing = c.nothing_handed_in();
   if (!nothing.empty()) {
     s += "<section class=\"card\" id=\"nothing\" aria-labelledby=\"nothing-title\">\n<h2 id=\"nothing-title\">"
@@ -156,53 +161,60 @@ std::string summary_html(const ClassResults& c) {
          " of " + std::to_string(c.shards) + " (<code>grade merge --allow-partial</code>): their students are not "
          "listed, and the statistics leave them out.</p>\n</section>\n";
   }
-  if (c.similarity_threshold > 0) {
-    s += "<section class=\"card\" id=\"similarity\" aria-labelledby=\"similarity-title\">\n<h2 id=\"similarity-title\">"
-         "Similar submissions <span class=\"sub\">at least " + std::to_string(c.similarity_threshold) +
-         "% shared beyond the starter (sim_c++): worth a look, not a verdict</span></h2>\n";
-    if (c.similar.empty()) {
-      s += "<p>No pair of submissions reaches the threshold.</p>\n";
-    } else {
-      s += "<table><thead><tr><th>exercise</th><th>students</th><th class=\"n\">shared</th><th>side by side</th></tr>"
-           "</thead><tbody>\n";
-      for (const auto& p : c.similar)
-        s += "<tr><td>" + h(p.exercise) + "</td><td>" + h(p.a) + " · " + h(p.b) + "</td><td class=\"n\">" +
-             std::to_string(p.percent) + "%</td><td><a href=\"" + href(p.page) + "\">compare</a></td></tr>\n";
-      s += "</tbody></table>\n";
-    }
-    s += "</section>\n";
-  }
-  if (!c.intake.empty()) {
-    // Refused entries first: a student whose file was a link has no score, and must hear why.
-    s += "<section class=\"card\" id=\"intake\" aria-labelledby=\"intake-title\">\n<h2 id=\"intake-title\">Entries "
-         "not graded or worth a look <span class=\"sub\">SUBMISSIONS as it was read</span></h2>\n<table><thead><tr>"
-         "<th>entry</th><th>taken</th><th>why</th></tr></thead><tbody>\n";
-    for (const auto& n : c.intake)
-      s += "<tr><td><code>" + h(n.entry) + "</code></td><td>" + (n.refused ? "refused" : "graded") + "</td><td>" +
-           h(n.reason) + "</td></tr>\n";
-    s += "</tbody></table>\n</section>\n";
-  }
+  return s;
+}
 
-  s += "<section class=\"card\" id=\"exercises\" aria-labelledby=\"exercises-title\">\n<h2 id=\"exercises-title\">"
-       "Exercises</h2>\n<table><thead><tr><th>exercise</th><th class=\"n\">submitted</th><th class=\"n\">missing</th>"
-       "<th class=\"n\">mean</th>"
-       "<th class=\"n\">median</th><th class=\"n\">max</th><th>passed</th><th>failed</th><th>does not compile</th>"
-       "<th>did not finish</th><th>grader error</th></tr></thead><tbody>\n";
+std::string similarity_card(const ClassResults& c) {
+  if (c.similarity_threshold <= 0) return "";
+  std::string s = "<section class=\"card\" id=\"similarity\" aria-labelledby=\"similarity-title\">\n"
+                  "<h2 id=\"similarity-title\">Similar submissions <span class=\"sub\">at least " +
+                  std::to_string(c.similarity_threshold) +
+                  "% shared beyond the starter (sim_c++): worth a look, not a verdict</span></h2>\n";
+  if (c.similar.empty()) return s + "<p>No pair of submissions reaches the threshold.</p>\n</section>\n";
+  s += "<table><thead><tr><th>exercise</th><th>students</th><th class=\"n\">shared</th><th>side by side</th></tr>"
+       "</thead><tbody>\n";
+  for (const auto& p : c.similar)
+    s += "<tr><td>" + h(p.exercise) + "</td><td>" + h(p.a) + " · " + h(p.b) + "</td><td class=\"n\">" +
+         std::to_string(p.percent) + "%</td><td><a href=\"" + href(p.page) + "\">compare</a></td></tr>\n";
+  return s + "</tbody></table>\n</section>\n";
+}
+
+// Refused entries first: a student whose file was a link has no score, and must hear why.
+std::string intake_card(const ClassResults& c) {
+  if (c.intake.empty()) return "";
+  std::string s = "<section class=\"card\" id=\"intake\" aria-labelledby=\"intake-title\">\n<h2 id=\"intake-title\">"
+                  "Entries not graded or worth a look <span class=\"sub\">SUBMISSIONS as it was read</span></h2>\n"
+                  "<table><thead><tr><th>entry</th><th>taken</th><th>why</th></tr></thead><tbody>\n";
+  for (const auto& n : c.intake)
+    s += "<tr><td><code>" + h(n.entry) + "</code></td><td>" + (n.refused ? "refused" : "graded") + "</td><td>" +
+         h(n.reason) + "</td></tr>\n";
+  return s + "</tbody></table>\n</section>\n";
+}
+
+// A row of numbers per exercise, then a histogram each.
+std::string exercises_card(const ClassResults& c) {
+  std::string s = "<section class=\"card\" id=\"exercises\" aria-labelledby=\"exercises-title\">\n"
+                  "<h2 id=\"exercises-title\">Exercises</h2>\n<table><thead><tr><th>exercise</th>"
+                  "<th class=\"n\">submitted</th><th class=\"n\">missing</th><th class=\"n\">mean</th>"
+                  "<th class=\"n\">median</th><th class=\"n\">max</th><th>passed</th><th>failed</th>"
+                  "<th>does not compile</th><th>did not finish</th><th>grader error</th></tr></thead><tbody>\n";
   std::string charts = "<div class=\"grid\">\n";
   for (const auto& e : c.exercises) {
     const ExerciseStats x = exercise_stats(c, e);
     s += "<tr><td>" + h(e.id) + " <span class=\"sub\">" + h(e.title) + "</span></td><td class=\"n\">" +
          std::to_string(x.scores.size()) + "</td><td class=\"n\">" + std::to_string(x.missing) +
-         "</td><td class=\"n\">" + h(num(x.mean)) + "</td><td class=\"n\">" +
-         h(num(x.median)) + "</td><td class=\"n\">" + h(num(e.max_score)) + "</td>" + verdict_cells(x.verdicts) +
-         "</tr>\n";
+         "</td><td class=\"n\">" + h(num(x.mean)) + "</td><td class=\"n\">" + h(num(x.median)) +
+         "</td><td class=\"n\">" + h(num(e.max_score)) + "</td>" + verdict_cells(x.verdicts) + "</tr>\n";
     charts += "<figure><h3>" + h(e.id) + "</h3>" + histogram_svg(x.histogram, e.id + ": students by score") +
               "</figure>\n";
   }
-  s += "</tbody></table>\n" + charts + "</div>\n</section>\n";
+  return s + "</tbody></table>\n" + charts + "</div>\n</section>\n";
+}
 
-  s += "<section class=\"card\" id=\"students\" aria-labelledby=\"students-title\">\n<h2 id=\"students-title\">"
-       "Students</h2>\n<table><thead><tr><th>student</th>";
+// Every student's scores, each a link to that report, and the total.
+std::string students_card(const ClassResults& c) {
+  std::string s = "<section class=\"card\" id=\"students\" aria-labelledby=\"students-title\">\n"
+                  "<h2 id=\"students-title\">Students</h2>\n<table><thead><tr><th>student</th>";
   for (const auto& e : c.exercises) s += "<th class=\"n\">" + h(e.id) + "</th>";
   s += "<th class=\"n\">total</th></tr></thead><tbody>\n";
   for (const auto& st : c.students) {
@@ -217,9 +229,15 @@ std::string summary_html(const ClassResults& c) {
     }
     s += "<td class=\"n\">" + h(grader::points(total)) + "</td></tr>\n";
   }
-  s += "</tbody></table>\n</section>\n<footer>gradlab class summary · summary.json has the same numbers</footer>\n"
-       "</main>\n</body>\n</html>\n";
-  return s;
+  return s + "</tbody></table>\n</section>\n";
+}
+
+}  // namespace
+
+std::string summary_html(const ClassResults& c) {
+  return page_head(c) + header_card(c) + most_failed_card(c) + left_out_cards(c) + similarity_card(c) +
+         intake_card(c) + exercises_card(c) + students_card(c) +
+         "<footer>gradlab class summary · summary.json has the same numbers</footer>\n</main>\n</body>\n</html>\n";
 }
 
 namespace {

@@ -48,7 +48,7 @@ std::vector<std::vector<std::string>> read_csv(const std::string& s) {
 
 reports::ClassEntry entry(const std::string& verdict, double score, std::vector<std::pair<std::string, bool>> checks) {
   reports::ClassEntry e;
-  e.verdict = verdict, e.score = score, e.max_score = 4;
+  e.verdict = grader::verdict_named(verdict).value(), e.score = score, e.max_score = 4;
   for (const auto& [id, passed] : checks)
     e.checks.push_back({id, "check " + id + ", \"quoted\"", passed ? "passed" : "failed", passed ? 2.0 : 0.0, 2});
   return e;
@@ -61,9 +61,9 @@ reports::ClassResults sample() {
   c.entries[{"=cmd()", "exercise1"}] = entry("failed", 2, {{"a", true}, {"b", false}});
   c.entries[{"ann", "exercise1"}] = entry("passed", 4, {{"a", true}, {"b", true}});
   c.entries[{"ann", "exercise2"}] = entry("failed", 0, {{"c", false}, {"d", false}});
-  c.entries[{"ann", "exercise2"}].run_status = "cpu_limit";
+  c.entries[{"ann", "exercise2"}].run_status = grader::RunStatus::CpuLimit;
   c.entries[{"bo, \"b\"", "exercise1"}] = entry("failed", 2, {{"a", true}, {"b", false}});
-  c.entries[{"bo, \"b\"", "exercise1"}].run_status = "crashed";
+  c.entries[{"bo, \"b\"", "exercise1"}].run_status = grader::RunStatus::Crashed;
   c.entries[{"bo, \"b\"", "exercise2"}] = entry("compile_error", 0, {});
   for (auto& [k, e] : c.entries) e.report = "students/" + k.first + "/" + k.second + "/report.html";
   return c;  // cy submitted nothing
@@ -85,17 +85,25 @@ TEST_CASE("gradebook.csv reads back: one row per student, empty cells for missin
 
 TEST_CASE("each verdict a gradebook can say", "[reports][gradebook]") {
   CHECK(reports::gradebook_status(nullptr) == "missing");
-  reports::ClassEntry e = entry("failed", 0, {});
+  // Read from report.json's words, as a merge reads other shards' reports.
+  auto read = [](const std::string& verdict, const std::string& run) {
+    json r = {{"verdict", verdict}, {"score", 0}};
+    if (!run.empty()) r["run"] = {{"status", run}};
+    return reports::entry_from_report(r, "report.html");
+  };
   for (auto [run, want] : std::vector<std::pair<std::string, std::string>>{
            {"ok", "ok"}, {"timeout", "timeout"}, {"cpu_limit", "timeout"}, {"exception", "exception"},
-           {"crashed", "crashed"}, {"memory_limit", "crashed"}, {"output_limit", "crashed"}, {"bad_snapshot", "crashed"}}) {
-    e.run_status = run;
+           {"crashed", "crashed"}, {"memory_limit", "crashed"}, {"output_limit", "crashed"}, {"bad_snapshot", "crashed"},
+           {"", "ok"}, {"a word of no status", "crashed"}}) {
+    const reports::ClassEntry e = read("failed", run);
     CHECK(reports::gradebook_status(&e) == want);
   }
-  e.verdict = "compile_error", e.run_status = "";
-  CHECK(reports::gradebook_status(&e) == "compile_error");
-  e.verdict = "internal_error";
-  CHECK(reports::gradebook_status(&e) == "internal_error");
+  const reports::ClassEntry compile = read("compile_error", "not_run"), internal = read("internal_error", "");
+  CHECK(reports::gradebook_status(&compile) == "compile_error");
+  CHECK(reports::gradebook_status(&internal) == "internal_error");
+  // A verdict no grader writes is the grader's failure, never the first word of the list (passed).
+  CHECK(read("passd", "ok").verdict == grader::Verdict::InternalError);
+  CHECK(read("passed", "ok").verdict == grader::Verdict::Passed);
 }
 
 TEST_CASE("with identities: the generic gradebook, Canvas's import and Moodle's worksheet", "[reports][gradebook]") {

@@ -22,11 +22,11 @@ struct ClassCheck {
 
 // One student's result for one exercise, as its report.json says.
 struct ClassEntry {
-  std::string verdict;  // passed, failed, compile_error, runtime_error, or internal_error
+  grader::Verdict verdict = grader::Verdict::InternalError;
   double score = 0, max_score = 0;
   std::vector<ClassCheck> checks;
   std::string report;  // report.html, relative to the batch folder
-  std::string run_status;  // run.status: ok, timeout, cpu_limit, crashed, exception, ... ("" when not run)
+  grader::RunStatus run_status = grader::RunStatus::NotRun;
   std::string isolation;   // the fence it ran in: bubblewrap or fallback ("" when not run)
 };
 ClassEntry entry_from_report(const json& report, const std::string& report_html);

@@ -4,7 +4,9 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace grader {
@@ -52,6 +54,11 @@ enum class RunStatus {
 const std::string& name(Verdict v);
 const std::string& name(CheckStatus s);
 const std::string& name(RunStatus s);
+// The outcome a word names, or nothing for a word that names none (where
+// report.json is read back: the JSON mapping would take any unknown word for
+// the first value, Passed).
+std::optional<Verdict> verdict_named(std::string_view word);
+std::optional<RunStatus> run_status_named(std::string_view word);
 // In JSON they are their words too (a comparison with a rubric's "status"
 // compares words), never nlohmann's default of the enum's number.
 NLOHMANN_JSON_SERIALIZE_ENUM(Verdict, {{Verdict::Passed, "passed"},
@@ -137,18 +144,6 @@ struct Result {
   std::string host;     // the machine that graded it (volatile; JUnit's hostname)
 };
 
-// The documented exit codes.
-enum ExitCode : int {
-  kExitPassed = 0,
-  kExitFailed = 1,
-  kExitCompileError = 2,
-  kExitRuntimeError = 3,
-  kExitUsage = 64,
-  kExitNoDevice = 69,
-  kExitInternal = 70,
-};
-
-int exit_code_for(const Result& r);
 // A run an escaped exception ended, checked all the same on what the program
 // had done before it (partial credit): its checks are scored, not "not_run".
 bool scored_before_exception(const Result& r);
