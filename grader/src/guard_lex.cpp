@@ -187,17 +187,41 @@ class Lexer {
          s_.substr(start, i_ - start));
   }
 
-  // A pp-number as GCC reads one: digit separators anywhere, none at the end.
+  // A pp-number ([lex.ppnumber]): a digit separator only before a digit,
+  // letter or _ (else the quote opens a character literal, for GCC and clang
+  // alike). Where the two compilers end a number in different places, the
+  // number is refused: a $ in it (clang ends the number there, GCC does not)
+  // and p+ or p- in one that is not hexadecimal (clang ends it before the
+  // sign). A quote the guard took for the start of a literal could otherwise
+  // hide the rest of the line from it.
   void number() {
     const size_t start = i_;
+    bool dollar = false, sign_after_p = false;
     for (++i_; i_ < s_.size(); ++i_) {
       const char d = s_[i_], prev = s_[i_ - 1];
-      if (ident_char(d) || d == '\'' || (d == '.' && prev != '\'')) continue;
-      if ((d == '+' || d == '-') && std::strchr("eEpP", prev)) continue;
+      const bool next_alnum = i_ + 1 < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_ + 1])) ||
+                                                     s_[i_ + 1] == '_' || s_[i_ + 1] == '$');
+      if (d == '\'') {
+        if (!next_alnum) break;
+        continue;
+      }
+      if (ident_char(d) || (d == '.' && prev != '\'')) {
+        dollar = dollar || d == '$';
+        continue;
+      }
+      if ((d == '+' || d == '-') && std::strchr("eEpP", prev)) {
+        sign_after_p = sign_after_p || prev == 'p' || prev == 'P';
+        continue;
+      }
       break;
     }
-    while (s_[i_ - 1] == '\'') --i_;
-    emit(Token::Number, start, s_.substr(start, i_ - start));
+    const std::string text = s_.substr(start, i_ - start);
+    const bool hex = text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    if (dollar || (sign_after_p && !hex))
+      problem(start, "the number `" + text + "` is written in a way GCC and clang read differently (" +
+                         (dollar ? "a $ in a number" : "p+ or p- after a number that is not hexadecimal") +
+                         "): write it plainly");
+    emit(Token::Number, start, text);
   }
 
   void word() {
