@@ -22,6 +22,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "config.h"
 #include "seccomp.h"
@@ -316,52 +317,85 @@ void sweep_stale_work_folders() {
   });
 }
 
-SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
-  SandboxOutcome o;
-  const auto start = std::chrono::steady_clock::now();
-  sweep_stale_work_folders();
-  const bool tool = !spec.tool.empty();
-  const FenceChoice choice = choose_fence(spec.isolate);
-  if (!choice.ok) {
-    o.failure = "no sandbox can be built here: " + choice.why_not;
-    return o;
-  }
-  const bool fallback = choice.fence == Fence::Fallback;
-  const Limits& L = spec.limits;
-  o.isolation = fence_name(choice.fence);
-  UidLease lease;
-  if (geteuid() == 0 && !lease.active()) {
-    o.failure = "cannot run the work as an unprivileged uid: " + lease.error();
-    return o;
-  }
-  // The program's stage, and in the fallback its working folder (in
-  // namespaces that is a tmpfs).
-  std::string stage, workdir;
-  if (!tool && (stage = stage_program(spec.program, o.failure)).empty()) return o;
-  if (!tool && fallback && (workdir = make_workdir(lease, o.failure)).empty()) {
-    std::error_code ec;
-    fs::remove_all(stage, ec);
-    return o;
-  }
-  if (tool && !hand_over(spec.view.writable, lease)) {
-    o.failure = "cannot hand " + spec.view.writable + " to the sandbox's uid";
-    return o;
-  }
-  struct Cleanup {
-    std::string a, b;
-    ~Cleanup() {
-      if (!a.empty()) remove_tree(a);
-      if (!b.empty()) remove_tree(b);
-    }
-  } cleanup{stage, workdir};
+namespace {
 
+// A file descriptor closed when it goes out of scope (in the grader: the
+// child leaves by exec or _exit, so no destructor runs there).
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(other.release()) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) reset(), fd_ = other.release();
+    return *this;
+  }
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  // Hands the descriptor to whoever closes it next (the watcher closes its streams).
+  int release() { return std::exchange(fd_, -1); }
+  void reset() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// Both ends of a pipe, each closed with its Fd.
+struct Pipe {
+  Fd read, write;
+  bool open() {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return false;
+    read = Fd(p[0]), write = Fd(p[1]);
+    return true;
+  }
+};
+
+// Where the run happens: the fence, the uid, and for a program its stage (and
+// in the fallback its working folder; in namespaces that is a tmpfs).
+// Removes the folders it made when it ends.
+struct Place {
+  FenceChoice choice;
+  UidLease lease;
+  std::string stage, workdir;
+  Place() = default;
+  Place(const Place&) = delete;
+  ~Place() {
+    if (!stage.empty()) remove_tree(stage);
+    if (!workdir.empty()) remove_tree(workdir);
+  }
+  bool fallback() const { return choice.fence == Fence::Fallback; }
+};
+
+bool prepare_place(const SandboxSpec& spec, bool tool, Place& at, std::string& failure) {
+  at.choice = choose_fence(spec.isolate);
+  if (!at.choice.ok) return failure = "no sandbox can be built here: " + at.choice.why_not, false;
+  if (geteuid() == 0 && !at.lease.active())
+    return failure = "cannot run the work as an unprivileged uid: " + at.lease.error(), false;
+  if (tool) {
+    if (!hand_over(spec.view.writable, at.lease))
+      return failure = "cannot hand " + spec.view.writable + " to the sandbox's uid", false;
+    return true;
+  }
+  if ((at.stage = stage_program(spec.program, failure)).empty()) return false;
+  return !at.fallback() || !(at.workdir = make_workdir(at.lease, failure)).empty();
+}
+
+// What the child execs, with what environment, limits and confinement; the
+// files it gets are set apart (open_files).
+ChildPlan plan_child(const SandboxSpec& spec, bool tool, const Place& at) {
+  const bool fallback = at.fallback();
+  const Limits& L = spec.limits;
   ChildPlan p;
-  p.tool = tool, p.fallback = fallback, p.gpu = spec.gpu, p.lease = &lease;
-  const FenceView view = tool ? spec.view : program_view(stage, workdir, fallback);
+  p.tool = tool, p.fallback = fallback, p.gpu = spec.gpu, p.lease = &at.lease;
+  const FenceView view = tool ? spec.view : program_view(at.stage, at.workdir, fallback);
   p.chdir = fallback ? (view.chdir.empty() ? "/" : view.chdir) : "/";
   std::random_device rd;
   p.channel_fd = tool ? -1 : spec.channel_fd > kSeccompFd ? spec.channel_fd : 10 + static_cast<int>(rd() % 40);
-  if (fallback) p.argv_s = tool ? spec.tool : std::vector<std::string>{stage + "/program"};
+  if (fallback) p.argv_s = tool ? spec.tool : std::vector<std::string>{at.stage + "/program"};
   else {
     p.argv_s = bwrap_arguments(view, kSeccompFd, spec.gpu);
     // Inside its own user namespace the run's tasks are counted apart from
@@ -373,13 +407,10 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     if (tool) p.argv_s.insert(p.argv_s.end(), spec.tool.begin(), spec.tool.end());
     else p.argv_s.push_back(kProgramInside);
   }
-  p.env_s = environment(spec, tool ? view.chdir : fallback ? workdir : "/box", tool);
+  p.env_s = environment(spec, tool ? view.chdir : fallback ? at.workdir : "/box", tool);
   p.argv = c_strings(p.argv_s);
   p.envp = c_strings(p.env_s);
   if (fallback) p.landlock = landlock_plan(view, spec.gpu);
-
-  SeccompPolicy policy;
-  policy.allow_processes = tool;
   p.cpu = static_cast<rlim_t>(std::ceil(L.cpu_seconds));
   p.memory = static_cast<rlim_t>(L.memory_mb) << 20;
   p.fsize = static_cast<rlim_t>(spec.file_size_kb > 0 ? spec.file_size_kb : L.output_kb) << 10;
@@ -387,67 +418,38 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   // this run's (bubblewrap adds two). The grader's own uid has its user's
   // other tasks, and its other runs: room for a few runs' worth, which
   // bounds the machine's load; inside namespaces prlimit bounds each run.
-  p.nproc = static_cast<rlim_t>(lease.active() ? L.processes + 2 : tasks_of(geteuid()) + 4 * L.processes + 2);
+  p.nproc = static_cast<rlim_t>(at.lease.active() ? L.processes + 2 : tasks_of(geteuid()) + 4 * L.processes + 2);
+  return p;
+}
 
-  int out_p[2], err_p[2], chan_p[2] = {-1, -1};
-  if (pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC) || (!tool && pipe2(chan_p, O_CLOEXEC))) {
-    o.failure = std::string("cannot create pipes: ") + std::strerror(errno);
-    return o;
-  }
-  p.out = out_p[1], p.err = err_p[1], p.channel = chan_p[1];
-  p.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+// The files between the grader and the child: output, errors and the
+// channel (pipes), /dev/null, the request and the filter (memfds), and the
+// pipe on which the child says it could not fence itself in.
+struct ChildFiles {
+  Pipe out, err, channel, report;
+  Fd devnull, request, seccomp;
+};
+
+bool open_files(const SandboxSpec& spec, bool tool, bool fallback, ChildPlan& p, ChildFiles& f) {
+  if (!f.out.open() || !f.err.open() || (!tool && !f.channel.open()) || !f.report.open()) return false;
+  f.devnull = Fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
   // The request's first line is the channel's number and the nonce; the rest, the grader's.
   const std::string request = std::to_string(p.channel_fd) + " " + spec.nonce + "\n" + spec.request;
-  if (!tool) p.request = memfd_with("gradlab-request", request.data(), request.size());
-  int report_p[2] = {-1, -1};
-  if (pipe2(report_p, O_CLOEXEC) == 0) p.report = report_p[1];
+  if (!tool) f.request = Fd(memfd_with("gradlab-request", request.data(), request.size()));
   if (!fallback) {  // in the fallback the child builds it: the filter names its pid
+    SeccompPolicy policy;
+    policy.allow_processes = tool;
     build_seccomp_filter(p.filter, policy);
-    p.seccomp = memfd_with("gradlab-seccomp", p.filter.code, p.filter.length * sizeof(sock_filter));
+    f.seccomp = Fd(memfd_with("gradlab-seccomp", p.filter.code, p.filter.length * sizeof(sock_filter)));
   }
-  auto close_ours = [&] {
-    for (int fd : {out_p[1], err_p[1], chan_p[1], p.devnull, p.request, p.seccomp, p.report})
-      if (fd >= 0) close(fd);
-  };
-  auto close_theirs = [&] {
-    for (int fd : {out_p[0], err_p[0], chan_p[0], report_p[0]})
-      if (fd >= 0) close(fd);
-  };
-  if ((!tool && p.request < 0) || (!fallback && p.seccomp < 0) || p.report < 0) {
-    o.failure = std::string("cannot prepare the sandbox's files: ") + std::strerror(errno);
-    close_ours();
-    close_theirs();
-    return o;
-  }
+  p.out = f.out.write.get(), p.err = f.err.write.get(), p.channel = f.channel.write.get();
+  p.devnull = f.devnull.get(), p.request = f.request.get(), p.seccomp = f.seccomp.get(), p.report = f.report.write.get();
+  return f.devnull.get() >= 0 && (tool || p.request >= 0) && (fallback || p.seccomp >= 0);
+}
 
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (fallback) build_seccomp_filter(p.filter, SeccompPolicy{tool, getpid()});
-    exec_child(p);
-  }
-  close_ours();
-  if (pid < 0) {
-    o.failure = std::string("cannot fork: ") + std::strerror(errno);
-    close_theirs();
-    return o;
-  }
-  // Nothing to read once the exec succeeded (the pipe closed with it); a
-  // byte when the child could not fence itself in.
-  char word = 0;
-  ssize_t got;
-  while ((got = read(report_p[0], &word, 1)) < 0 && errno == EINTR) {
-  }
-  close(report_p[0]);
-  report_p[0] = -1;
-  const bool unfenced = got == 1;
-  setpgid(pid, pid);  // also from here, so the group exists before any kill
-
-  const size_t cap = static_cast<size_t>(L.output_kb) << 10;
-  Stream streams[3] = {{out_p[0], &o.out, cap, &o.out_truncated},
-                       {err_p[0], &o.err, cap, &o.err_truncated},
-                       {chan_p[0], &o.channel, kMaxChannel, nullptr}};
-  struct rusage ru{};
-  const int status = collect(pid, streams, tool ? 2 : 3, L.wall_seconds, start, o, ru, workdir);
+// What the run's end says: exit or signal, the fence's failure, its resources.
+void describe_end(int status, bool fallback, bool unfenced, const struct rusage& ru,
+                  std::chrono::steady_clock::time_point start, SandboxOutcome& o) {
   if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) o.signal = WTERMSIG(status);
   // bubblewrap reports its child's death by signal N as exit code 128 + N.
@@ -459,6 +461,58 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
   o.cpu_seconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
   o.peak_memory_kb = ru.ru_maxrss;
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
+  SandboxOutcome o;
+  const auto start = std::chrono::steady_clock::now();
+  sweep_stale_work_folders();
+  const bool tool = !spec.tool.empty();
+  Place at;
+  const bool prepared = prepare_place(spec, tool, at, o.failure);
+  if (at.choice.ok) o.isolation = fence_name(at.choice.fence);
+  if (!prepared) return o;
+  const bool fallback = at.fallback();
+  ChildPlan p = plan_child(spec, tool, at);
+  ChildFiles files;
+  if (!open_files(spec, tool, fallback, p, files)) {
+    o.failure = std::string("cannot prepare the sandbox's files: ") + std::strerror(errno);
+    return o;
+  }
+
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (fallback) build_seccomp_filter(p.filter, SeccompPolicy{tool, getpid()});
+    exec_child(p);
+  }
+  // The child's ends are the child's now.
+  for (Fd* mine : {&files.out.write, &files.err.write, &files.channel.write, &files.report.write, &files.devnull,
+                   &files.request, &files.seccomp})
+    mine->reset();
+  if (pid < 0) {
+    o.failure = std::string("cannot fork: ") + std::strerror(errno);
+    return o;
+  }
+  // Nothing to read once the exec succeeded (the pipe closed with it); a
+  // byte when the child could not fence itself in.
+  char word = 0;
+  ssize_t got;
+  while ((got = read(files.report.read.get(), &word, 1)) < 0 && errno == EINTR) {
+  }
+  files.report.read.reset();
+  const bool unfenced = got == 1;
+  setpgid(pid, pid);  // also from here, so the group exists before any kill
+
+  const size_t cap = static_cast<size_t>(spec.limits.output_kb) << 10;
+  // collect() reads the streams and closes them.
+  Stream streams[3] = {{files.out.read.release(), &o.out, cap, &o.out_truncated},
+                       {files.err.read.release(), &o.err, cap, &o.err_truncated},
+                       {files.channel.read.release(), &o.channel, kMaxChannel, nullptr}};
+  struct rusage ru{};
+  const int status = collect(pid, streams, tool ? 2 : 3, spec.limits.wall_seconds, start, o, ru, at.workdir);
+  describe_end(status, fallback, unfenced, ru, start, o);
   return o;
 }
 
