@@ -139,6 +139,10 @@ class Rules {
                       "names and lines the compiler reports)");
     } else if (name->text == "include") {
       include(in_line(hash + 2), *name);
+      // GCC reads the rest of an #include line as header names too (where
+      // "/*" in <a/*b> opens no comment); clang and the guard read tokens.
+      if (const Token* extra = in_line(hash + 2) ? in_line(hash + 3) : nullptr)
+        error(*extra, "nothing may follow the header's name on an #include line");
     } else if (!allowed_directives().count(name->text)) {
       error(t_[hash], "#" + name->text + " is not allowed in an exercise (only #include, #define, #undef and "
                       "#if/#ifdef/#else/#endif)");

@@ -202,6 +202,10 @@ class Lexer {
       const bool next_alnum = i_ + 1 < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_ + 1])) ||
                                                      s_[i_ + 1] == '_' || s_[i_ + 1] == '$');
       if (d == '\'') {
+        // Two quotes in a row: GCC reads on through both (and complains),
+        // clang ends the number before them.
+        if (i_ + 1 < s_.size() && s_[i_ + 1] == '\'')
+          problem(start, "adjacent digit separators (`''`) after a number are read differently by GCC and clang");
         if (!next_alnum) break;
         continue;
       }
@@ -241,9 +245,14 @@ class Lexer {
   void quoted(size_t start) {
     const char q = s_[i_];
     size_t j = i_ + 1;
+    // A backslash escapes the next character, never a line end: the literal
+    // ends with its line for GCC and clang alike.
     for (; j < s_.size() && s_[j] != q && s_[j] != '\n'; ++j)
-      if (s_[j] == '\\') ++j;
+      if (s_[j] == '\\' && j + 1 < s_.size() && s_[j + 1] != '\n') ++j;
     if (j >= s_.size() || s_[j] != q) {  // unterminated: GCC makes the rest of the line one token
+      // Refused: what follows on the line is read differently by the two
+      // compilers and the guard (a splice left a backslash before the line end).
+      problem(start, "a string or character literal that does not end on its line");
       i_ = line_end(i_);
       return emit(Token::Other, start, s_.substr(start, i_ - start));
     }

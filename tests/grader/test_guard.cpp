@@ -228,10 +228,30 @@ TEST_CASE("numbers end where both compilers end them, or are refused", "[guard]"
   CHECK_THAT(src("#define D(...)\nD(1'$') asm(\"nop\"); D(' ')\n"), Catch::Contains("error: the number `1'$`"));
   CHECK_THAT(src("#define D(...)\nD(1$a'b') asm(\"nop\"); D(' ')\n"), Catch::Contains("error: the number `1$a'b`"));
   CHECK_THAT(src("#define D(...)\nD(1p-'a') asm(\"nop\"); D(' ')\n"), Catch::Contains("error: the number `1p-'a`"));
-  // Two quotes: the number is 1, then character literals, then code.
-  CHECK_THAT(src("#define D(...)\nD(1'''a') asm(\"nop\"); D(' ')\n"), Catch::Contains("f.cpp:2:11: error: `asm`"));
+  // Two quotes: clang ends the number before them, GCC reads on through both.
+  CHECK_THAT(src("#define D(...)\nD(1'''a') asm(\"nop\"); D(' ')\n"), Catch::Contains("error: adjacent digit separators"));
+  CHECK_THAT(src("int a = 1'''a' R\"x(;\n#include \"/tmp/m.h\"\n)x\";\n"), Catch::Contains("error: adjacent digit separators"));
   // What students write stays fine: separators, exponents, hexadecimal floats.
   CHECK(src("double a = 1'000.5e-3, b = 0x1.8p+1, c = 1e+5; int d = 0b1010'1010; long e = 10'000'000LL;\n") == "");
+}
+
+TEST_CASE("a literal ends on its line: a backslash escapes no line end", "[guard]") {
+  // A splice leaves a real backslash before the line end: both compilers end
+  // the string there (unterminated) and read the next line as code.
+  CHECK_THAT(src("#define Q \"\\\\\n\n#include \"/tmp/m.h\"\nint y;\n"),
+             Catch::StartsWith("f.cpp:1:11: error: a string or character literal that does not end on its line") &&
+                 Catch::Contains("f.cpp:3:10: error: #include \"/tmp/m.h\""));
+  CHECK_THAT(src("char c = '\\\\\n\n#include \"/tmp/m.h\"\n';\n"), Catch::Contains("does not end on its line"));
+  CHECK_THAT(src("const char* s = \"no end;\nint x;\n"), Catch::Contains("does not end on its line"));
+  CHECK(src("const char* s = \"a \\\" quote\", *t = \"a \\\\ backslash\"; char c = '\\'';\n") == "");
+}
+
+TEST_CASE("nothing follows the header on an #include line: GCC reads it as more header names", "[guard]") {
+  CHECK_THAT(src("#include <vector> <a/*b>\n#include \"/tmp/m.h\"\n// */\nint y;\n"),
+             Catch::StartsWith("f.cpp:1:19: error: nothing may follow the header's name"));
+  CHECK_THAT(src("#include <vector> \"\\\" \" /*\n#include \"/tmp/m.h\"\n// */\n"),
+             Catch::StartsWith("f.cpp:1:19: error: nothing may follow"));
+  CHECK(src("#include <vector> // a comment\n#include <cmath> /* another */\n") == "");
 }
 
 TEST_CASE("#error is refused: clang reads the rest of its line as text, GCC opens comments in it", "[guard]") {
