@@ -349,6 +349,7 @@ std::string build_script(const BuildRequest& req, const std::string& work, const
     for (auto& l : split_words(GRADLAB_LINK_LIBS)) link.push_back(l);
   }
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) link.push_back(l);
+  link.push_back("-Wl,--version-script=" + work + "/program.map");
   link.insert(link.end(), {"-o", work + "/program"});
   std::vector<std::string> nm = {GRADLAB_NM};
   if (*GRADLAB_NM_PLUGIN) nm.insert(nm.end(), {"--plugin", GRADLAB_NM_PLUGIN});
@@ -369,6 +370,14 @@ ToolResult compile_and_link(const BuildRequest& req, const std::string& work, co
                             const std::string& entry, const std::string& harness) {
   std::error_code ec;
   fs::copy_file(entry, work + "/entry.o", ec);
+  // The program exports none of its symbols: a library never binds to the
+  // student's code. Without this, a weak definition of a C++ library function
+  // the file wrote itself (std::future_category, spelled in namespace std)
+  // stood in for libstdc++'s own, which calls it while it starts, before the
+  // harness has taken its request: it read the nonce and forged a result.
+  // Nothing is lost: the libraries never refer to a program's symbols, and
+  // type_info compares by name across libraries.
+  write_file_atomic(work + "/program.map", "{ local: *; };\n");
   std::string linked = harness;
   if (is_libtorch(req.engine)) fs::copy_file(harness, work + "/harness.o", ec), linked = work + "/harness.o";
   ToolLimits limits;

@@ -11,7 +11,7 @@
 namespace grader {
 
 // Bumped whenever the rules change, so cached verdicts are recomputed.
-inline constexpr int kGuardVersion = 6;
+inline constexpr int kGuardVersion = 7;
 
 // The source rules. Returns "" or compiler-style diagnostics, one per line:
 // "FILE:LINE:COL: error: what (hint)". `shown` is the file's name as the
