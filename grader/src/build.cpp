@@ -117,6 +117,13 @@ ToolResult run_tool(std::vector<std::string> args, size_t cap = kMaxDiagnostics)
   return r;
 }
 
+// A tool's listing (symbols, sections, line table), if it is there and under `cap`.
+std::optional<std::string> read_listing(const std::string& file, uintmax_t cap) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  return !ec && size < cap ? read_file(file) : std::nullopt;
+}
+
 std::vector<std::string> split_words(const std::string& s) {
   std::istringstream in(s);
   std::vector<std::string> v;
@@ -389,21 +396,14 @@ ToolResult compile_and_link(const BuildRequest& req, const std::string& work, co
   // What the object defines: nothing of the grader's, the engine's or the C
   // library's. Every symbol is checked: a template-heavy file lists hundreds
   // of kilobytes of them, far past the diagnostics' cap.
-  auto listing = [&](const std::string& file) -> std::optional<std::string> {
-    const auto size = fs::file_size(file, ec);
-    return !ec && size < kMaxSymbolListing ? read_file(file) : std::nullopt;
-  };
-  const auto symbols = listing(symbols_file), sections = listing(work + "/sections.txt");
+  const auto symbols = read_listing(symbols_file, kMaxSymbolListing);
+  const auto sections = read_listing(work + "/sections.txt", kMaxSymbolListing);
   const std::string refused =
       (symbols ? check_symbols(*symbols, req.source) : "gradlab: could not list the symbols of the compiled file\n") +
       (sections ? check_sections(*sections, req.source) : "gradlab: could not list the sections of the compiled file\n");
   if (!refused.empty()) r.output += refused, r.status = 1;
   return r;
 }
-
-}  // namespace
-
-namespace {
 
 // A build of this very file with this toolchain, if the cache holds a whole one.
 bool read_cached(const fs::path& dir, BuildOutcome& b) {
@@ -448,9 +448,8 @@ ToolResult build_in_work(const BuildRequest& req, const std::string& source, con
   std::error_code ec;
   if (r.status == 0 && !r.killed) {
     fs::copy_file(work + "/program", tmp / "program", ec);
-    const auto size = fs::file_size(work + "/lines.txt", ec);
-    const auto listing = !ec && size < kMaxLineListing ? read_file(work + "/lines.txt") : std::nullopt;
-    ec.clear();
+    const auto listing = read_listing(work + "/lines.txt", kMaxLineListing);
+    ec.clear();  // as before: a failed copy is found by the next run (read_cached builds again)
     std::ofstream(tmp / "lines.txt", std::ios::binary) << line_table(listing.value_or(""), req.function + ".cpp");
   }
   if (ec) r.status = 1, r.output += "gradlab: cannot keep the program: " + ec.message() + "\n";

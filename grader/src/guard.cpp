@@ -172,18 +172,17 @@ class Rules {
     const Token& tok = t_[k];
     if (auto it = forbidden_words().find(tok.text); it != forbidden_words().end())
       return error(tok, "`" + tok.text + "` is not allowed in an exercise: " + it->second);
-    // C++20's module lines (`import "file";` makes the compiler look a path
-    // up): a line that starts with [export] import or module and goes on as
-    // such a line does ([cpp.module], [cpp.import]); `module->forward(x)` is code.
-    const size_t m = tok.first && tok.text == "export" ? k + 1 : k;
-    const bool module_line = tok.first && m < t_.size() && (t_[m].text == "import" || t_[m].text == "module") &&
-                             t_[m].kind == Token::Ident && m + 1 < t_.size() && !t_[m + 1].first &&
-                             (t_[m + 1].kind == Token::Ident || t_[m + 1].kind == Token::Literal ||
-                              t_[m + 1].kind == Token::Header || t_[m + 1].text == ":" || t_[m + 1].text == ";" ||
-                              t_[m + 1].text == "<");
+    // A module declaration (`module x;`, `module;`, `module :private;`):
+    // `module` first on its line and going on as such a line does
+    // ([cpp.module]); `module->forward(x)` is code. (import and export are
+    // forbidden words.)
+    const bool module_line = tok.first && tok.text == "module" && k + 1 < t_.size() && !t_[k + 1].first &&
+                             (t_[k + 1].kind == Token::Ident || t_[k + 1].kind == Token::Literal ||
+                              t_[k + 1].kind == Token::Header || t_[k + 1].text == ":" || t_[k + 1].text == ";" ||
+                              t_[k + 1].text == "<");
     if (module_line)
-      return error(tok, "`" + tok.text + "` at the start of a line is not allowed in an exercise: C++20 modules "
-                        "are not used here (an import names a file for the compiler to look up)");
+      return error(tok, "`module` at the start of a line is not allowed in an exercise: C++20 modules are not "
+                        "used here");
     if (tok.text == "operator" && k + 1 < t_.size() && (t_[k + 1].text == "new" || t_[k + 1].text == "delete"))
       error(tok, "`operator " + t_[k + 1].text + "` is not allowed in an exercise: defining it would replace the "
                  "allocator of the whole program, the grader's part included (new and delete expressions are fine)");
