@@ -17,17 +17,21 @@ namespace {
 Tensor wrap(Scalar s, const Tensor& like) { return scalar_like(s, like, s.default_type()); }
 
 // ---- backward formulas (the engine reduces broadcast gradients)
+// add and sub scale their second operand by alpha.
+struct Alpha {
+  double alpha = 1;
+};
 // d(a + αb) = (1, α)
-GradList add_bw(OpNode& n, Grads& g) {
-  return {g[0], n.should_compute_output(1) ? (n.scalar[0] == 1 ? g[0] : g[0] * n.scalar[0]) : Tensor()};
+GradList add_bw(Op<Alpha>& n, Grads& g) {
+  return {g[0], n.should_compute_output(1) ? (n.alpha == 1 ? g[0] : g[0] * n.alpha) : Tensor()};
 }
 // d(a - αb) = (1, -α)
-GradList sub_bw(OpNode& n, Grads& g) {
-  return {g[0], n.should_compute_output(1) ? g[0] * (-n.scalar[0]) : Tensor()};
+GradList sub_bw(Op<Alpha>& n, Grads& g) {
+  return {g[0], n.should_compute_output(1) ? g[0] * (-n.alpha) : Tensor()};
 }
-GradList identity_bw(OpNode&, Grads& g) { return {g[0]}; }
+GradList identity_bw(PlainOp&, Grads& g) { return {g[0]}; }
 // d(ab) = (b, a); saved: [a if b needs grad], [b if a needs grad]
-GradList mul_bw(OpNode& n, Grads& g) {
+GradList mul_bw(PlainOp& n, Grads& g) {
   GradList r(2);
   size_t i = 0;
   Tensor self = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
@@ -36,10 +40,14 @@ GradList mul_bw(OpNode& n, Grads& g) {
   if (n.should_compute_output(1)) r[1] = g[0] * self;
   return r;
 }
+// The number a tensor is multiplied or divided by.
+struct Factor {
+  double factor;
+};
 // d(a·s) = s
-GradList mul_scalar_bw(OpNode& n, Grads& g) { return {g[0] * n.scalar[0]}; }
+GradList mul_scalar_bw(Op<Factor>& n, Grads& g) { return {g[0] * n.factor}; }
 // d(a/b) = (1/b, -a/b²)
-GradList div_bw(OpNode& n, Grads& g) {
+GradList div_bw(PlainOp& n, Grads& g) {
   GradList r(2);
   size_t i = 0;
   Tensor self = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
@@ -49,9 +57,9 @@ GradList div_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(a/s) = 1/s
-GradList div_scalar_bw(OpNode& n, Grads& g) { return {g[0].div(n.scalar[0])}; }
+GradList div_scalar_bw(Op<Factor>& n, Grads& g) { return {g[0].div(n.factor)}; }
 // d(a^b) = (b a^(b-1), a^b ln a); where a == 0 and b >= 0 the second is 0
-GradList pow_tensor_bw(OpNode& n, Grads& g) {
+GradList pow_tensor_bw(PlainOp& n, Grads& g) {
   Tensor self = n.saved_at(0), exponent = n.saved_at(1), result = n.saved_at(2);
   GradList r(2);
   if (n.should_compute_output(0)) {
@@ -65,22 +73,28 @@ GradList pow_tensor_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(s^b) = s^b ln s
-GradList pow_scalar_base_bw(OpNode& n, Grads& g) {
-  const double base = n.scalar[0];
+struct Base {
+  double base;
+};
+GradList pow_scalar_base_bw(Op<Base>& n, Grads& g) {
+  const double base = n.base;
   Tensor result = n.saved_at(0);
   if (base == 0) return {g[0] * where(result.detach() >= 0, zeros_like(result), result * std::log(base))};
   return {g[0] * (result * std::log(base))};
 }
 // d max(a, b): the larger side gets the gradient, ties split it.
-GradList maximum_bw(OpNode& n, Grads& g) {
+struct Extremum {
+  bool is_max;
+};
+GradList maximum_bw(Op<Extremum>& n, Grads& g) {
   Tensor a = n.saved_at(0), b = n.saved_at(1);
-  const bool is_max = n.flag;
+  const bool is_max = n.is_max;
   Tensor tie = (a == b) * 0.5;
   Tensor wa = (is_max ? a > b : a < b) + tie;
   Tensor wb = (is_max ? b > a : b < a) + tie;
   return {n.should_compute_output(0) ? g[0] * wa : Tensor(), n.should_compute_output(1) ? g[0] * wb : Tensor()};
 }
-GradList where_bw(OpNode& n, Grads& g) {
+GradList where_bw(PlainOp& n, Grads& g) {
   Tensor cond = n.saved_at(0);
   Tensor z = zeros_like(g[0]);
   return {n.should_compute_output(0) ? where(cond, g[0], z) : Tensor(),
@@ -105,8 +119,9 @@ Tensor tensor_op(Binary k, const Tensor& a, const Tensor& b, double alpha, Scala
 }
 
 // --- in place: self op= other
-Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, const char* name, OpNode::BackwardFn bw,
-                   void (*save)(OpNode&, const Tensor&, const Tensor&)) {
+template <class State>
+Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, const char* name,
+                   GradList (*bw)(Op<State>&, Grads&), State state, void (*save)(OpNode&, const Tensor&, const Tensor&)) {
   check_defined(self, 0, "self");
   check_defined(other, 1, "other");
   check_inplace(self);
@@ -115,11 +130,8 @@ Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, co
     if (!shape.ref().equals(self.sizes()))
       throw Error(str_cat("output with shape ", self.sizes(), " doesn't match the broadcast shape ", shape.ref()));
   }
-  auto fn = record(name, {&self, &other}, bw);
-  if (fn) {
-    fn->scalar[0] = alpha;
-    if (save) save(*fn, fn->should_compute_output(1) ? self.clone() : self, other);
-  }
+  auto fn = record(name, {&self, &other}, bw, std::move(state));
+  if (fn && save) save(*fn, fn->should_compute_output(1) ? self.clone() : self, other);
   if (other.scalar_type() == self.scalar_type() && other.device() == self.device()) {
     backend::of(self).binary(k, self, self, other, alpha);  // the common case: nothing to convert
   } else {
@@ -131,12 +143,12 @@ Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, co
   return self;
 }
 
-Tensor& inplace_scalar(Tensor& self, Binary k, Scalar s, double alpha, const char* name, OpNode::BackwardFn bw,
-                       double saved) {
+template <class State>
+Tensor& inplace_scalar(Tensor& self, Binary k, Scalar s, double alpha, const char* name,
+                       GradList (*bw)(Op<State>&, Grads&), State state) {
   check_defined(self, 0, "self");
   check_inplace(self);
-  auto fn = record(name, {&self}, bw);
-  if (fn) fn->scalar[0] = saved;
+  auto fn = record(name, {&self}, bw, std::move(state));
   Tensor w = scalar_like(s, self, self.scalar_type());
   backend::of(self).binary(k, self, self, w, alpha);
   bump_version(self);
@@ -144,8 +156,9 @@ Tensor& inplace_scalar(Tensor& self, Binary k, Scalar s, double alpha, const cha
   return self;
 }
 
-Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* name, OpNode::BackwardFn bw,
-                 double saved) {
+template <class State>
+Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* name, GradList (*bw)(Op<State>&, Grads&),
+                 State state) {
   check_defined(a, 0, "self");
   const ScalarType type = result_type(a, s);
   Tensor out;
@@ -155,10 +168,7 @@ Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* 
   } else {
     out = binary_kernel(k, a, wrap(s, a), type, alpha);
   }
-  if (auto fn = record(name, {&a}, bw)) {
-    fn->scalar[0] = saved;
-    finish(std::move(fn), out);
-  }
+  if (auto fn = record(name, {&a}, bw, std::move(state))) finish(std::move(fn), out);
   return out;
 }
 }  // namespace
@@ -166,25 +176,19 @@ Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* 
 // ---------------------------------------------------------------- out of place
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   Tensor out = tensor_op(Binary::Add, a, b, alpha.toDouble(), result_type(a, b));
-  if (auto fn = record("AddBackward0", {&a, &b}, add_bw)) {
-    fn->scalar[0] = alpha.toDouble();
-    finish(std::move(fn), out);
-  }
+  if (auto fn = record("AddBackward0", {&a, &b}, add_bw, Alpha{alpha.toDouble()})) finish(std::move(fn), out);
   return out;
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  return scalar_op(Binary::Add, a, b.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, 1);
+  return scalar_op(Binary::Add, a, b.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, NoState{});
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   Tensor out = tensor_op(Binary::Sub, a, b, alpha.toDouble(), result_type(a, b));
-  if (auto fn = record("SubBackward0", {&a, &b}, sub_bw)) {
-    fn->scalar[0] = alpha.toDouble();
-    finish(std::move(fn), out);
-  }
+  if (auto fn = record("SubBackward0", {&a, &b}, sub_bw, Alpha{alpha.toDouble()})) finish(std::move(fn), out);
   return out;
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
-  return scalar_op(Binary::Sub, a, b.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, 1);
+  return scalar_op(Binary::Sub, a, b.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, NoState{});
 }
 Tensor rsub(const Tensor& a, Scalar b) {
   // LibTorch: empty_like(a).fill_(b).sub_(a)
@@ -203,7 +207,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   return out;
 }
 Tensor mul(const Tensor& a, Scalar b) {
-  return scalar_op(Binary::Mul, a, b, 1, "MulBackward1", mul_scalar_bw, b.toDouble());
+  return scalar_op(Binary::Mul, a, b, 1, "MulBackward1", mul_scalar_bw, Factor{b.toDouble()});
 }
 Tensor div(const Tensor& a, const Tensor& b) {
   ScalarType rt = result_type(a, b);
@@ -218,7 +222,7 @@ Tensor div(const Tensor& a, const Tensor& b) {
 Tensor div(const Tensor& a, Scalar b) {
   ScalarType rt = result_type(a, b);
   if (!is_floating(rt)) rt = ScalarType::Float;
-  return scalar_op(Binary::Div, a.to(rt), b, 1, "DivBackward1", div_scalar_bw, b.toDouble());
+  return scalar_op(Binary::Div, a.to(rt), b, 1, "DivBackward1", div_scalar_bw, Factor{b.toDouble()});
 }
 Tensor pow(const Tensor& a, const Tensor& e) {
   Tensor out = tensor_op(Binary::Pow, a, e, 1, result_type(a, e));
@@ -234,8 +238,7 @@ Tensor pow(Scalar base, const Tensor& e) {
   check_defined(e, 1, "exponent");
   Tensor ef = is_floating(e.scalar_type()) ? e : e.to(ScalarType::Float);
   Tensor out = unary_kernel(backend::Unary::RPow, ef, base.toDouble());
-  if (auto fn = record("PowBackward2", {&e}, pow_scalar_base_bw)) {
-    fn->scalar[0] = base.toDouble();
+  if (auto fn = record("PowBackward2", {&e}, pow_scalar_base_bw, Base{base.toDouble()})) {
     fn->save(out, true);
     finish(std::move(fn), out);
   }
@@ -244,8 +247,7 @@ Tensor pow(Scalar base, const Tensor& e) {
 namespace {
 Tensor max_min_binary(const Tensor& a, const Tensor& b, bool is_max) {
   Tensor out = tensor_op(is_max ? Binary::Max : Binary::Min, a, b, 1, result_type(a, b));
-  if (auto fn = record(is_max ? "MaximumBackward0" : "MinimumBackward0", {&a, &b}, maximum_bw)) {
-    fn->flag = is_max;
+  if (auto fn = record(is_max ? "MaximumBackward0" : "MinimumBackward0", {&a, &b}, maximum_bw, Extremum{is_max})) {
     fn->save(a);
     fn->save(b);
     finish(std::move(fn), out);
@@ -273,7 +275,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 // ---------------------------------------------------------------- masked_fill
 namespace {
 // d/dself: the gradient where the mask did not fill, zero where it did.
-GradList masked_fill_bw(OpNode& n, Grads& g) { return {where(n.saved_at(0), zeros_like(g[0]), g[0])}; }
+GradList masked_fill_bw(PlainOp& n, Grads& g) { return {where(n.saved_at(0), zeros_like(g[0]), g[0])}; }
 }  // namespace
 
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
@@ -386,21 +388,21 @@ Tensor operator-(const Tensor& a) { return neg(a); }
 
 // ---------------------------------------------------------------- in place
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) const {
-  return inplace_op(const_cast<Tensor&>(*this), Binary::Add, o, alpha.toDouble(), "AddBackward0", add_bw, nullptr);
+  return inplace_op(const_cast<Tensor&>(*this), Binary::Add, o, alpha.toDouble(), "AddBackward0", add_bw, Alpha{alpha.toDouble()}, nullptr);
 }
 Tensor& Tensor::add_(Scalar o, Scalar alpha) const {
-  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Add, o.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, 1);
+  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Add, o.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, NoState{});
 }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) const {
-  return inplace_op(const_cast<Tensor&>(*this), Binary::Sub, o, alpha.toDouble(), "SubBackward0", sub_bw, nullptr);
+  return inplace_op(const_cast<Tensor&>(*this), Binary::Sub, o, alpha.toDouble(), "SubBackward0", sub_bw, Alpha{alpha.toDouble()}, nullptr);
 }
 Tensor& Tensor::sub_(Scalar o, Scalar alpha) const {
-  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Sub, o.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, 1);
+  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Sub, o.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, NoState{});
 }
-Tensor& Tensor::mul_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward0", mul_bw, save_mul_operands); }
-Tensor& Tensor::mul_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward1", mul_scalar_bw, o.toDouble()); }
-Tensor& Tensor::div_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward0", div_bw, save_div_operands); }
-Tensor& Tensor::div_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward1", div_scalar_bw, o.toDouble()); }
+Tensor& Tensor::mul_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward0", mul_bw, NoState{}, save_mul_operands); }
+Tensor& Tensor::mul_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward1", mul_scalar_bw, Factor{o.toDouble()}); }
+Tensor& Tensor::div_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward0", div_bw, NoState{}, save_div_operands); }
+Tensor& Tensor::div_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward1", div_scalar_bw, Factor{o.toDouble()}); }
 
 // ---------------------------------------------------------------- out= variants
 namespace {

@@ -22,31 +22,22 @@ bool needs_grad(TensorList inputs) {
 }
 
 namespace {
-std::shared_ptr<OpNode> new_op_node(const char* name, OpNode::BackwardFn fn) {
-  return autograd::make_node<OpNode>(name, fn);
-}
 Edge edge_of(const Tensor& t) {
   if (!t.defined() || !t.requires_grad()) return Edge();
   return autograd::impl::gradient_edge(t);
 }
 }  // namespace
 
-std::shared_ptr<OpNode> record(const char* name, std::initializer_list<const Tensor*> inputs, OpNode::BackwardFn fn) {
-  if (!needs_grad(inputs)) return nullptr;
-  auto node = new_op_node(name, fn);
-  auto& edges = node->mutable_next_edges();
+void connect(autograd::Node& node, std::initializer_list<const Tensor*> inputs) {
+  auto& edges = node.mutable_next_edges();
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) edges.push_back(edge_of(*t));
-  return node;
 }
 
-std::shared_ptr<OpNode> record(const char* name, TensorList inputs, OpNode::BackwardFn fn) {
-  if (!needs_grad(inputs)) return nullptr;
-  auto node = new_op_node(name, fn);
-  auto& edges = node->mutable_next_edges();
+void connect(autograd::Node& node, TensorList inputs) {
+  auto& edges = node.mutable_next_edges();
   edges.reserve(inputs.size());
   for (const Tensor& t : inputs) edges.push_back(edge_of(t));
-  return node;
 }
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
@@ -200,15 +191,32 @@ void check_inplace(const Tensor& self) {
 void bump_version(const Tensor& self) { self.unsafeGetTensorImpl()->version()++; }
 
 namespace {
+// Where a view lies in its base: its geometry, the offset counted from the base's.
+struct Region {
+  DimVector sizes;
+  DimVector strides;
+  int64_t offset = 0;
+};
+// CopySlices: the region written in place, and the in-place op's own node,
+// whose saved tensors go with the graph.
+struct CopySlicesState : Region {
+  std::shared_ptr<autograd::Node> fn;
+  void release_variables() { fn->release_variables(); }
+};
+// AsStrided (the view's new history): its region and the base's shape.
+struct AsStridedState : Region {
+  DimVector base_sizes;
+};
+
 // Gradient of an in-place op applied through a view: the base's gradient with
 // the op's backward applied to the viewed region.
-GradList copy_slices_backward(OpNode& n, Grads& g) {
+GradList copy_slices_backward(Op<CopySlicesState>& n, Grads& g) {
   const Tensor& grad = g[0];
   GradList out(n.num_outputs());
   if (!grad.defined()) return out;
   Tensor result = grad.clone();
-  Tensor region = alias_with_geometry(result, n.ints, n.ints2, static_cast<int64_t>(n.scalar[0]));
-  variable_list res = n.saved_fn->apply({region.clone()});
+  Tensor region = alias_with_geometry(result, n.sizes, n.strides, n.offset);
+  variable_list res = n.fn->apply({region.clone()});
   for (size_t i = 0; i < res.size(); ++i) {
     if (i == 0) {
       if (res[0].defined()) {
@@ -225,10 +233,10 @@ GradList copy_slices_backward(OpNode& n, Grads& g) {
   return out;
 }
 
-GradList as_strided_backward(OpNode& n, Grads& g) {
+GradList as_strided_backward(Op<AsStridedState>& n, Grads& g) {
   // Scatter the view's gradient into a zero tensor of the base's geometry.
-  Tensor base_grad = zeros(n.ints2.ref(), TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  Tensor view = alias_with_geometry(base_grad, n.ints, n.ints3, n.offset);
+  Tensor base_grad = zeros(n.base_sizes.ref(), TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  Tensor view = alias_with_geometry(base_grad, n.sizes, n.strides, n.offset);
   {
     autograd::NoGradGuard ng;
     view.add_(g[0]);
@@ -237,7 +245,7 @@ GradList as_strided_backward(OpNode& n, Grads& g) {
 }
 }  // namespace
 
-void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode>& fn) {
+void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn) {
   TensorImpl* impl = self.unsafeGetTensorImpl();
   if (impl->is_view && impl->base && impl->base->grad_fn == nullptr && !impl->base->requires_grad) {
     // A view of a tensor outside the graph: the view alone gets the history.
@@ -251,24 +259,20 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode>& fn) {
   // In-place through a view of a tensor in the graph: the base's history
   // becomes CopySlices(base's old history, fn), and the view reads from it.
   Tensor base(impl->base);
-  auto cs = autograd::make_node<OpNode>("torch::autograd::CopySlices", copy_slices_backward);
+  const Region region{DimVector(self.sizes()), DimVector(self.strides()),
+                      impl->offset - base.unsafeGetTensorImpl()->offset};
+  auto cs = autograd::make_node<Op<CopySlicesState>>("torch::autograd::CopySlices", copy_slices_backward,
+                                                     CopySlicesState{region, fn});
   auto& edges = cs->mutable_next_edges();
   edges.push_back(autograd::impl::gradient_edge(base));
   for (size_t i = 1; i < fn->next_edges().size(); ++i) edges.push_back(fn->next_edges()[i]);
-  cs->ints = DimVector(self.sizes());
-  cs->ints2 = DimVector(self.strides());
-  cs->scalar[0] = static_cast<double>(impl->offset - base.unsafeGetTensorImpl()->offset);
-  cs->saved_fn = fn;
   // fn's own metadata must describe the view's value it differentiates.
   fn->add_input_metadata(self);
   autograd::impl::rebase_history(base, cs);
 
-  auto as = autograd::make_node<OpNode>("AsStridedBackward0", as_strided_backward);
+  auto as = autograd::make_node<Op<AsStridedState>>("AsStridedBackward0", as_strided_backward,
+                                                    AsStridedState{region, DimVector(base.sizes())});
   as->mutable_next_edges().push_back(autograd::Edge(cs, 0));
-  as->ints = DimVector(self.sizes());
-  as->ints2 = DimVector(base.sizes());
-  as->ints3 = DimVector(self.strides());
-  as->offset = impl->offset - base.unsafeGetTensorImpl()->offset;
   autograd::impl::rebase_history(self, as);
 }
 

@@ -6,22 +6,29 @@
 namespace gradlab {
 
 namespace {
-GradList zero_grad_bw(OpNode&, Grads& g) { return {zeros_like(g[0])}; }
+GradList zero_grad_bw(PlainOp&, Grads& g) { return {zeros_like(g[0])}; }
 // copy_: the old value is overwritten (gradient 0); the source gets g.
-GradList copy_bw(OpNode& n, Grads& g) {
-  return {zeros_like(g[0]), n.should_compute_output(1) ? g[0].to(n.dtype).to(Device(static_cast<DeviceType>(n.ints[0]))) : Tensor()};
+GradList copy_bw(Op<Origin>& n, Grads& g) {
+  return {zeros_like(g[0]), n.should_compute_output(1) ? g[0].to(n.dtype).to(Device(n.device)) : Tensor()};
 }
+// An advanced index: the input's shape, and the `span` dims from `dim` on
+// that the saved flat positions count over.
+struct IndexedDims {
+  DimVector sizes;
+  int64_t dim;
+  int64_t span;
+};
 // Advanced indexing: the gradient is scattered back (summing repeats).
-GradList index_bw(OpNode& n, Grads& g) {
+GradList index_bw(Op<IndexedDims>& n, Grads& g) {
   Tensor idx = n.saved_at(0);
-  const int64_t dim = n.ints2[0];
-  Tensor r = zeros(n.ints, TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  const int64_t dim = n.dim;
+  Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
   Tensor gc = g[0].contiguous();
   autograd::NoGradGuard ng;
   // idx holds flat positions along the indexed dims: add each slice back.
   const int64_t* p = idx.data_ptr<int64_t>();
   for (int64_t i = 0; i < idx.numel(); ++i) {
-    Tensor dst = r.flatten(dim, dim + n.ints2[1] - 1).select(dim, p[i]);
+    Tensor dst = r.flatten(dim, dim + n.span - 1).select(dim, p[i]);
     dst.add_(gc.select(dim, i));
   }
   return {r};
@@ -85,9 +92,7 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
   out = out.tensor_data();
   out.unsafeGetTensorImpl()->is_view = false;
   out.unsafeGetTensorImpl()->base.reset();
-  if (auto fn = record("IndexBackward0", {&self}, index_bw)) {
-    fn->ints = DimVector(self.sizes());
-    fn->ints2 = DimVector{dim, span};
+  if (auto fn = record("IndexBackward0", {&self}, index_bw, IndexedDims{DimVector(self.sizes()), dim, span})) {
     fn->save(flat_pos);
     finish(std::move(fn), out);
   }
@@ -107,11 +112,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool) const {
   broadcast_shapes(sizes(), src.sizes());
   GRADLAB_CHECK(is_expandable_to(src.sizes(), sizes()), "output with shape ", sizes(),
                 " doesn't match the broadcast shape ", broadcast_shapes(sizes(), src.sizes()).ref());
-  auto fn = record("torch::autograd::CopyBackwards", {this, &src}, copy_bw);
-  if (fn) {
-    fn->dtype = src.scalar_type();
-    fn->ints = DimVector{static_cast<int64_t>(src.device().type)};
-  }
+  auto fn = record("torch::autograd::CopyBackwards", {this, &src}, copy_bw, Origin{src.scalar_type(), src.device().type});
   if (src.device() == device()) {
     backend::of(self).copy(self, src);
   } else {

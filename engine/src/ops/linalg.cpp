@@ -25,7 +25,7 @@ Tensor gemm_t(const Tensor& a, bool ta, const Tensor& b, bool tb) {
 }
 
 // d(AB) = (G Bᵀ, Aᵀ G)
-GradList mm_bw(OpNode& n, Grads& g) {
+GradList mm_bw(PlainOp& n, Grads& g) {
   GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
@@ -41,7 +41,7 @@ GradList mm_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(Av) = (g vᵀ, Aᵀ g)
-GradList mv_bw(OpNode& n, Grads& g) {
+GradList mv_bw(PlainOp& n, Grads& g) {
   GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
@@ -51,7 +51,7 @@ GradList mv_bw(OpNode& n, Grads& g) {
   return r;
 }
 // d(a·b) = (g b, g a)
-GradList dot_bw(OpNode& n, Grads& g) {
+GradList dot_bw(PlainOp& n, Grads& g) {
   GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
@@ -61,7 +61,7 @@ GradList dot_bw(OpNode& n, Grads& g) {
   return r;
 }
 // batched: d(A B) = (G Bᵀ, Aᵀ G) per batch
-GradList bmm_bw(OpNode& n, Grads& g) {
+GradList bmm_bw(PlainOp& n, Grads& g) {
   GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
@@ -70,7 +70,7 @@ GradList bmm_bw(OpNode& n, Grads& g) {
   if (n.should_compute_output(1)) r[1] = bmm(a.transpose(1, 2), g[0]);
   return r;
 }
-GradList view_back_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
+GradList view_back_bw(Op<InputSizes>& n, Grads& g) { return {g[0].reshape(n.sizes)}; }
 
 void save_pair(OpNode& fn, const Tensor& a, const Tensor& b) {
   if (fn.should_compute_output(1)) fn.save(a);
@@ -172,10 +172,8 @@ bool should_fold(const Tensor& t, int64_t other_dim) {
 // matmul's result is an "unsafe view" of the product: UnsafeViewBackward0.
 Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
   Tensor out = alias_with_geometry(t, shape, contiguous_strides(shape), t.storage_offset());
-  if (auto fn = record("UnsafeViewBackward0", {&t}, view_back_bw)) {
-    fn->ints = DimVector(t.sizes());
+  if (auto fn = record("UnsafeViewBackward0", {&t}, view_back_bw, InputSizes{DimVector(t.sizes())}))
     finish(std::move(fn), out);
-  }
   return out;
 }
 }  // namespace

@@ -4,23 +4,31 @@
 namespace gradlab {
 
 namespace {
+// A loss's reduction: a mean divides by `count` (the elements, or the rows).
+struct Reduced {
+  bool mean;
+  double count;
+};
 // d mean((x-y)²) = 2(x-y)/N, and the negative for y
-GradList mse_bw(OpNode& n, Grads& g) {
+GradList mse_bw(Op<Reduced>& n, Grads& g) {
   Tensor x = n.saved_at(0), y = n.saved_at(1);
   Tensor d = (x - y) * 2;
-  if (n.dtype == ScalarType::Float && n.flag) d = d.div(n.scalar[0]);  // mean
+  if (n.mean) d = d.div(n.count);
   Tensor gi = g[0] * d;
   return {n.should_compute_output(0) ? gi : Tensor(), n.should_compute_output(1) ? gi.neg() : Tensor()};
 }
 // d nll: -1 at each row's target (divided by N for the mean)
-GradList nll_bw(OpNode& n, Grads& g) {
+struct NllState : Reduced {
+  DimVector sizes;  // the input's
+};
+GradList nll_bw(Op<NllState>& n, Grads& g) {
   Tensor target = n.saved_at(0);
-  Tensor r = zeros(n.ints, TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
   Tensor tc = target.to(Device(DeviceType::CPU)).contiguous();
   const int64_t* t = tc.data_ptr<int64_t>();
-  Tensor scale = n.flag ? g[0].div(n.scalar[0]).neg() : g[0].neg();
+  Tensor scale = n.mean ? g[0].div(n.count).neg() : g[0].neg();
   for (int64_t i = 0; i < tc.numel(); ++i) {
-    Tensor gi = n.flag || scale.dim() == 0 ? scale : scale.select(0, i);
+    Tensor gi = n.mean || scale.dim() == 0 ? scale : scale.select(0, i);
     autograd::NoGradGuard ng;
     r.select(0, i).select(0, t[i]).copy_(gi);
   }
@@ -39,12 +47,10 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
     out = red == Reduction::None ? sq : (red == Reduction::Sum ? sq.sum() : sq.mean());
   }
   out = out.tensor_data();
-  if (auto fn = record("MseLossBackward0", {&input, &target}, mse_bw)) {
+  const double count = static_cast<double>(numel_of(broadcast_shapes(input.sizes(), target.sizes())));
+  if (auto fn = record("MseLossBackward0", {&input, &target}, mse_bw, Reduced{red == Reduction::Mean, count})) {
     fn->save(input);
     fn->save(target);
-    fn->flag = red == Reduction::Mean;
-    fn->dtype = ScalarType::Float;
-    fn->scalar[0] = static_cast<double>(broadcast_shapes(input.sizes(), target.sizes()).size() ? numel_of(broadcast_shapes(input.sizes(), target.sizes())) : 1);
     finish(std::move(fn), out);
   }
   return out;
@@ -73,10 +79,8 @@ Tensor nll_loss(const Tensor& lp, const Tensor& target, Reduction red) {
   }
   out = out.tensor_data();
   out.unsafeGetTensorImpl()->is_view = false;
-  if (auto fn = record("NllLossBackward0", {&lp}, nll_bw)) {
-    fn->ints = DimVector(lp.sizes());
-    fn->flag = red == Reduction::Mean;
-    fn->scalar[0] = static_cast<double>(lp.size(0));
+  const Reduced reduced{red == Reduction::Mean, static_cast<double>(lp.size(0))};
+  if (auto fn = record("NllLossBackward0", {&lp}, nll_bw, NllState{reduced, DimVector(lp.sizes())})) {
     fn->save(target);
     finish(std::move(fn), out);
   }

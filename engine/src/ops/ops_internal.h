@@ -1,13 +1,23 @@
-// What every op file shares: the generic op node, and the three steps of an
-// op (compute the result, record the backward beside it, return).
+// What every op file shares: the op node, and the three steps of an op
+// (compute the result, record the backward beside it, return).
 //
+//   // d/dx e^x = e^x
+//   GradList exp_bw(PlainOp& n, Grads& g) { return {g[0] * n.saved_at(0)}; }
 //   Tensor exp(const Tensor& x) {
 //     Tensor out = unary_kernel(Unary::Exp, x);
-//     if (auto fn = record("ExpBackward0", {&x}, [](OpNode& n, Grads& g) -> GradList {
-//           return {g[0] * n.saved_at(0)};        // d/dx e^x = e^x
-//         })) { fn->save(out, /*is_output=*/true); finish(fn, out); }
+//     if (auto fn = record("ExpBackward0", {&x}, exp_bw)) {
+//       fn->save(out, /*is_output=*/true);
+//       finish(std::move(fn), out);
+//     }
 //     return out;
 //   }
+//
+// An op with numbers of its own declares them as its state, and its backward
+// takes the node of that state:
+//
+//   struct Exponent { double exponent; };
+//   GradList pow_bw(Op<Exponent>& n, Grads& g) { ... n.exponent ... }
+//   record("PowBackward0", {&x}, pow_bw, Exponent{e})
 #pragma once
 #include <initializer_list>
 #include <vector>
@@ -22,20 +32,20 @@ using autograd::GradList;
 using autograd::variable_list;
 using Grads = GradList;
 
+// What every op's node has: its grad_fn name and the tensors it saved (with
+// their versions). The numbers a backward needs are the op's own, typed
+// state: see Op below.
 class OpNode : public autograd::Node {
  public:
-  using BackwardFn = GradList (*)(OpNode& self, Grads& grads);
-  OpNode(const char* name, BackwardFn fn) : name_(name), fn_(fn) {}
+  explicit OpNode(const char* name) : name_(name) {}
   std::string name() const override { return name_; }
   variable_list apply(variable_list&& grads) override {
     GradList in(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end()));
-    GradList r = fn_(*this, in);
+    GradList r = apply_into(in);
     return variable_list(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
-  GradList apply_into(GradList& grads) override { return fn_(*this, grads); }
   void release_variables() override {
     for (auto& s : saved) s.reset_data();
-    if (saved_fn) saved_fn->release_variables();
   }
   // The saved tensors' references to their nodes go to the engine's release
   // list before the members die (see Node::~Node).
@@ -47,25 +57,52 @@ class OpNode : public autograd::Node {
   Tensor saved_at(size_t i) { return saved[i].unpack_for(this); }
 
   SmallVector<autograd::SavedVariable, 2> saved;
-  double scalar[2] = {0, 0};
-  DimVector ints;       // dims, sizes: whatever the backward needs
-  DimVector ints2;
-  DimVector ints3;
-  int64_t offset = 0;
-  ScalarType dtype = ScalarType::Float;
-  bool flag = false;
-  std::shared_ptr<autograd::Node> saved_fn;  // CopySlices: the in-place op's node
 
  private:
   const char* name_;
-  BackwardFn fn_;
+};
+
+// The state of an op without numbers of its own.
+struct NoState {};
+
+// One op's node: OpNode plus the op's state, a plain struct whose fields the
+// backward reads by name (n.alpha, n.sizes, n.lo). The backward is a plain
+// function over this exact type, so a backward cannot read another op's
+// fields, and a node carries only what its op needs. A state that holds
+// something to free with the graph (CopySlices' node) says so with its own
+// release_variables().
+template <class State = NoState>
+class Op final : public OpNode, public State {
+ public:
+  using Backward = GradList (*)(Op& self, Grads& grads);
+  Op(const char* name, Backward fn, State state) : OpNode(name), State(std::move(state)), fn_(fn) {}
+  GradList apply_into(GradList& grads) override { return fn_(*this, grads); }
+  void release_variables() override {
+    OpNode::release_variables();
+    if constexpr (requires(State& s) { s.release_variables(); }) State::release_variables();
+  }
+
+ private:
+  Backward fn_;
+};
+using PlainOp = Op<>;
+
+// The shapes a backward restores (view, reshape, expand, squeeze): the input's.
+struct InputSizes {
+  DimVector sizes;
+};
+// Where a copy's source came from (copy_, to): its gradient goes back there.
+struct Origin {
+  ScalarType dtype;
+  DeviceType device;
 };
 
 // Makes `fn` the grad_fn of `out` (output number `nr`). A free function of
 // the caller's shared_ptr: inside the node, shared_from_this() would cost a
 // compare-and-swap loop on the reference count. Callers done with `fn` move
 // it in, which hands their reference to the tensor instead of counting up and down.
-inline void finish(std::shared_ptr<OpNode> fn, const Tensor& out, uint32_t nr = 0) {
+template <class State>
+void finish(std::shared_ptr<Op<State>> fn, const Tensor& out, uint32_t nr = 0) {
   fn->add_input_metadata(out);
   autograd::impl::set_history(out, std::move(fn), nr);
 }
@@ -73,11 +110,30 @@ inline void finish(std::shared_ptr<OpNode> fn, const Tensor& out, uint32_t nr = 
 // True when grad mode is on and one of the inputs requires grad.
 bool needs_grad(std::initializer_list<const Tensor*> inputs);
 bool needs_grad(TensorList inputs);
-// Creates the op's node with edges to the inputs (null edges for inputs that
-// need no gradient), or returns null when no graph is to be built.
-std::shared_ptr<OpNode> record(const char* name, std::initializer_list<const Tensor*> inputs,
-                               OpNode::BackwardFn fn);
-std::shared_ptr<OpNode> record(const char* name, TensorList inputs, OpNode::BackwardFn fn);
+// The edges from a new node to its inputs (null edges for inputs that need no gradient).
+void connect(autograd::Node& node, std::initializer_list<const Tensor*> inputs);
+void connect(autograd::Node& node, TensorList inputs);
+
+// Creates the op's node with edges to the inputs, or returns null when no
+// graph is to be built. The state's type comes from the backward's.
+template <class State, class Inputs>
+std::shared_ptr<Op<State>> record_node(const char* name, const Inputs& inputs, GradList (*fn)(Op<State>&, Grads&),
+                                       State state) {
+  if (!needs_grad(inputs)) return nullptr;
+  auto node = autograd::make_node<Op<State>>(name, fn, std::move(state));
+  connect(*node, inputs);
+  return node;
+}
+template <class State>
+std::shared_ptr<Op<State>> record(const char* name, std::initializer_list<const Tensor*> inputs,
+                                  GradList (*fn)(Op<State>&, Grads&), State state = {}) {
+  return record_node(name, inputs, fn, std::move(state));
+}
+template <class State>
+std::shared_ptr<Op<State>> record(const char* name, TensorList inputs, GradList (*fn)(Op<State>&, Grads&),
+                                  State state = {}) {
+  return record_node(name, inputs, fn, std::move(state));
+}
 
 // --- shape helpers
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
@@ -99,7 +155,7 @@ Tensor ones_like_nograd(const Tensor& t);
 void check_inplace(const Tensor& self);
 void bump_version(const Tensor& self);
 // After an in-place op computed `self`'s new value: records `fn` as its new history.
-void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode>& fn);
+void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
 
 // Views: share storage and version counter, record the base.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);

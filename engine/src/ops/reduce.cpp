@@ -48,50 +48,66 @@ Tensor sum_kernel(const Tensor& a, const DimVector& dims, bool keepdim, ScalarTy
   return out;
 }
 
-// d sum = 1, broadcast back over the reduced dims
-GradList sum_bw(OpNode& n, Grads& g) {
-  Tensor grad = g[0];
+// A reduction over dims: the input's shape, the dims reduced (sorted), whether
+// they were kept as 1, and for a mean how many elements each result averages.
+struct ReducedDims {
+  DimVector sizes;
+  DimVector dims;
+  bool keepdim = false;
+  double count = 1;
+};
+// The reduced gradient spread back over the input's shape.
+Tensor expand_back(const ReducedDims& r, Tensor grad) {
   // keepdim was false: put the reduced dims back as 1. A 0-d gradient (a sum
   // over everything) expands as it is.
-  if (!n.flag && grad.dim() > 0) {
-    for (auto d : n.ints2) grad = grad.unsqueeze(d);
+  if (!r.keepdim && grad.dim() > 0) {
+    for (auto d : r.dims) grad = grad.unsqueeze(d);
   }
-  return {grad.expand(n.ints)};
+  return grad.expand(r.sizes);
 }
+// d sum = 1, broadcast back over the reduced dims
+GradList sum_bw(Op<ReducedDims>& n, Grads& g) { return {expand_back(n, g[0])}; }
 // d mean = 1/N
-GradList mean_bw(OpNode& n, Grads& g) {
-  GradList r = sum_bw(n, g);
-  return {r[0].div(n.scalar[0])};
-}
+GradList mean_bw(Op<ReducedDims>& n, Grads& g) { return {expand_back(n, g[0]).div(n.count)}; }
 // d max (all): the gradient goes to the maxima, split evenly between ties
-GradList max_all_bw(OpNode& n, Grads& g) {
+GradList max_all_bw(PlainOp& n, Grads& g) {
   Tensor self = n.saved_at(0), result = n.saved_at(1);
   Tensor mask = (self == result);
   Tensor count = mask.sum();
   return {mask * g[0].div(count)};
 }
 // d max(dim): the gradient goes to the index that was picked
-GradList max_dim_bw(OpNode& n, Grads& g) {
+struct PickedAlong {
+  DimVector sizes;  // the input's
+  int64_t dim;
+  bool keepdim;
+};
+GradList max_dim_bw(Op<PickedAlong>& n, Grads& g) {
   Tensor indices = n.saved_at(0);
-  const int64_t dim = n.ints2[0];
+  const int64_t dim = n.dim;
   Tensor grad = g[0];
   Tensor idx = indices;
-  if (!n.flag) {
+  if (!n.keepdim) {
     grad = grad.unsqueeze(dim);
     idx = idx.unsqueeze(dim);
   }
   // one-hot over dim from the indices
-  Tensor ar = arange(n.ints[static_cast<size_t>(dim)], TensorOptions(ScalarType::Long).device(grad.device()));
-  DimVector view_shape(n.ints.size(), 1);
-  view_shape[static_cast<size_t>(dim)] = n.ints[static_cast<size_t>(dim)];
+  const int64_t length = n.sizes[static_cast<size_t>(dim)];
+  Tensor ar = arange(length, TensorOptions(ScalarType::Long).device(grad.device()));
+  DimVector view_shape(n.sizes.size(), 1);
+  view_shape[static_cast<size_t>(dim)] = length;
   Tensor onehot = ar.view(view_shape) == idx;
   return {onehot * grad};
 }
 // softmax: dx = y (g - Σ g y);  log_softmax: dx = g - e^y Σ g
-GradList softmax_bw(OpNode& n, Grads& g) {
+struct SoftmaxDim {
+  int64_t dim;
+  bool log;
+};
+GradList softmax_bw(Op<SoftmaxDim>& n, Grads& g) {
   Tensor y = n.saved_at(0);
-  const int64_t dim = n.ints[0];
-  if (n.flag) return {g[0] - y.exp() * g[0].sum({dim}, true)};
+  const int64_t dim = n.dim;
+  if (n.log) return {g[0] - y.exp() * g[0].sum({dim}, true)};
   return {y * (g[0] - (g[0] * y).sum({dim}, true))};
 }
 
@@ -111,9 +127,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dtyp
   out = out.detach();
   out.unsafeGetTensorImpl()->is_view = false;
   out.unsafeGetTensorImpl()->base.reset();
-  if (auto fn = record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&in}, softmax_bw)) {
-    fn->ints = DimVector{dim};
-    fn->flag = log;
+  if (auto fn = record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&in}, softmax_bw, SoftmaxDim{dim, log})) {
     fn->save(out, true);
     finish(std::move(fn), out);
   }
@@ -156,10 +170,7 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdi
     t->unsafeGetTensorImpl()->is_view = false;
     t->unsafeGetTensorImpl()->base.reset();
   }
-  if (auto fn = record(is_max ? "MaxBackward0" : "MinBackward0", {&a}, max_dim_bw)) {
-    fn->ints = DimVector(a.sizes());
-    fn->ints2 = DimVector{dim};
-    fn->flag = keepdim;
+  if (auto fn = record(is_max ? "MaxBackward0" : "MinBackward0", {&a}, max_dim_bw, PickedAlong{DimVector(a.sizes()), dim, keepdim})) {
     fn->save(indices, true);
     finish(fn, values);
   }
@@ -192,11 +203,7 @@ Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
   DimVector all;
   for (int64_t d = 0; d < a.dim(); ++d) all.push_back(d);
   Tensor out = sum_kernel(a, all, false, sum_type(a, dtype));
-  if (auto fn = record("SumBackward0", {&a}, sum_bw)) {
-    fn->ints = DimVector(a.sizes());
-    fn->ints2 = all;
-    finish(std::move(fn), out);
-  }
+  if (auto fn = record("SumBackward0", {&a}, sum_bw, ReducedDims{DimVector(a.sizes()), all})) finish(std::move(fn), out);
   return out;
 }
 
@@ -206,12 +213,8 @@ Tensor sum(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sca
   if (dims_in.empty())
     for (int64_t d = 0; d < a.dim(); ++d) dims.push_back(d);
   Tensor out = sum_kernel(a, dims, keepdim, sum_type(a, dtype));
-  if (auto fn = record("SumBackward1", {&a}, sum_bw)) {
-    fn->ints = DimVector(a.sizes());
-    fn->ints2 = dims;
-    fn->flag = keepdim;
+  if (auto fn = record("SumBackward1", {&a}, sum_bw, ReducedDims{DimVector(a.sizes()), dims, keepdim}))
     finish(std::move(fn), out);
-  }
   return out;
 }
 
@@ -227,12 +230,9 @@ Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
     out = sum_kernel(a, all, false, t).div(static_cast<double>(std::max<int64_t>(a.numel(), 1)));
     if (a.numel() == 0) out.fill_(std::numeric_limits<double>::quiet_NaN());
   }
-  if (auto fn = record("MeanBackward0", {&a}, mean_bw)) {
-    fn->ints = DimVector(a.sizes());
-    fn->ints2 = all;
-    fn->scalar[0] = static_cast<double>(a.numel());
+  if (auto fn = record("MeanBackward0", {&a}, mean_bw,
+                       ReducedDims{DimVector(a.sizes()), all, false, static_cast<double>(a.numel())}))
     finish(std::move(fn), out);
-  }
   return out;
 }
 
@@ -250,13 +250,9 @@ Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sc
     autograd::NoGradGuard ng;
     out = sum_kernel(a, dims, keepdim, t).div(static_cast<double>(count));
   }
-  if (auto fn = record("MeanBackward1", {&a}, mean_bw)) {
-    fn->ints = DimVector(a.sizes());
-    fn->ints2 = dims;
-    fn->flag = keepdim;
-    fn->scalar[0] = static_cast<double>(count);
+  if (auto fn = record("MeanBackward1", {&a}, mean_bw,
+                       ReducedDims{DimVector(a.sizes()), dims, keepdim, static_cast<double>(count)}))
     finish(std::move(fn), out);
-  }
   return out;
 }
 

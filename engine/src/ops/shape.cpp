@@ -60,62 +60,87 @@ std::optional<DimVector> view_strides(const Tensor& t, IntArrayRef shape) {
   return new_strides;
 }
 
-GradList reshape_bw(OpNode& n, Grads& g) { return {g[0].reshape(n.ints)}; }
-GradList transpose_bw(OpNode& n, Grads& g) { return {g[0].transpose(n.ints[0], n.ints[1])}; }
-GradList t_bw(OpNode&, Grads& g) { return {g[0].t()}; }
-GradList permute_bw(OpNode& n, Grads& g) {
-  DimVector inv(n.ints.size(), 0);
-  for (size_t i = 0; i < n.ints.size(); ++i) inv[static_cast<size_t>(n.ints[i])] = static_cast<int64_t>(i);
+GradList reshape_bw(Op<InputSizes>& n, Grads& g) { return {g[0].reshape(n.sizes)}; }
+// The two dims a transpose swapped.
+struct DimPair {
+  int64_t d0, d1;
+};
+GradList transpose_bw(Op<DimPair>& n, Grads& g) { return {g[0].transpose(n.d0, n.d1)}; }
+GradList t_bw(PlainOp&, Grads& g) { return {g[0].t()}; }
+// The order permute put the dims in (wrapped).
+struct DimOrder {
+  DimVector dims;
+};
+GradList permute_bw(Op<DimOrder>& n, Grads& g) {
+  DimVector inv(n.dims.size(), 0);
+  for (size_t i = 0; i < n.dims.size(); ++i) inv[static_cast<size_t>(n.dims[i])] = static_cast<int64_t>(i);
   return {g[0].permute(inv)};
 }
-GradList unsqueeze_bw(OpNode& n, Grads& g) { return {g[0].squeeze(n.ints[0])}; }
-GradList expand_bw(OpNode& n, Grads& g) { return {sum_to(g[0], n.ints)}; }
+// The one dim an op added, removed or ran along (unsqueeze, stack, cat).
+struct AlongDim {
+  int64_t dim;
+};
+GradList unsqueeze_bw(Op<AlongDim>& n, Grads& g) { return {g[0].squeeze(n.dim)}; }
+GradList expand_bw(Op<InputSizes>& n, Grads& g) { return {sum_to(g[0], n.sizes)}; }
+// select and slice: the input's shape and where the view lies in it.
+struct Selection {
+  DimVector sizes;
+  int64_t dim = 0;
+  int64_t start = 0;  // select's index
+  int64_t end = 0;
+  int64_t step = 1;
+  bool is_slice = false;
+};
 // select/slice: the gradient lands in the selected region of a zero tensor.
-GradList select_bw(OpNode& n, Grads& g) {
-  Tensor r = zeros(n.ints, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  Tensor region = n.flag ? r.slice(n.ints2[0], n.ints2[1], n.ints2[2], n.ints2[3]) : r.select(n.ints2[0], n.ints2[1]);
+GradList select_bw(Op<Selection>& n, Grads& g) {
+  Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  Tensor region = n.is_slice ? r.slice(n.dim, n.start, n.end, n.step) : r.select(n.dim, n.start);
   autograd::NoGradGuard ng;
   region.copy_(g[0]);
   return {r};
 }
-GradList identity_bw(OpNode&, Grads& g) { return {g[0]}; }
-GradList to_copy_bw(OpNode& n, Grads& g) { return {g[0].to(n.dtype).to(Device(static_cast<DeviceType>(n.ints[0])))}; }
-GradList cat_bw(OpNode& n, Grads& g) {
+GradList identity_bw(PlainOp&, Grads& g) { return {g[0]}; }
+GradList to_copy_bw(Op<Origin>& n, Grads& g) { return {g[0].to(n.dtype).to(Device(n.device))}; }
+// cat, split and unbind: the dim, and the length of each part along it.
+struct Parts {
+  int64_t dim = 0;
+  DimVector lengths;
+  bool unbind = false;  // the parts lost the dim (unbind) or kept it (split)
+};
+GradList cat_bw(Op<Parts>& n, Grads& g) {
   GradList r;
   int64_t start = 0;
-  for (size_t i = 0; i < n.ints2.size(); ++i) {
-    r.push_back(g[0].narrow(n.ints[0], start, n.ints2[i]));
-    start += n.ints2[i];
+  for (size_t i = 0; i < n.lengths.size(); ++i) {
+    r.push_back(g[0].narrow(n.dim, start, n.lengths[i]));
+    start += n.lengths[i];
   }
   return r;
 }
-GradList stack_bw(OpNode& n, Grads& g) { return g[0].unbind(n.ints[0]); }
+GradList stack_bw(Op<AlongDim>& n, Grads& g) { return g[0].unbind(n.dim); }
 // Multi-output split/unbind: undefined output gradients count as zeros.
-GradList split_bw(OpNode& n, Grads& g) {
-  const int64_t dim = n.ints[0];
+GradList split_bw(Op<Parts>& n, Grads& g) {
+  const int64_t dim = n.dim;
   variable_list parts;
-  const auto& meta_sizes = n.ints2;  // sizes of each part along dim
-  for (size_t i = 0; i < meta_sizes.size(); ++i) {
+  for (size_t i = 0; i < n.lengths.size(); ++i) {
     if (i < g.size() && g[i].defined()) {
-      parts.push_back(n.flag ? g[i].unsqueeze(dim) : g[i]);
+      parts.push_back(n.unbind ? g[i].unsqueeze(dim) : g[i]);
     } else {
       DimVector s(n.input_metadata(i).shape);
-      if (n.flag) s.insert(static_cast<size_t>(dim), 1);
+      if (n.unbind) s.insert(static_cast<size_t>(dim), 1);
       parts.push_back(zeros(s, TensorOptions(n.input_metadata(i).dtype).device(n.input_metadata(i).device)));
     }
   }
   return {cat(parts, dim)};
 }
 
+template <class State = NoState>
 Tensor view_op(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset, const char* name,
-               OpNode::BackwardFn bw, OpNode** node_out = nullptr) {
+               GradList (*bw)(Op<State>&, Grads&), State state = {}) {
   Tensor v = make_view(self, sizes, strides, offset);
-  if (auto fn = record(name, {&self}, bw)) {
-    finish(fn, v);
-    if (node_out) *node_out = fn.get();
-  }
+  if (auto fn = record(name, {&self}, bw, std::move(state))) finish(std::move(fn), v);
   return v;
 }
+InputSizes sizes_of(const Tensor& t) { return {DimVector(t.sizes())}; }
 }  // namespace
 
 Tensor Tensor::view(IntArrayRef shape) const {
@@ -125,27 +150,17 @@ Tensor Tensor::view(IntArrayRef shape) const {
   GRADLAB_CHECK(st.has_value(),
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
                 "across two contiguous subspaces). Use .reshape(...) instead.");
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, *st, storage_offset(), "ViewBackward0", reshape_bw, &fn);
-  if (fn) fn->ints = DimVector(sizes());
-  return v;
+  return view_op(*this, s, *st, storage_offset(), "ViewBackward0", reshape_bw, sizes_of(*this));
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   checked();
   DimVector s = infer_size(shape, numel());
-  if (auto st = view_strides(*this, s)) {
-    OpNode* fn = nullptr;
-    Tensor v = view_op(*this, s, *st, storage_offset(), "ReshapeAliasBackward0", reshape_bw, &fn);
-    if (fn) fn->ints = DimVector(sizes());
-    return v;
-  }
+  if (auto st = view_strides(*this, s))
+    return view_op(*this, s, *st, storage_offset(), "ReshapeAliasBackward0", reshape_bw, sizes_of(*this));
   Tensor c = clone();
   Tensor out = alias_with_geometry(c, s, contiguous_strides(s), 0);
-  if (auto fn = record("UnsafeViewBackward0", {&c}, reshape_bw)) {
-    fn->ints = DimVector(c.sizes());
-    finish(std::move(fn), out);
-  }
+  if (auto fn = record("UnsafeViewBackward0", {&c}, reshape_bw, sizes_of(c))) finish(std::move(fn), out);
   return out;
 }
 
@@ -175,10 +190,7 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
     std::swap(s[static_cast<size_t>(d0)], s[static_cast<size_t>(d1)]);
     std::swap(st[static_cast<size_t>(d0)], st[static_cast<size_t>(d1)]);
   }
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset(), "TransposeBackward0", transpose_bw, &fn);
-  if (fn) fn->ints = DimVector{d0, d1};
-  return v;
+  return view_op(*this, s, st, storage_offset(), "TransposeBackward0", transpose_bw, DimPair{d0, d1});
 }
 
 Tensor Tensor::t() const {
@@ -200,10 +212,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     s.push_back(size(w));
     st.push_back(stride(w));
   }
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset(), "PermuteBackward0", permute_bw, &fn);
-  if (fn) fn->ints = wrapped;
-  return v;
+  return view_op(*this, s, st, storage_offset(), "PermuteBackward0", permute_bw, DimOrder{wrapped});
 }
 
 Tensor Tensor::squeeze() const {
@@ -214,10 +223,7 @@ Tensor Tensor::squeeze() const {
       s.push_back(size(d));
       st.push_back(stride(d));
     }
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset(), "SqueezeBackward0", reshape_bw, &fn);
-  if (fn) fn->ints = DimVector(sizes());
-  return v;
+  return view_op(*this, s, st, storage_offset(), "SqueezeBackward0", reshape_bw, sizes_of(*this));
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
@@ -228,17 +234,13 @@ Tensor Tensor::squeeze(int64_t d) const {
     s.erase(static_cast<size_t>(d));
     st.erase(static_cast<size_t>(d));
   }
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset(), "SqueezeBackward1", reshape_bw, &fn);
-  if (fn) fn->ints = DimVector(sizes());
-  return v;
+  return view_op(*this, s, st, storage_offset(), "SqueezeBackward1", reshape_bw, sizes_of(*this));
 }
 
 Tensor& Tensor::squeeze_(int64_t d) const {
   checked();
   d = wrap_dim(d, dim());
-  auto fn = record("SqueezeBackward3", {this}, reshape_bw);
-  if (fn) fn->ints = DimVector(sizes());
+  auto fn = record("SqueezeBackward3", {this}, reshape_bw, sizes_of(*this));
   if (dim() > 0 && size(d) == 1) {
     impl()->sizes.erase(static_cast<size_t>(d));
     impl()->strides.erase(static_cast<size_t>(d));
@@ -257,10 +259,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t new_stride = d >= dim() ? 1 : size(d) * stride(d);
   s.insert(static_cast<size_t>(d), 1);
   st.insert(static_cast<size_t>(d), new_stride);
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset(), "UnsqueezeBackward0", unsqueeze_bw, &fn);
-  if (fn) fn->ints = DimVector{d};
-  return v;
+  return view_op(*this, s, st, storage_offset(), "UnsqueezeBackward0", unsqueeze_bw, AlongDim{d});
 }
 
 Tensor Tensor::expand(IntArrayRef size_arg, bool) const {
@@ -287,10 +286,7 @@ Tensor Tensor::expand(IntArrayRef size_arg, bool) const {
     s[i] = want;
     st[i] = have == want ? strides()[i - off] : 0;
   }
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset(), "ExpandBackward0", expand_bw, &fn);
-  if (fn) fn->ints = DimVector(sizes());
-  return v;
+  return view_op(*this, s, st, storage_offset(), "ExpandBackward0", expand_bw, sizes_of(*this));
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
@@ -303,13 +299,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   DimVector s(sizes()), st(strides());
   s.erase(static_cast<size_t>(d));
   st.erase(static_cast<size_t>(d));
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset() + index * stride(d), "SelectBackward0", select_bw, &fn);
-  if (fn) {
-    fn->ints = DimVector(sizes());
-    fn->ints2 = DimVector{d, index};
-  }
-  return v;
+  return view_op(*this, s, st, storage_offset() + index * stride(d), "SelectBackward0", select_bw,
+                 Selection{DimVector(sizes()), d, index});
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
@@ -326,14 +317,8 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   DimVector s(sizes()), st(strides());
   s[static_cast<size_t>(d)] = (end - start + step - 1) / step;
   st[static_cast<size_t>(d)] *= step;
-  OpNode* fn = nullptr;
-  Tensor v = view_op(*this, s, st, storage_offset() + start * stride(d), "SliceBackward0", select_bw, &fn);
-  if (fn) {
-    fn->flag = true;
-    fn->ints = DimVector(sizes());
-    fn->ints2 = DimVector{d, start, end, step};
-  }
-  return v;
+  return view_op(*this, s, st, storage_offset() + start * stride(d), "SliceBackward0", select_bw,
+                 Selection{DimVector(sizes()), d, start, end, step, /*is_slice=*/true});
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const { return slice(d, start, start + length); }
@@ -342,7 +327,8 @@ namespace {
 std::vector<Tensor> multi_output_views(const Tensor& self, int64_t dim, const std::vector<int64_t>& starts,
                                        const std::vector<int64_t>& lengths, bool unbind) {
   std::vector<Tensor> out;
-  std::shared_ptr<OpNode> fn = record(unbind ? "UnbindBackward0" : "SplitBackward0", {&self}, split_bw);
+  auto fn = record(unbind ? "UnbindBackward0" : "SplitBackward0", {&self}, split_bw,
+                   Parts{dim, DimVector(IntArrayRef(lengths)), unbind});
   for (size_t i = 0; i < starts.size(); ++i) {
     DimVector s(self.sizes()), st(self.strides());
     const int64_t off = self.storage_offset() + starts[i] * self.stride(dim);
@@ -356,11 +342,6 @@ std::vector<Tensor> multi_output_views(const Tensor& self, int64_t dim, const st
     v.unsafeGetTensorImpl()->creation_meta = CreationMeta::MultiOutput;
     if (fn) finish(fn, v, static_cast<uint32_t>(i));
     out.push_back(v);
-  }
-  if (fn) {
-    fn->ints = DimVector{dim};
-    fn->ints2 = DimVector(IntArrayRef(lengths));
-    fn->flag = unbind;
   }
   return out;
 }
@@ -428,11 +409,8 @@ Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
     b.copy(out, *this);
   }
   if (is_floating(t) && is_floating(scalar_type())) {
-    if (auto fn = record("ToCopyBackward0", {this}, to_copy_bw)) {
-      fn->dtype = scalar_type();
-      fn->ints = DimVector{static_cast<int64_t>(device().type)};
+    if (auto fn = record("ToCopyBackward0", {this}, to_copy_bw, Origin{scalar_type(), device().type}))
       finish(std::move(fn), out);
-    }
   }
   return out;
 }
@@ -471,11 +449,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
     backend::of(out).copy(region, t);
     start += t.size(dim);
   }
-  if (auto fn = record("CatBackward0", tensors, cat_bw)) {
-    fn->ints = DimVector{dim};
-    fn->ints2 = lengths;
-    finish(std::move(fn), out);
-  }
+  if (auto fn = record("CatBackward0", tensors, cat_bw, Parts{dim, lengths})) finish(std::move(fn), out);
   return out;
 }
 
@@ -493,10 +467,7 @@ Tensor stack(TensorList tensors, int64_t dim) {
     autograd::NoGradGuard ng;
     out = cat(parts, dim);
   }
-  if (auto fn = record("StackBackward0", tensors, stack_bw)) {
-    fn->ints = DimVector{dim};
-    finish(std::move(fn), out);
-  }
+  if (auto fn = record("StackBackward0", tensors, stack_bw, AlongDim{dim})) finish(std::move(fn), out);
   return out;
 }
 

@@ -24,14 +24,15 @@ bool float_only(Unary k) {
   }
 }
 
-Tensor unary_op(const Tensor& x, Unary k, const char* name, OpNode::BackwardFn bw, uint8_t save, double a = 0,
-                double b = 0) {
+// The op's kernel takes up to two numbers (a, b); what its backward needs
+// goes in `state`.
+template <class State = NoState>
+Tensor unary_op(const Tensor& x, Unary k, const char* name, GradList (*bw)(Op<State>&, Grads&), uint8_t save,
+                State state = {}, double a = 0, double b = 0) {
   check_defined(x);
   const Tensor in = float_only(k) && !x.is_floating_point() ? x.to(ScalarType::Float) : x;
   Tensor out = unary_kernel(k, in, a, b);
-  if (auto fn = record(name, {&x}, bw)) {
-    fn->scalar[0] = a;
-    fn->scalar[1] = b;
+  if (auto fn = record(name, {&x}, bw, std::move(state))) {
     if (save & kSelf) fn->save(x);
     if (save & kResult) fn->save(out, /*is_output=*/true);
     finish(std::move(fn), out);
@@ -39,17 +40,16 @@ Tensor unary_op(const Tensor& x, Unary k, const char* name, OpNode::BackwardFn b
   return out;
 }
 
-Tensor& unary_inplace(Tensor& self, Unary k, const char* name, OpNode::BackwardFn bw, uint8_t save, double a = 0,
-                      double b = 0) {
+template <class State = NoState>
+Tensor& unary_inplace(Tensor& self, Unary k, const char* name, GradList (*bw)(Op<State>&, Grads&), uint8_t save,
+                      State state = {}, double a = 0, double b = 0) {
   check_inplace(self);
-  auto fn = record(name, {&self}, bw);
+  auto fn = record(name, {&self}, bw, std::move(state));
   // A backward that needs the input sees its value from before the op.
   if (fn && (save & kSelf)) fn->save(self.clone());
   backend::of(self).unary(k, self, self, a, b);
   bump_version(self);
   if (fn) {
-    fn->scalar[0] = a;
-    fn->scalar[1] = b;
     finish_inplace(self, fn);
     if (save & kResult) fn->save(self, /*is_output=*/true);
   }
@@ -63,7 +63,7 @@ Tensor saved_result(OpNode& n) { return n.saved_at(n.saved.size() - 1); }
 // The table's backwards: the derivative column, with g the output's gradient
 // and x(), y() the saved input and result.
 #define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
-  GradList name##_bw(OpNode& n, Grads& grads) {                                          \
+  GradList name##_bw(PlainOp& n, Grads& grads) {                                          \
     [[maybe_unused]] auto x = [&n] { return saved_self(n); };                            \
     [[maybe_unused]] auto y = [&n] { return saved_result(n); };                          \
     const Tensor& g = grads[0];                                                          \
@@ -74,19 +74,19 @@ Tensor saved_result(OpNode& n) { return n.saved_at(n.saved.size() - 1); }
 
 // d tanh x = 1 - tanh²x. With create_graph the formula is recorded op by
 // op; otherwise one fused kernel, PyTorch's tanh_backward (same roundings).
-GradList tanh_bw(OpNode& n, Grads& g) {
+GradList tanh_bw(PlainOp& n, Grads& g) {
   Tensor y = saved_result(n);
   if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y * y)};
   return {binary_kernel(backend::Binary::TanhGrad, g[0], y, g[0].scalar_type())};
 }
 // d σ(x) = σ(x)(1 - σ(x)), as PyTorch's sigmoid_backward: g·(1 - σ)·σ.
-GradList sigmoid_bw(OpNode& n, Grads& g) {
+GradList sigmoid_bw(PlainOp& n, Grads& g) {
   Tensor y = saved_result(n);
   if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y) * y};
   return {binary_kernel(backend::Binary::SigmoidGrad, g[0], y, g[0].scalar_type())};
 }
 // d relu x = [relu x > 0]
-GradList relu_bw(OpNode& n, Grads& g) {
+GradList relu_bw(PlainOp& n, Grads& g) {
   const Tensor r = saved_result(n);
   // With create_graph the formula must itself be recorded; otherwise one
   // fused kernel (no bool mask, no dtype conversion).
@@ -94,17 +94,23 @@ GradList relu_bw(OpNode& n, Grads& g) {
   return {binary_kernel(backend::Binary::ReluGrad, g[0], r, g[0].scalar_type())};
 }
 // d x^a = a x^(a-1)  (0 when a == 0)
-GradList pow_bw(OpNode& n, Grads& g) {
-  const double a = n.scalar[0];
+struct Exponent {
+  double exponent;
+};
+GradList pow_bw(Op<Exponent>& n, Grads& g) {
+  const double a = n.exponent;
   Tensor x = saved_self(n);
   if (a == 0.0) return {zeros_like(x)};
   if (autograd::GradMode::is_enabled()) return {g[0] * (x.pow(a - 1) * a)};  // create_graph: recorded
   return {binary_kernel(backend::Binary::PowGrad, g[0], x, g[0].scalar_type(), a)};  // one fused kernel
 }
-// d clamp(x, lo, hi) = [lo <= x <= hi]
-GradList clamp_bw(OpNode& n, Grads& g) {
+// d clamp(x, lo, hi) = [lo <= x <= hi]; NaN stands for a missing bound.
+struct Bounds {
+  double lo, hi;
+};
+GradList clamp_bw(Op<Bounds>& n, Grads& g) {
   Tensor x = saved_self(n);
-  const double lo = n.scalar[0], hi = n.scalar[1];
+  const double lo = n.lo, hi = n.hi;
   Tensor mask = ones_like(x, TensorOptions(ScalarType::Bool));
   if (!std::isnan(lo)) mask = mask * (x >= lo);
   if (!std::isnan(hi)) mask = mask * (x <= hi);
@@ -128,21 +134,30 @@ Tensor tanh(const Tensor& a) { return unary_op(a, Unary::Tanh, "TanhBackward0", 
 Tensor sigmoid(const Tensor& a) { return unary_op(a, Unary::Sigmoid, "SigmoidBackward0", sigmoid_bw, kResult); }
 Tensor relu(const Tensor& a) { return unary_op(a, Unary::Relu, "ReluBackward0", relu_bw, kResult); }
 Tensor square(const Tensor& a) { return pow(a, 2); }
+namespace {
+Bounds bounds_of(std::optional<Scalar> min, std::optional<Scalar> max) {
+  return {min ? min->toDouble() : kNaN, max ? max->toDouble() : kNaN};
+}
+// The clamps: a kernel over the bounds, the same bounds kept for the backward.
+Tensor clamp_op(const Tensor& a, const char* name, Bounds bounds) {
+  return unary_op(a, Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo, bounds.hi);
+}
+Tensor& clamp_inplace(const Tensor& self, const char* name, Bounds bounds) {
+  return unary_inplace(const_cast<Tensor&>(self), Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo, bounds.hi);
+}
+}  // namespace
+
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
   GRADLAB_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  return unary_op(a, Unary::Clamp, "ClampBackward1", clamp_bw, kSelf, min ? min->toDouble() : kNaN,
-                  max ? max->toDouble() : kNaN);
+  return clamp_op(a, "ClampBackward1", bounds_of(min, max));
 }
-Tensor clamp_min(const Tensor& a, Scalar min) {
-  return unary_op(a, Unary::Clamp, "ClampMinBackward0", clamp_bw, kSelf, min.toDouble(), kNaN);
-}
-Tensor clamp_max(const Tensor& a, Scalar max) {
-  return unary_op(a, Unary::Clamp, "ClampMaxBackward0", clamp_bw, kSelf, kNaN, max.toDouble());
-}
+Tensor clamp_min(const Tensor& a, Scalar min) { return clamp_op(a, "ClampMinBackward0", bounds_of(min, std::nullopt)); }
+Tensor clamp_max(const Tensor& a, Scalar max) { return clamp_op(a, "ClampMaxBackward0", bounds_of(std::nullopt, max)); }
 Tensor pow(const Tensor& a, Scalar e) {
   check_defined(a);
   const bool promote = e.isFloatingPoint() && !a.is_floating_point();
-  return unary_op(promote ? a.to(ScalarType::Float) : a, Unary::Pow, "PowBackward0", pow_bw, kSelf, e.toDouble());
+  const double x = e.toDouble();
+  return unary_op(promote ? a.to(ScalarType::Float) : a, Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
 }
 
 Tensor Tensor::tanh() const { return gradlab::tanh(*this); }
@@ -161,17 +176,13 @@ Tensor& Tensor::sigmoid_() const {
 }
 Tensor& Tensor::relu_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Relu, "ReluBackward0", relu_bw, kResult); }
 Tensor& Tensor::pow_(Scalar e) const {
-  return unary_inplace(const_cast<Tensor&>(*this), Unary::Pow, "PowBackward0", pow_bw, kSelf, e.toDouble());
+  const double x = e.toDouble();
+  return unary_inplace(const_cast<Tensor&>(*this), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
-  return unary_inplace(const_cast<Tensor&>(*this), Unary::Clamp, "ClampBackward1", clamp_bw, kSelf, min ? min->toDouble() : kNaN,
-                       max ? max->toDouble() : kNaN);
+  return clamp_inplace(*this, "ClampBackward1", bounds_of(min, max));
 }
-Tensor& Tensor::clamp_min_(Scalar min) const {
-  return unary_inplace(const_cast<Tensor&>(*this), Unary::Clamp, "ClampMinBackward0", clamp_bw, kSelf, min.toDouble(), kNaN);
-}
-Tensor& Tensor::clamp_max_(Scalar max) const {
-  return unary_inplace(const_cast<Tensor&>(*this), Unary::Clamp, "ClampMaxBackward0", clamp_bw, kSelf, kNaN, max.toDouble());
-}
+Tensor& Tensor::clamp_min_(Scalar min) const { return clamp_inplace(*this, "ClampMinBackward0", bounds_of(min, std::nullopt)); }
+Tensor& Tensor::clamp_max_(Scalar max) const { return clamp_inplace(*this, "ClampMaxBackward0", bounds_of(std::nullopt, max)); }
 
 }  // namespace gradlab
