@@ -93,7 +93,7 @@ std::vector<Case> cases() {
   add("sqrt, sin, cos", [](const V& x) { return x[0].sqrt() + x[1].sin() * x[1].cos(); }, [] { return V{pos({5}), rnd({5})}; });
   add("clamp", [](const V& x) { return x[0].clamp(-0.5, 0.5); }, [] { return V{rnd({11})}; });
   // Every op of the unary table, on inputs inside every one's domain.
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
   add("table: " #name, [](const V& x) { return x[0].name(); }, [] { return V{pos({7}) * 0.4 + 0.35}; });
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY

@@ -46,7 +46,7 @@ TEST_CASE("gradcheck: unary ops", "[gradcheck]") {
 TEST_CASE("gradcheck: every op of the unary table", "[gradcheck]") {
   torch::manual_seed(5);
   auto inside = [] { return torch::rand({3, 3}, torch::dtype(torch::kDouble)) * 0.4 + 0.55; };
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
   SECTION(#name) {                                                                       \
     CHECK(gradcheck([](const V& x) { return x[0].name(); }, {inside()}));                \
     GRADLAB_WHEN_##inplace(CHECK(gradcheck([](const V& x) { return (x[0] * 1).name##_(); }, {inside()}));) \
@@ -84,4 +84,46 @@ TEST_CASE("gradcheck: matrix products and shape ops", "[gradcheck]") {
   CHECK(gradcheck([](const V& x) { return torch::stack({x[0], x[1]}, 1); }, {rnd({2, 3}), rnd({2, 3})}));
   CHECK(gradcheck([](const V& x) { auto p = x[0].split(2); return p[0] * p[1]; }, {rnd({4})}));
   CHECK(gradcheck([](const V& x) { return x[0].index({x[0] > 0}); }, {rnd({3, 3})}));
+}
+
+// An op with a fused backward kernel has its derivative written twice: as the
+// table's formula (recorded op by op under create_graph) and as the kernel (one
+// pass when no graph is recorded). The two must agree bit for bit, in both
+// float types, where the derivative saturates, vanishes, changes sign or is
+// not finite. pow's kernel (its exponent is a parameter, not a table line) is
+// held to its formula the same way.
+namespace {
+bool fused_equals_formula(const std::function<Tensor(const Tensor&)>& f, torch::ScalarType dtype) {
+  const std::vector<double> at = {-30, -4, -1.5, -0.75, -1e-3, 0, 1e-3, 0.3, 0.75, 1, 2, 5, 30};
+  Tensor x = torch::tensor(at, torch::dtype(dtype)).requires_grad_();
+  // g requires grad, so that the formula is recorded whatever it is made of.
+  Tensor g = (torch::rand({static_cast<int64_t>(at.size())}, torch::dtype(dtype)) * 4 - 2).requires_grad_();
+  Tensor y = f(x);
+  Tensor fused = torch::autograd::grad({y}, {x}, {g}, /*retain_graph=*/true)[0];
+  Tensor formula = torch::autograd::grad({y}, {x}, {g}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+  INFO("fused " << fused << "\nformula " << formula);
+  CHECK(formula.grad_fn() != nullptr);  // the formula itself was recorded
+  return fused.scalar_type() == formula.scalar_type() &&
+         torch::allclose(fused, formula.detach(), /*rtol=*/0, /*atol=*/0, /*equal_nan=*/true);
+}
+}  // namespace
+
+TEST_CASE("fused backward kernels compute their op's derivative, bit for bit", "[gradcheck]") {
+  torch::manual_seed(6);
+  int fused_ops = 0;
+  for (auto dtype : {torch::kFloat, torch::kDouble}) {
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative)          \
+  GRADLAB_WHEN_##fused({                                                                                   \
+    INFO(#name << " in " << dtype);                                                                        \
+    CHECK(fused_equals_formula([](const Tensor& x) { return x.name(); }, dtype));                          \
+    ++fused_ops;                                                                                           \
+  })
+#include "gradlab/unary_ops.h"
+#undef GRADLAB_UNARY
+    for (double e : {2.0, 3.0, 0.5, 1.0, -1.0, -2.0, 1.5, -0.5}) {  // (x^0's gradient is zeros, no kernel)
+      INFO("pow(x, " << e << ") in " << dtype);
+      CHECK(fused_equals_formula([e](const Tensor& x) { return x.pow(e); }, dtype));
+    }
+  }
+  CHECK(fused_ops == 2 * 3);  // tanh, sigmoid, relu
 }

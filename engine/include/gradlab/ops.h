@@ -86,13 +86,10 @@ Tensor pow(const Tensor& a, const Tensor& e);
 Tensor pow(const Tensor& a, Scalar e);
 Tensor pow(Scalar base, const Tensor& e);
 Tensor square(const Tensor& a);
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
   GRADLAB_WHEN_##free(Tensor name(const Tensor& a);)
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
-Tensor tanh(const Tensor& a);
-Tensor sigmoid(const Tensor& a);
-Tensor relu(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor clamp_min(const Tensor& a, Scalar min);
 Tensor clamp_max(const Tensor& a, Scalar max);

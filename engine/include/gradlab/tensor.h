@@ -293,14 +293,11 @@ class Tensor {
   Tensor pow(Scalar e) const;
   Tensor square() const { return pow(2); }
   // neg(), exp(), log(), ... and their in-place forms: the unary op table.
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
   Tensor name() const;                                                                   \
   GRADLAB_WHEN_##inplace(Tensor& name##_() const;)
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
-  Tensor tanh() const;
-  Tensor sigmoid() const;
-  Tensor relu() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   // `value` where `mask` (bool, broadcast to this tensor's shape) holds.
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
@@ -358,9 +355,6 @@ class Tensor {
   Tensor& div_(const Tensor& o) const;
   Tensor& div_(Scalar o) const;
   Tensor& pow_(Scalar e) const;
-  Tensor& tanh_() const;
-  Tensor& sigmoid_() const;
-  Tensor& relu_() const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor& clamp_min_(Scalar min) const;
   Tensor& clamp_max_(Scalar max) const;

@@ -5,33 +5,39 @@
 // view of the table defines GRADLAB_UNARY, includes this file (it is made to
 // be included more than once: no include guard) and undefines it.
 //
-//   GRADLAB_UNARY(name, Kind, "GradFn", saves, ints, free, inplace, (formula), (derivative))
+//   GRADLAB_UNARY(name, Kind, "GradFn", saves, ints, free, inplace, fused, (formula), (derivative))
 //     saves       what the backward reads: kNone, kSelf (x()) or kResult (y())
 //     ints        1: an integer tensor stays integer; 0: it becomes float first
 //     free        1: also torch::name(t);  inplace  1: also t.name_()
+//     fused       1: when no graph is recorded, the backward is one pass of the
+//                 binary kernel Binary::<Kind>Grad(g, the saved tensor), which
+//                 must compute the derivative column with the same roundings
+//                 (tests/engine/test_gradcheck.cpp holds every such kernel to it)
 //     formula     of one element v, of the computing type C (double for integers)
 //     derivative  the input's gradient, from g (the output's), x() and y()
 //
-// Ops with parameters (pow, clamp) or a fused backward kernel (tanh, sigmoid,
-// relu) are written by hand in engine/src/ops/unary.cpp.
+// Ops with parameters (pow, clamp) are written by hand in engine/src/ops/unary.cpp.
 #ifndef GRADLAB_WHEN_0
 #define GRADLAB_WHEN_0(...)
 #define GRADLAB_WHEN_1(...) __VA_ARGS__
 #endif
 
-GRADLAB_UNARY(neg, Neg, "NegBackward0", kNone, 1, 1, 1, (-v), (g.neg()))
-GRADLAB_UNARY(exp, Exp, "ExpBackward0", kResult, 0, 1, 1, (std::exp(v)), (g * y()))
-GRADLAB_UNARY(log, Log, "LogBackward0", kSelf, 0, 1, 1, (std::log(v)), (g.div(x())))
-GRADLAB_UNARY(abs, Abs, "AbsBackward0", kSelf, 1, 1, 1, (std::abs(v)), (g * x().sign()))
-GRADLAB_UNARY(sqrt, Sqrt, "SqrtBackward0", kResult, 0, 1, 1, (std::sqrt(v)), (g.div(y() * 2)))
-GRADLAB_UNARY(sin, Sin, "SinBackward0", kSelf, 0, 1, 0, (std::sin(v)), (g * x().cos()))
-GRADLAB_UNARY(cos, Cos, "CosBackward0", kSelf, 0, 1, 0, (std::cos(v)), (g * x().sin().neg()))
-GRADLAB_UNARY(tan, Tan, "TanBackward0", kResult, 0, 1, 0, (std::tan(v)), (g * (1 + y().pow(2))))
-GRADLAB_UNARY(sign, Sign, "SignBackward0", kNone, 1, 0, 0, ((C(0) < v) - (v < C(0))), (zeros_like(g)))
-GRADLAB_UNARY(floor, Floor, "FloorBackward0", kNone, 1, 0, 0, (std::floor(v)), (zeros_like(g)))
-GRADLAB_UNARY(reciprocal, Reciprocal, "ReciprocalBackward0", kResult, 0, 0, 0, (C(1) / v), (g * (y() * y()).neg()))
-GRADLAB_UNARY(rsqrt, Rsqrt, "RsqrtBackward0", kResult, 0, 0, 0, (C(1) / std::sqrt(v)), (g * (y().pow(3) * -0.5)))
-GRADLAB_UNARY(log1p, Log1p, "Log1PBackward0", kSelf, 0, 1, 0, (std::log1p(v)), (g.div(x() + 1)))
-GRADLAB_UNARY(expm1, Expm1, "Expm1Backward0", kResult, 0, 0, 0, (std::expm1(v)), (g * (y() + 1)))
-GRADLAB_UNARY(log2, Log2, "Log2Backward0", kSelf, 0, 1, 0, (std::log2(v)), (g.div(x() * M_LN2)))
-GRADLAB_UNARY(log10, Log10, "Log10Backward0", kSelf, 0, 1, 0, (std::log10(v)), (g.div(x() * M_LN10)))
+GRADLAB_UNARY(neg, Neg, "NegBackward0", kNone, 1, 1, 1, 0, (-v), (g.neg()))
+GRADLAB_UNARY(exp, Exp, "ExpBackward0", kResult, 0, 1, 1, 0, (std::exp(v)), (g * y()))
+GRADLAB_UNARY(log, Log, "LogBackward0", kSelf, 0, 1, 1, 0, (std::log(v)), (g.div(x())))
+GRADLAB_UNARY(abs, Abs, "AbsBackward0", kSelf, 1, 1, 1, 0, (std::abs(v)), (g * x().sign()))
+GRADLAB_UNARY(sqrt, Sqrt, "SqrtBackward0", kResult, 0, 1, 1, 0, (std::sqrt(v)), (g.div(y() * 2)))
+GRADLAB_UNARY(sin, Sin, "SinBackward0", kSelf, 0, 1, 0, 0, (std::sin(v)), (g * x().cos()))
+GRADLAB_UNARY(cos, Cos, "CosBackward0", kSelf, 0, 1, 0, 0, (std::cos(v)), (g * x().sin().neg()))
+GRADLAB_UNARY(tan, Tan, "TanBackward0", kResult, 0, 1, 0, 0, (std::tan(v)), (g * (1 + y().pow(2))))
+GRADLAB_UNARY(sign, Sign, "SignBackward0", kNone, 1, 0, 0, 0, ((C(0) < v) - (v < C(0))), (zeros_like(g)))
+GRADLAB_UNARY(floor, Floor, "FloorBackward0", kNone, 1, 0, 0, 0, (std::floor(v)), (zeros_like(g)))
+GRADLAB_UNARY(reciprocal, Reciprocal, "ReciprocalBackward0", kResult, 0, 0, 0, 0, (C(1) / v), (g * (y() * y()).neg()))
+GRADLAB_UNARY(rsqrt, Rsqrt, "RsqrtBackward0", kResult, 0, 0, 0, 0, (C(1) / std::sqrt(v)), (g * (y().pow(3) * -0.5)))
+GRADLAB_UNARY(log1p, Log1p, "Log1PBackward0", kSelf, 0, 1, 0, 0, (std::log1p(v)), (g.div(x() + 1)))
+GRADLAB_UNARY(expm1, Expm1, "Expm1Backward0", kResult, 0, 0, 0, 0, (std::expm1(v)), (g * (y() + 1)))
+GRADLAB_UNARY(log2, Log2, "Log2Backward0", kSelf, 0, 1, 0, 0, (std::log2(v)), (g.div(x() * M_LN2)))
+GRADLAB_UNARY(log10, Log10, "Log10Backward0", kSelf, 0, 1, 0, 0, (std::log10(v)), (g.div(x() * M_LN10)))
+GRADLAB_UNARY(tanh, Tanh, "TanhBackward0", kResult, 0, 1, 1, 1, (std::tanh(v)), (g * (1 - y() * y())))
+GRADLAB_UNARY(sigmoid, Sigmoid, "SigmoidBackward0", kResult, 0, 1, 1, 1, (C(1) / (C(1) + std::exp(-v))), (g * (1 - y()) * y()))
+GRADLAB_UNARY(relu, Relu, "ReluBackward0", kResult, 1, 1, 1, 1, (v > C(0) ? x : T(0)), (g * (y() > 0)))

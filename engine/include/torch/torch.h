@@ -163,7 +163,7 @@ using gradlab::zeros;
 using gradlab::zeros_like;
 
 // ops
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
   GRADLAB_WHEN_##free(using gradlab::name;)
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
@@ -199,9 +199,7 @@ using gradlab::mul;
 using gradlab::mv;
 using gradlab::nll_loss;
 using gradlab::pow;
-using gradlab::relu;
 using gradlab::reshape;
-using gradlab::sigmoid;
 using gradlab::softmax;
 using gradlab::square;
 using gradlab::squeeze;
@@ -209,7 +207,6 @@ using gradlab::stack;
 using gradlab::sub;
 using gradlab::sum;
 using gradlab::t;
-using gradlab::tanh;
 using gradlab::transpose;
 using gradlab::unsqueeze;
 using gradlab::where;

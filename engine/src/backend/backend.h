@@ -7,10 +7,10 @@
 namespace gradlab::backend {
 
 enum class Unary : uint8_t {
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) Kind,
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) Kind,
 #include "gradlab/unary_ops.h"  // the table's ops first
 #undef GRADLAB_UNARY
-  Tanh, Sigmoid, Relu, Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
+  Pow, /* x^a */ RPow, /* a^x */ Clamp /* a, b bounds */, Count
 };
 enum class Binary : uint8_t {
   Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min,

@@ -25,14 +25,11 @@ GRADLAB_HD T apply_unary(Unary op, T x, double a, double b) {
   using C = std::conditional_t<std::is_floating_point_v<T>, T, double>;
   const C v = static_cast<C>(x);
   switch (op) {
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
   case Unary::Kind:                                                                      \
     return static_cast<T>(formula);
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
-    case Unary::Tanh: return static_cast<T>(std::tanh(v));
-    case Unary::Sigmoid: return static_cast<T>(C(1) / (C(1) + std::exp(-v)));
-    case Unary::Relu: return v > C(0) ? x : T(0);
     case Unary::Pow: {
       // Integer exponents as repeated products, like PyTorch's pow kernels.
       if (a == 2) return static_cast<T>(v * v);

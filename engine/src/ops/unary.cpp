@@ -13,12 +13,12 @@ enum Save : uint8_t { kNone = 0, kSelf = 1, kResult = 2 };
 
 bool float_only(Unary k) {
   switch (k) {
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
   case Unary::Kind:                                                                      \
     return !(ints);
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
-    case Unary::Relu: case Unary::Clamp: case Unary::Pow:
+    case Unary::Clamp: case Unary::Pow:
       return false;
     default: return true;
   }
@@ -61,38 +61,21 @@ Tensor saved_self(OpNode& n) { return n.saved_at(0); }
 Tensor saved_result(OpNode& n) { return n.saved_at(n.saved.size() - 1); }
 
 // The table's backwards: the derivative column, with g the output's gradient
-// and x(), y() the saved input and result.
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative) \
-  GradList name##_bw(PlainOp& n, Grads& grads) {                                          \
-    [[maybe_unused]] auto x = [&n] { return saved_self(n); };                            \
-    [[maybe_unused]] auto y = [&n] { return saved_result(n); };                          \
-    const Tensor& g = grads[0];                                                          \
-    return {derivative};                                                                 \
+// and x(), y() the saved input and result. With create_graph (grad mode on
+// in a backward) the formula is recorded op by op; otherwise an op with a
+// fused kernel computes it in one pass over g and the saved tensor, with no
+// temporaries (PyTorch's tanh_backward, sigmoid_backward, threshold_backward).
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative)          \
+  GradList name##_bw(PlainOp& n, Grads& grads) {                                                           \
+    [[maybe_unused]] auto x = [&n] { return saved_self(n); };                                             \
+    [[maybe_unused]] auto y = [&n] { return saved_result(n); };                                           \
+    const Tensor& g = grads[0];                                                                           \
+    GRADLAB_WHEN_##fused(if (!autograd::GradMode::is_enabled()) return {                                   \
+      binary_kernel(backend::Binary::Kind##Grad, g, (saves) == kResult ? y() : x(), g.scalar_type())};)    \
+    return {derivative};                                                                                  \
   }
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
-
-// d tanh x = 1 - tanh²x. With create_graph the formula is recorded op by
-// op; otherwise one fused kernel, PyTorch's tanh_backward (same roundings).
-GradList tanh_bw(PlainOp& n, Grads& g) {
-  Tensor y = saved_result(n);
-  if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y * y)};
-  return {binary_kernel(backend::Binary::TanhGrad, g[0], y, g[0].scalar_type())};
-}
-// d σ(x) = σ(x)(1 - σ(x)), as PyTorch's sigmoid_backward: g·(1 - σ)·σ.
-GradList sigmoid_bw(PlainOp& n, Grads& g) {
-  Tensor y = saved_result(n);
-  if (autograd::GradMode::is_enabled()) return {g[0] * (1 - y) * y};
-  return {binary_kernel(backend::Binary::SigmoidGrad, g[0], y, g[0].scalar_type())};
-}
-// d relu x = [relu x > 0]
-GradList relu_bw(PlainOp& n, Grads& g) {
-  const Tensor r = saved_result(n);
-  // With create_graph the formula must itself be recorded; otherwise one
-  // fused kernel (no bool mask, no dtype conversion).
-  if (autograd::GradMode::is_enabled()) return {g[0] * (r > 0)};
-  return {binary_kernel(backend::Binary::ReluGrad, g[0], r, g[0].scalar_type())};
-}
 // d x^a = a x^(a-1)  (0 when a == 0)
 struct Exponent {
   double exponent;
@@ -121,7 +104,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 // The table's ops: the method, the free function and the in-place form.
-#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, formula, derivative)   \
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative)   \
   Tensor Tensor::name() const { return unary_op(*this, Unary::Kind, grad_fn, name##_bw, saves); } \
   GRADLAB_WHEN_##free(Tensor name(const Tensor& a) { return a.name(); })                  \
   GRADLAB_WHEN_##inplace(Tensor& Tensor::name##_() const {                                \
@@ -130,9 +113,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
 
-Tensor tanh(const Tensor& a) { return unary_op(a, Unary::Tanh, "TanhBackward0", tanh_bw, kResult); }
-Tensor sigmoid(const Tensor& a) { return unary_op(a, Unary::Sigmoid, "SigmoidBackward0", sigmoid_bw, kResult); }
-Tensor relu(const Tensor& a) { return unary_op(a, Unary::Relu, "ReluBackward0", relu_bw, kResult); }
 Tensor square(const Tensor& a) { return pow(a, 2); }
 namespace {
 Bounds bounds_of(std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -160,9 +140,6 @@ Tensor pow(const Tensor& a, Scalar e) {
   return unary_op(promote ? a.to(ScalarType::Float) : a, Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
 }
 
-Tensor Tensor::tanh() const { return gradlab::tanh(*this); }
-Tensor Tensor::sigmoid() const { return gradlab::sigmoid(*this); }
-Tensor Tensor::relu() const { return gradlab::relu(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return gradlab::clamp(*this, min, max);
 }
@@ -170,11 +147,6 @@ Tensor Tensor::clamp_min(Scalar min) const { return gradlab::clamp_min(*this, mi
 Tensor Tensor::clamp_max(Scalar max) const { return gradlab::clamp_max(*this, max); }
 Tensor Tensor::pow(Scalar e) const { return gradlab::pow(*this, e); }
 
-Tensor& Tensor::tanh_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Tanh, "TanhBackward0", tanh_bw, kResult); }
-Tensor& Tensor::sigmoid_() const {
-  return unary_inplace(const_cast<Tensor&>(*this), Unary::Sigmoid, "SigmoidBackward0", sigmoid_bw, kResult);
-}
-Tensor& Tensor::relu_() const { return unary_inplace(const_cast<Tensor&>(*this), Unary::Relu, "ReluBackward0", relu_bw, kResult); }
 Tensor& Tensor::pow_(Scalar e) const {
   const double x = e.toDouble();
   return unary_inplace(const_cast<Tensor&>(*this), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
