@@ -176,57 +176,53 @@ long node_index(const std::string& id, size_t nodes) {
   return k < nodes ? static_cast<long>(k) : -1;
 }
 
-// One backward graph: nodes listed from the root, every edge to a node of
-// the same graph, no cycle, every node reached from the root, leaves without
-// inputs; checked with explicit queues, since its depth is the student's to choose.
-void graph(const json& g, const json& tensors, const std::string& at, size_t& total) {
-  if (!g.is_array()) refuse(at, "expected an array of nodes, found " + brief(g));
-  if (g.size() > kMaxGraphNodes)
-    refuse(at, std::to_string(g.size()) + " nodes (at most " + std::to_string(kMaxGraphNodes) +
-                   "): does a loop keep adding to one graph? (detach(), or .item() for a number)");
-  if (g.empty()) refuse(at, "a graph without nodes (the harness writes a graph only for a tensor with a grad_fn)");
-  total += g.size();
-  if (total > kMaxSnapshotNodes) refuse(at, "more than " + std::to_string(kMaxSnapshotNodes) + " graph nodes in all");
+// One node of a graph (number i of n): its id, name, shape and tensors, and
+// its edges, returned as the indices of the nodes they lead to.
+std::vector<size_t> graph_node(const json& g, size_t i, const json& tensors, const std::string& at) {
   const size_t n = g.size();
-  std::vector<std::vector<size_t>> next(n);
-  for (size_t i = 0; i < n; ++i) {
-    const std::string nat = item(at, i);
-    const json& node = object(g[i], nat);
-    keys(node, nat, {{"id", true}, {"name", true}, {"shape", false}, {"tensors", true}, {"next", true}});
-    const std::string& id = string_of(node["id"], field(nat, "id"));
-    if (id != id_of(i)) {
-      for (size_t j = 0; j < i; ++j)
-        if (g[j]["id"] == id) refuse(field(nat, "id"), "the node " + quoted(id) + " is listed twice (first as node " + std::to_string(j) + ")");
-      refuse(field(nat, "id"), "expected \"" + id_of(i) + "\" (nodes are numbered in order), found " + quoted(id));
-    }
-    const std::string& name = string_of(node["name"], field(nat, "name"));
-    if (node.contains("shape")) {
-      if (name != kAccumulate) refuse(field(nat, "shape"), "only a leaf's node (" + std::string(kAccumulate) + ") has a shape");
-      shape(node["shape"], field(nat, "shape"));
-    }
-    const json& names = array(node["tensors"], field(nat, "tensors"), kMaxEntries);
-    for (size_t k = 0; k < names.size(); ++k) {
-      const std::string& t = string_of(names[k], item(field(nat, "tensors"), k));
-      if (!tensors.contains(t)) refuse(item(field(nat, "tensors"), k), quoted(t) + " is not a named tensor of this result");
-    }
-    const json& edges = array(node["next"], field(nat, "next"), kMaxGraphNodes * 16);
-    if (name == kAccumulate && !edges.empty())
-      refuse(field(nat, "next"), "a leaf's node (" + std::string(kAccumulate) + ") has no inputs, found " + std::to_string(edges.size()));
-    for (size_t k = 0; k < edges.size(); ++k) {
-      const std::string eat = item(field(nat, "next"), k);
-      const json& e = array(edges[k], eat, 2);
-      if (e.size() != 2) refuse(eat, "expected [node id or null, input number], found an array of " + std::to_string(e.size()));
-      count(e[1], item(eat, 1));
-      if (e[0].is_null()) continue;
-      const std::string& to = string_of(e[0], item(eat, 0));
-      const long j = node_index(to, n);
-      if (j < 0) refuse(eat, "an edge to " + quoted(to) + ", but the graph has no such node (it has n0 to n" + std::to_string(n - 1) + ")");
-      next[i].push_back(static_cast<size_t>(j));
-    }
+  const std::string nat = item(at, i);
+  const json& node = object(g[i], nat);
+  keys(node, nat, {{"id", true}, {"name", true}, {"shape", false}, {"tensors", true}, {"next", true}});
+  const std::string& id = string_of(node["id"], field(nat, "id"));
+  if (id != id_of(i)) {
+    for (size_t j = 0; j < i; ++j)
+      if (g[j]["id"] == id) refuse(field(nat, "id"), "the node " + quoted(id) + " is listed twice (first as node " + std::to_string(j) + ")");
+    refuse(field(nat, "id"), "expected \"" + id_of(i) + "\" (nodes are numbered in order), found " + quoted(id));
   }
-  // Kahn's order from the root: a node left out is on a cycle or not
-  // reached; the depth is the longest path, in the same pass.
-  std::vector<size_t> incoming(n, 0), depth(n, 0);
+  const std::string& name = string_of(node["name"], field(nat, "name"));
+  if (node.contains("shape")) {
+    if (name != kAccumulate) refuse(field(nat, "shape"), "only a leaf's node (" + std::string(kAccumulate) + ") has a shape");
+    shape(node["shape"], field(nat, "shape"));
+  }
+  const json& names = array(node["tensors"], field(nat, "tensors"), kMaxEntries);
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string& t = string_of(names[k], item(field(nat, "tensors"), k));
+    if (!tensors.contains(t)) refuse(item(field(nat, "tensors"), k), quoted(t) + " is not a named tensor of this result");
+  }
+  const json& edges = array(node["next"], field(nat, "next"), kMaxGraphNodes * 16);
+  if (name == kAccumulate && !edges.empty())
+    refuse(field(nat, "next"), "a leaf's node (" + std::string(kAccumulate) + ") has no inputs, found " + std::to_string(edges.size()));
+  std::vector<size_t> next;
+  for (size_t k = 0; k < edges.size(); ++k) {
+    const std::string eat = item(field(nat, "next"), k);
+    const json& e = array(edges[k], eat, 2);
+    if (e.size() != 2) refuse(eat, "expected [node id or null, input number], found an array of " + std::to_string(e.size()));
+    count(e[1], item(eat, 1));
+    if (e[0].is_null()) continue;
+    const std::string& to = string_of(e[0], item(eat, 0));
+    const long j = node_index(to, n);
+    if (j < 0) refuse(eat, "an edge to " + quoted(to) + ", but the graph has no such node (it has n0 to n" + std::to_string(n - 1) + ")");
+    next.push_back(static_cast<size_t>(j));
+  }
+  return next;
+}
+
+// The graph's shape: every node reached from the root n0, no cycle, no path
+// deeper than the limit. Explicit stacks, since the depth is the student's
+// to choose; Kahn's order from the root finds the cycles and the longest
+// path in one pass.
+void graph_shape(const std::vector<std::vector<size_t>>& next, const std::string& at) {
+  const size_t n = next.size();
   std::vector<char> reached(n, 0);
   std::vector<size_t> todo = {0};
   reached[0] = 1;
@@ -238,6 +234,7 @@ void graph(const json& g, const json& tensors, const std::string& at, size_t& to
   }
   for (size_t i = 0; i < n; ++i)
     if (!reached[i]) refuse(item(at, i), "the node " + id_of(i) + " cannot be reached from the root n0");
+  std::vector<size_t> incoming(n, 0), depth(n, 0);
   for (size_t i = 0; i < n; ++i)
     for (size_t j : next[i]) ++incoming[j];
   if (incoming[0]) refuse(at, "an edge leads back to the root n0: the graph has a cycle");
@@ -259,6 +256,20 @@ void graph(const json& g, const json& tensors, const std::string& at, size_t& to
     for (size_t i = 0; i < n; ++i)
       if (incoming[i]) refuse(at, "the graph has a cycle (through " + id_of(i) + ")");
   }
+}
+
+// One backward graph: its size within the limits, then each node, then its shape.
+void graph(const json& g, const json& tensors, const std::string& at, size_t& total) {
+  if (!g.is_array()) refuse(at, "expected an array of nodes, found " + brief(g));
+  if (g.size() > kMaxGraphNodes)
+    refuse(at, std::to_string(g.size()) + " nodes (at most " + std::to_string(kMaxGraphNodes) +
+                   "): does a loop keep adding to one graph? (detach(), or .item() for a number)");
+  if (g.empty()) refuse(at, "a graph without nodes (the harness writes a graph only for a tensor with a grad_fn)");
+  total += g.size();
+  if (total > kMaxSnapshotNodes) refuse(at, "more than " + std::to_string(kMaxSnapshotNodes) + " graph nodes in all");
+  std::vector<std::vector<size_t>> next(g.size());
+  for (size_t i = 0; i < g.size(); ++i) next[i] = graph_node(g, i, tensors, at);
+  graph_shape(next, at);
 }
 
 void record(const json& r, const std::string& at) {
