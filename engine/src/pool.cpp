@@ -1,4 +1,4 @@
-#include "gradlab/pool.h"
+#include "pool.h"
 
 #include <cstdlib>
 #include <new>
@@ -49,5 +49,8 @@ void* pool_alloc_slow(std::size_t n) {
 }
 void pool_free_slow(void* p, std::size_t) noexcept { std::free(p); }
 #endif
+
+void* pool_allocate(std::size_t n) { return pool_alloc(n); }
+void pool_deallocate(void* p, std::size_t n) noexcept { pool_free(p, n); }
 
 }  // namespace gradlab::detail

@@ -10,6 +10,12 @@
 
 namespace gradlab {
 
+// The headers come from the pool (gradlab/pool.h); here, beside the code that
+// makes them and their destructors, the pool's inline paths fold in.
+GRADLAB_DEFINE_POOLED(StorageImpl)
+GRADLAB_DEFINE_POOLED(VersionCounter)
+GRADLAB_DEFINE_POOLED(TensorImpl)
+
 StorageImpl::~StorageImpl() {
   if (deleter && data) deleter(data, device);
 }
@@ -105,7 +111,7 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   impl->dtype = dtype;
   const size_t nbytes = static_cast<size_t>(impl->numel) * element_size(dtype);
   impl->storage = new_storage(nbytes, device);
-  impl->inference = autograd::InferenceMode::is_enabled();
+  impl->inference = detail::inference_mode();
   return Tensor(std::move(impl));
 }
 

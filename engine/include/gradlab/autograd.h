@@ -14,20 +14,6 @@
 #include "gradlab/small_vector.h"
 #include "gradlab/tensor.h"
 
-namespace gradlab::detail {
-// The mode flags, as __thread plain data so that the checks every op makes
-// inline to one TLS load (see pool.h for why not thread_local).
-struct ModeFlags {
-  bool grad_disabled;  // zero-initialised: grad mode starts on
-  bool inference;
-};
-#if defined(__CUDACC__)
-extern __thread ModeFlags t_modes;
-#else
-extern __thread ModeFlags t_modes __attribute__((tls_model("initial-exec")));
-#endif
-}  // namespace gradlab::detail
-
 namespace gradlab::autograd {
 
 using variable_list = std::vector<Tensor>;
@@ -196,8 +182,8 @@ class SavedVariable {
 
 // Grad mode: thread-local, as in PyTorch.
 struct GradMode {
-  static bool is_enabled() { return !::gradlab::detail::t_modes.grad_disabled; }
-  static void set_enabled(bool enabled) { ::gradlab::detail::t_modes.grad_disabled = !enabled; }
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
 };
 class AutoGradMode {
  public:
@@ -217,7 +203,7 @@ class InferenceMode {
  public:
   explicit InferenceMode(bool enabled = true);
   ~InferenceMode();
-  static bool is_enabled() { return ::gradlab::detail::t_modes.inference; }
+  static bool is_enabled();
   InferenceMode(const InferenceMode&) = delete;
   InferenceMode& operator=(const InferenceMode&) = delete;
 

@@ -139,7 +139,7 @@ bool connect_inputs(CppNodeBase& node, const variable_list& inputs) {
     any |= rg;
     node.add_next_edge(rg ? impl::gradient_edge(t) : Edge());
   }
-  return any && GradMode::is_enabled();
+  return any && ::gradlab::detail::grad_mode();
 }
 
 namespace {

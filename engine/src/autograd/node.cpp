@@ -15,6 +15,12 @@ __thread ModeFlags t_modes __attribute__((tls_model("initial-exec")));
 
 namespace gradlab::autograd {
 
+GRADLAB_DEFINE_POOLED(AccumulateGrad)
+
+bool GradMode::is_enabled() { return ::gradlab::detail::grad_mode(); }
+void GradMode::set_enabled(bool enabled) { ::gradlab::detail::t_modes.grad_disabled = !enabled; }
+bool InferenceMode::is_enabled() { return ::gradlab::detail::inference_mode(); }
+
 namespace {
 thread_local uint64_t t_next_sequence_nr = 0;
 bool g_anomaly = false;
@@ -164,7 +170,7 @@ GradList AccumulateGrad::apply_into(GradList& grads) {
 void AccumulateGrad::accumulate(Tensor& new_grad) {
   if (!new_grad.defined()) return;
   Tensor& grad = variable.mutable_grad();
-  if (GradMode::is_enabled()) {  // create_graph: the sum is recorded, out of place
+  if (::gradlab::detail::grad_mode()) {  // create_graph: the sum is recorded, out of place
     grad = grad.defined() ? grad + new_grad : new_grad.clone();
     return;
   }
@@ -225,7 +231,7 @@ void TensorHooks::run(Tensor& grad) {
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  if (impl->inference && !InferenceMode::is_enabled())
+  if (impl->inference && !::gradlab::detail::inference_mode())
     throw Error(
         "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
         "tensor and use it in autograd.");
@@ -266,7 +272,7 @@ Tensor SavedVariable::unpack_for(Node* saved_for) const {
     }
     throw Error(m);
   }
-  if (is_output_ && !is_leaf_ && GradMode::is_enabled() && grad_fn) {
+  if (is_output_ && !is_leaf_ && ::gradlab::detail::grad_mode() && grad_fn) {
     // Double backward needs the output with its history back.
     Tensor r = data_.tensor_data();
     impl::set_history(r, grad_fn->shared_from_this(), output_nr_);
@@ -290,7 +296,7 @@ void SavedVariable::steal_graph_refs() {
 // ------------------------------------------------------------ modes
 
 InferenceMode::InferenceMode(bool enabled)
-    : prev_inference_(::gradlab::detail::t_modes.inference), prev_grad_(GradMode::is_enabled()) {
+    : prev_inference_(::gradlab::detail::t_modes.inference), prev_grad_(::gradlab::detail::grad_mode()) {
   ::gradlab::detail::t_modes.inference = enabled;
   if (enabled) GradMode::set_enabled(false);
 }
@@ -351,7 +357,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
     // A leaf's first graph: one block for node and count, as for any node.
     // Most such leaves (a student's x, y, z) die with their graph.
     impl->had_accumulator = true;
-    auto acc = make_node<AccumulateGrad>(t);
+    auto acc = detail::make_pooled<AccumulateGrad>(t);
     impl->grad_accumulator = acc;
     return acc;
   }
@@ -365,7 +371,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   } else {
     acc = new AccumulateGrad(t);
   }
-  std::shared_ptr<Node> sp(acc, ParkAccumulator{}, detail::PoolAllocator<char>());
+  std::shared_ptr<Node> sp(acc, ParkAccumulator{}, detail::InlinePoolAllocator<char>());
   impl->grad_accumulator = sp;
   return sp;
 }
@@ -380,7 +386,7 @@ TensorHooks& hooks_of(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (!impl->hooks) {
     // From the pool, like the nodes: retain_grad() is on the lessons' hot path.
-    impl->hooks = std::allocate_shared<TensorHooks>(detail::PoolAllocator<TensorHooks>());
+    impl->hooks = detail::make_pooled<TensorHooks>();
     impl->hooks->owner = impl;
     // A leaf's accumulator reads the list off the leaf, graph after graph.
     if (impl->grad_fn) impl->grad_fn->tensor_hooks.emplace_back(impl->output_nr, impl->hooks);

@@ -410,7 +410,7 @@ namespace {
 // the result is written into `out`, which counts as an in-place change.
 Tensor& write_out(const char* op, Tensor& out, const Tensor& a, const Tensor& b, const std::function<Tensor()>& f) {
   check_defined(out, 0, "out");
-  if (autograd::GradMode::is_enabled() && (out.requires_grad() || a.requires_grad() || (b.defined() && b.requires_grad())))
+  if (detail::grad_mode() && (out.requires_grad() || a.requires_grad() || (b.defined() && b.requires_grad())))
     throw Error(str_cat(op, "(): functions with out=... arguments don't support automatic differentiation, but one "
                             "of the arguments requires grad."));
   Tensor r;

@@ -8,14 +8,14 @@ namespace gradlab {
 using autograd::Edge;
 
 bool needs_grad(std::initializer_list<const Tensor*> inputs) {
-  if (!autograd::GradMode::is_enabled()) return false;
+  if (!detail::grad_mode()) return false;
   for (const Tensor* t : inputs)
     if (t->defined() && t->requires_grad()) return true;
   return false;
 }
 
 bool needs_grad(TensorList inputs) {
-  if (!autograd::GradMode::is_enabled()) return false;
+  if (!detail::grad_mode()) return false;
   for (const Tensor& t : inputs)
     if (t.defined() && t.requires_grad()) return true;
   return false;
@@ -176,11 +176,11 @@ Tensor ones_like_nograd(const Tensor& t) {
 void check_inplace(const Tensor& self) {
   check_defined(self);
   TensorImpl* impl = self.unsafeGetTensorImpl();
-  if (impl->inference && !autograd::InferenceMode::is_enabled())
+  if (impl->inference && !detail::inference_mode())
     throw Error(
         "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
         "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
-  if (!autograd::GradMode::is_enabled()) return;
+  if (!detail::grad_mode()) return;
   if (impl->is_view && impl->base) {
     TensorImpl* base = impl->base.get();
     if (!base->grad_fn && base->requires_grad) throw Error(msg::kViewOfLeafInplace);
@@ -261,7 +261,7 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& f
   Tensor base(impl->base);
   const Region region{DimVector(self.sizes()), DimVector(self.strides()),
                       impl->offset - base.unsafeGetTensorImpl()->offset};
-  auto cs = autograd::make_node<Op<CopySlicesState>>("torch::autograd::CopySlices", copy_slices_backward,
+  auto cs = detail::make_pooled<Op<CopySlicesState>>("torch::autograd::CopySlices", copy_slices_backward,
                                                      CopySlicesState{region, fn});
   auto& edges = cs->mutable_next_edges();
   edges.push_back(autograd::impl::gradient_edge(base));
@@ -270,7 +270,7 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& f
   fn->add_input_metadata(self);
   autograd::impl::rebase_history(base, cs);
 
-  auto as = autograd::make_node<Op<AsStridedState>>("AsStridedBackward0", as_strided_backward,
+  auto as = detail::make_pooled<Op<AsStridedState>>("AsStridedBackward0", as_strided_backward,
                                                     AsStridedState{region, DimVector(base.sizes())});
   as->mutable_next_edges().push_back(autograd::Edge(cs, 0));
   autograd::impl::rebase_history(self, as);
@@ -282,7 +282,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   TensorImpl* bi = base.unsafeGetTensorImpl();
   vi->is_view = true;
   vi->base = bi->is_view && bi->base ? bi->base : base.impl();
-  vi->creation_meta = autograd::GradMode::is_enabled() ? CreationMeta::Default : CreationMeta::NoGradMode;
+  vi->creation_meta = detail::grad_mode() ? CreationMeta::Default : CreationMeta::NoGradMode;
   return v;
 }
 

@@ -30,7 +30,7 @@ GradList mm_bw(PlainOp& n, Grads& g) {
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
-  if (autograd::GradMode::is_enabled()) {  // create_graph: the products are recorded
+  if (detail::grad_mode()) {  // create_graph: the products are recorded
     if (n.should_compute_output(0)) r[0] = g[0].mm(b.t());
     if (n.should_compute_output(1)) r[1] = a.t().mm(g[0]);
     return r;

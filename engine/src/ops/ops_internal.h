@@ -22,9 +22,11 @@
 #include <initializer_list>
 #include <vector>
 
+#include "autograd/modes.h"
 #include "backend/backend.h"
 #include "gradlab/autograd.h"
 #include "gradlab/ops.h"
+#include "pool.h"
 
 namespace gradlab {
 
@@ -120,7 +122,7 @@ template <class State, class Inputs>
 std::shared_ptr<Op<State>> record_node(const char* name, const Inputs& inputs, GradList (*fn)(Op<State>&, Grads&),
                                        State state) {
   if (!needs_grad(inputs)) return nullptr;
-  auto node = autograd::make_node<Op<State>>(name, fn, std::move(state));
+  auto node = detail::make_pooled<Op<State>>(name, fn, std::move(state));
   connect(*node, inputs);
   return node;
 }

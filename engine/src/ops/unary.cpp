@@ -70,7 +70,7 @@ Tensor saved_result(OpNode& n) { return n.saved_at(n.saved.size() - 1); }
     [[maybe_unused]] auto x = [&n] { return saved_self(n); };                                             \
     [[maybe_unused]] auto y = [&n] { return saved_result(n); };                                           \
     const Tensor& g = grads[0];                                                                           \
-    GRADLAB_WHEN_##fused(if (!autograd::GradMode::is_enabled()) return {                                   \
+    GRADLAB_WHEN_##fused(if (!detail::grad_mode()) return {                                   \
       binary_kernel(backend::Binary::Kind##Grad, g, (saves) == kResult ? y() : x(), g.scalar_type())};)    \
     return {derivative};                                                                                  \
   }
@@ -84,7 +84,7 @@ GradList pow_bw(Op<Exponent>& n, Grads& g) {
   const double a = n.exponent;
   Tensor x = saved_self(n);
   if (a == 0.0) return {zeros_like(x)};
-  if (autograd::GradMode::is_enabled()) return {g[0] * (x.pow(a - 1) * a)};  // create_graph: recorded
+  if (detail::grad_mode()) return {g[0] * (x.pow(a - 1) * a)};  // create_graph: recorded
   return {binary_kernel(backend::Binary::PowGrad, g[0], x, g[0].scalar_type(), a)};  // one fused kernel
 }
 // d clamp(x, lo, hi) = [lo <= x <= hi]; NaN stands for a missing bound.
