@@ -85,10 +85,10 @@ inline void pool_free(void* ptr, std::size_t n) noexcept {
 }
 
 // Defines a GRADLAB_POOLED class's operator new and delete over the inline
-// paths: used in the file that makes and destroys its objects.
-#define GRADLAB_DEFINE_POOLED(Class)                                                             \
-  void* Class::operator new(std::size_t n) { return ::gradlab::detail::pool_alloc(n); }          \
-  void Class::operator delete(void* p, std::size_t n) noexcept { ::gradlab::detail::pool_free(p, n); }
+// paths (see engine/src/pooled.h).
+#define GRADLAB_DEFINE_POOLED(Class)                                                                  \
+  inline void* Class::operator new(std::size_t n) { return ::gradlab::detail::pool_alloc(n); }        \
+  inline void Class::operator delete(void* p, std::size_t n) noexcept { ::gradlab::detail::pool_free(p, n); }
 
 // The library's allocator over the inline paths, for the control blocks of
 // the nodes it makes itself (the public PoolAllocator calls out of line).

@@ -10,11 +10,7 @@
 
 namespace gradlab {
 
-// The headers come from the pool (gradlab/pool.h); here, beside the code that
-// makes them and their destructors, the pool's inline paths fold in.
-GRADLAB_DEFINE_POOLED(StorageImpl)
-GRADLAB_DEFINE_POOLED(VersionCounter)
-GRADLAB_DEFINE_POOLED(TensorImpl)
+VersionCounter::~VersionCounter() = default;
 
 StorageImpl::~StorageImpl() {
   if (deleter && data) deleter(data, device);

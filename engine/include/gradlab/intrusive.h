@@ -48,7 +48,10 @@ class IntrusivePtr {
   }
   ~IntrusivePtr() { reset(); }
   void reset() {
-    if (p_ && p_->decref()) delete p_;
+    // Deleted as a RefCounted: the virtual destructor picks the class's own
+    // operator delete where that destructor is defined (in the library), so
+    // code outside it never names a pooled class's operator delete.
+    if (p_ && p_->decref()) delete static_cast<const RefCounted*>(p_);
     p_ = nullptr;
   }
   void swap(IntrusivePtr& o) noexcept { std::swap(p_, o.p_); }

@@ -28,9 +28,10 @@ struct PoolAllocator {
 }  // namespace gradlab::detail
 
 // A class whose objects come from the pool. Its operator new and delete are
-// defined in the library, each beside the code that makes and destroys such
-// objects (GRADLAB_DEFINE_POOLED in engine/src/pool.h), where the pool's
-// inline paths fold into the caller.
-#define GRADLAB_POOLED                           \
-  static void* operator new(std::size_t n);      \
-  static void operator delete(void* p, std::size_t n) noexcept;
+// inline, so that the pool's few instructions fold into the code that makes
+// and destroys such objects; they are defined in the library only
+// (engine/src/pooled.h), the one place that makes them and that defines
+// their destructors, which is what uses these operators.
+#define GRADLAB_POOLED                                  \
+  static inline void* operator new(std::size_t n);      \
+  static inline void operator delete(void* p, std::size_t n) noexcept;

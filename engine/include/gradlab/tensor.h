@@ -45,6 +45,7 @@ IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device);
 // history with others (x.data()): its views and detach()es share it.
 struct VersionCounter : RefCounted {
   uint32_t version = 0;
+  ~VersionCounter() override;  // out of line: its deleting destructor lives in the library
   GRADLAB_POOLED
 };
 

@@ -15,8 +15,6 @@ __thread ModeFlags t_modes __attribute__((tls_model("initial-exec")));
 
 namespace gradlab::autograd {
 
-GRADLAB_DEFINE_POOLED(AccumulateGrad)
-
 bool GradMode::is_enabled() { return ::gradlab::detail::grad_mode(); }
 void GradMode::set_enabled(bool enabled) { ::gradlab::detail::t_modes.grad_disabled = !enabled; }
 bool InferenceMode::is_enabled() { return ::gradlab::detail::inference_mode(); }

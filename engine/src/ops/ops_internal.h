@@ -26,7 +26,7 @@
 #include "backend/backend.h"
 #include "gradlab/autograd.h"
 #include "gradlab/ops.h"
-#include "pool.h"
+#include "pooled.h"
 
 namespace gradlab {
 
