@@ -405,13 +405,100 @@ bool channel_intact(const Request& r) {
 }
 }  // namespace
 
+namespace {
+// Runs the exercise; its end (ok, an exception, out of memory) goes in `out`.
+void run_exercise(void (*exercise)(Lab&), Lab& lab, const json& request, json& out) {
+  try {
+    use_device(request.value("device", "cpu"));
+    exercise(lab);
+    out["status"] = "ok";
+  } catch (const std::bad_alloc&) {
+    out["status"] = "out_of_memory";
+    out["message"] = "the exercise ran out of memory (std::bad_alloc)";
+  } catch (const std::exception& e) {
+    out["status"] = "exception";
+    out["message"] = error_text(e);
+    out["trace"] = throw_trace();
+  } catch (...) {
+    out["status"] = "exception";
+    out["message"] = "the exercise threw something that is not a std::exception";
+    out["trace"] = throw_trace();
+  }
+  std::cout.flush();
+}
+
+// The rubric's probes. They change live state (a backward accumulates), so
+// they run after the tensors were read, in the order the rubric lists them.
+json run_probes(Lab::State& state, const json& request) {
+  json probes = json::object();
+  for (const auto& p : request.value("probes", json::array())) {
+    const std::string id = p.at("id");
+    state.phase = "probe:" + id;
+    json r;
+    try {
+      r = run_probe(state, p);
+    } catch (const std::exception& e) {
+      r = {{"ok", false}, {"error", error_text(e)}};
+    }
+    for (const auto& name : p.value("after", std::vector<std::string>{})) {
+      const torch::Tensor* t = find(state, name);
+      r["after"][name] = t ? describe(*t) : json(nullptr);
+    }
+    probes[id] = r;
+  }
+  return probes;
+}
+
+// What the exercise left: its named tensors and their graphs, its records,
+// then (after a clean end) the probes.
+void read_state(Lab::State& state, const json& request, json& out) {
+  try {
+    json tensors = json::object(), graphs = json::object();
+    for (const auto& [name, t] : state.named) {
+      tensors[name] = describe(t);
+      if (t.defined() && t.grad_fn()) graphs[name] = graph_of(t, state.named);
+    }
+    out["tensors"] = tensors;
+    out["graphs"] = graphs;
+    out["records"] = state.records;
+    out["probes"] = out["status"] == "ok" ? run_probes(state, request) : json::object();
+  } catch (const std::exception& e) {
+    out["status"] = "exception";
+    out["message"] = "while reading the exercise's tensors: " + error_text(e);
+  }
+}
+
+// Under bubblewrap the grader cannot see this process's usage (bubblewrap
+// does not wait for it), so the program reports its own, for the report.
+json own_usage() {
+  struct rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return {{"cpu_seconds", double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                              1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec)},
+          {"peak_memory_kb", ru.ru_maxrss}};
+}
+
+// Writes the result, with the nonce whole only for the moment it is written,
+// on the channel the grader gave, and on no other.
+int send_result(const Request& req, json& out) {
+  if (!channel_intact(req)) {
+    std::cerr << "gradlab harness: the result channel was replaced while the exercise ran; no result is sent\n";
+    return 71;
+  }
+  out["nonce"] = nonce_of(req);
+  std::string doc = out.dump();
+  const bool sent = write_all(req.channel, doc);
+  std::fill(doc.begin(), doc.end(), '\0');
+  return sent ? 0 : 70;
+}
+}  // namespace
+
 int harness_main(int, char**, void (*exercise)(Lab&)) {
   Request& req = request_slot();
   if (!req.present) {
     std::cerr << "this program is run by the gradlab grader (grade exerciseN), not by hand\n";
     return 64;
   }
-  const int fd = req.channel;
   json request;
   try {
     request = json::parse(req.text);
@@ -431,77 +518,12 @@ int harness_main(int, char**, void (*exercise)(Lab&)) {
 
   json out;
   out["nonce"] = "";  // filled in as it is written
-  try {
-    use_device(request.value("device", "cpu"));
-    exercise(lab);
-    out["status"] = "ok";
-  } catch (const std::bad_alloc&) {
-    out["status"] = "out_of_memory";
-    out["message"] = "the exercise ran out of memory (std::bad_alloc)";
-  } catch (const std::exception& e) {
-    out["status"] = "exception";
-    out["message"] = error_text(e);
-    out["trace"] = throw_trace();
-  } catch (...) {
-    out["status"] = "exception";
-    out["message"] = "the exercise threw something that is not a std::exception";
-    out["trace"] = throw_trace();
-  }
-  std::cout.flush();
-
-  try {
-    json tensors = json::object(), graphs = json::object();
-    for (const auto& [name, t] : state.named) {
-      tensors[name] = describe(t);
-      if (t.defined() && t.grad_fn()) graphs[name] = graph_of(t, state.named);
-    }
-    out["tensors"] = tensors;
-    out["graphs"] = graphs;
-    out["records"] = state.records;
-
-    // Probes change live state (a backward accumulates), so they run after
-    // everything above was read, in the order the rubric lists them.
-    json probes = json::object();
-    if (out["status"] == "ok") {
-      for (const auto& p : request.value("probes", json::array())) {
-        const std::string id = p.at("id");
-        state.phase = "probe:" + id;
-        json r;
-        try {
-          r = run_probe(state, p);
-        } catch (const std::exception& e) {
-          r = {{"ok", false}, {"error", error_text(e)}};
-        }
-        for (const auto& name : p.value("after", std::vector<std::string>{})) {
-          const torch::Tensor* t = find(state, name);
-          r["after"][name] = t ? describe(*t) : json(nullptr);
-        }
-        probes[id] = r;
-      }
-    }
-    out["probes"] = probes;
-  } catch (const std::exception& e) {
-    out["status"] = "exception";
-    out["message"] = "while reading the exercise's tensors: " + error_text(e);
-  }
+  run_exercise(exercise, lab, request, out);
+  read_state(state, request, out);
   out["warnings"] = state.warnings;
-  // Under bubblewrap the grader cannot see this process's usage (bubblewrap
-  // does not wait for it), so the program reports its own, for the report.
-  struct rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  out["usage"] = {{"cpu_seconds", double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                                      1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec)},
-                  {"peak_memory_kb", ru.ru_maxrss}};
+  out["usage"] = own_usage();
   std::cout.flush();
-  if (!channel_intact(req)) {
-    std::cerr << "gradlab harness: the result channel was replaced while the exercise ran; no result is sent\n";
-    return 71;
-  }
-  out["nonce"] = nonce_of(req);
-  std::string doc = out.dump();
-  const bool sent = write_all(fd, doc);
-  std::fill(doc.begin(), doc.end(), '\0');
-  return sent ? 0 : 70;
+  return send_result(req, out);
 }
 
 }  // namespace lab
