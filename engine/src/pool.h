@@ -93,16 +93,7 @@ inline void pool_free(void* ptr, std::size_t n) noexcept {
 // The library's allocator over the inline paths, for the control blocks of
 // the nodes it makes itself (the public PoolAllocator calls out of line).
 template <class T>
-struct InlinePoolAllocator {
-  using value_type = T;
-  InlinePoolAllocator() = default;
-  template <class U>
-  InlinePoolAllocator(const InlinePoolAllocator<U>&) {}  // NOLINT
-  T* allocate(std::size_t n) { return static_cast<T*>(pool_alloc(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { pool_free(p, n * sizeof(T)); }
-  template <class U>
-  bool operator==(const InlinePoolAllocator<U>&) const { return true; }
-};
+using InlinePoolAllocator = BasicPoolAllocator<T, pool_alloc, pool_free>;
 
 // make_shared from the pool, its control block included (the library's nodes).
 template <class T, class... Args>

@@ -12,18 +12,26 @@ namespace gradlab::detail {
 void* pool_allocate(std::size_t n);
 void pool_deallocate(void* p, std::size_t n) noexcept;
 
-// A standard allocator over the pool, for shared_ptr control blocks.
-template <class T>
-struct PoolAllocator {
+// A standard allocator over the pool, for shared_ptr control blocks; the
+// two functions are the way in and out (these doors, or the library's inline
+// paths: InlinePoolAllocator in engine/src/pool.h).
+template <class T, void* (*Allocate)(std::size_t), void (*Deallocate)(void*, std::size_t) noexcept>
+struct BasicPoolAllocator {
   using value_type = T;
-  PoolAllocator() = default;
   template <class U>
-  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT
-  T* allocate(std::size_t n) { return static_cast<T*>(pool_allocate(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { pool_deallocate(p, n * sizeof(T)); }
+  struct rebind {
+    using other = BasicPoolAllocator<U, Allocate, Deallocate>;
+  };
+  BasicPoolAllocator() = default;
   template <class U>
-  bool operator==(const PoolAllocator<U>&) const { return true; }
+  BasicPoolAllocator(const BasicPoolAllocator<U, Allocate, Deallocate>&) {}  // NOLINT
+  T* allocate(std::size_t n) { return static_cast<T*>(Allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { Deallocate(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const BasicPoolAllocator<U, Allocate, Deallocate>&) const { return true; }
 };
+template <class T>
+using PoolAllocator = BasicPoolAllocator<T, pool_allocate, pool_deallocate>;
 
 }  // namespace gradlab::detail
 
