@@ -112,16 +112,47 @@ void save_div_operands(OpNode& fn, const Tensor& a, const Tensor& b) {
   fn.save(b);
 }
 
+// The arithmetic ops, one line a variant: the kernel, the grad_fn name, the
+// backward (whose node's state type it fixes) and the operands it keeps. The
+// out-of-place and in-place forms of a variant read the same line.
+template <class State>
+struct BinarySpec {
+  Binary kernel;
+  const char* grad_fn;
+  GradList (*backward)(Op<State>&, Grads&);
+  void (*save)(OpNode&, const Tensor&, const Tensor&) = nullptr;
+};
+constexpr BinarySpec<Alpha> kAdd{Binary::Add, "AddBackward0", add_bw};
+constexpr BinarySpec<NoState> kAddScalar{Binary::Add, "AddBackward1", identity_bw};
+constexpr BinarySpec<Alpha> kSub{Binary::Sub, "SubBackward0", sub_bw};
+constexpr BinarySpec<NoState> kSubScalar{Binary::Sub, "SubBackward1", identity_bw};
+constexpr BinarySpec<NoState> kMul{Binary::Mul, "MulBackward0", mul_bw, save_mul_operands};
+constexpr BinarySpec<Factor> kMulScalar{Binary::Mul, "MulBackward1", mul_scalar_bw};
+constexpr BinarySpec<NoState> kDiv{Binary::Div, "DivBackward0", div_bw, save_div_operands};
+constexpr BinarySpec<Factor> kDivScalar{Binary::Div, "DivBackward1", div_scalar_bw};
+
 Tensor tensor_op(Binary k, const Tensor& a, const Tensor& b, double alpha, ScalarType out_type) {
   check_defined(a, 0, "self");
   check_defined(b, 1, "other");
   return binary_kernel(k, a, b, out_type, alpha);
 }
 
+// Records `op`'s node for out = a op b (computed by the caller).
+template <class State>
+Tensor recorded(const BinarySpec<State>& op, const Tensor& a, const Tensor& b, Tensor out, State state = {}) {
+  if (auto fn = record(op.grad_fn, {&a, &b}, op.backward, std::move(state))) {
+    if (op.save) op.save(*fn, a, b);
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+
 // --- in place: self op= other
 template <class State>
-Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, const char* name,
-                   GradList (*bw)(Op<State>&, Grads&), State state, void (*save)(OpNode&, const Tensor&, const Tensor&)) {
+Tensor& inplace_op(const BinarySpec<State>& op, const Tensor& self_in, const Tensor& other, double alpha, State state = {}) {
+  // In-place methods are const, as in LibTorch: the handle is const, the tensor is not.
+  Tensor& self = const_cast<Tensor&>(self_in);
+  const Binary k = op.kernel;
   check_defined(self, 0, "self");
   check_defined(other, 1, "other");
   check_inplace(self);
@@ -130,8 +161,8 @@ Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, co
     if (!shape.ref().equals(self.sizes()))
       throw Error(str_cat("output with shape ", self.sizes(), " doesn't match the broadcast shape ", shape.ref()));
   }
-  auto fn = record(name, {&self, &other}, bw, std::move(state));
-  if (fn && save) save(*fn, fn->should_compute_output(1) ? self.clone() : self, other);
+  auto fn = record(op.grad_fn, {&self, &other}, op.backward, std::move(state));
+  if (fn && op.save) op.save(*fn, fn->should_compute_output(1) ? self.clone() : self, other);
   if (other.scalar_type() == self.scalar_type() && other.device() == self.device()) {
     backend::of(self).binary(k, self, self, other, alpha);  // the common case: nothing to convert
   } else {
@@ -144,21 +175,22 @@ Tensor& inplace_op(Tensor& self, Binary k, const Tensor& other, double alpha, co
 }
 
 template <class State>
-Tensor& inplace_scalar(Tensor& self, Binary k, Scalar s, double alpha, const char* name,
-                       GradList (*bw)(Op<State>&, Grads&), State state) {
+Tensor& inplace_scalar(const BinarySpec<State>& op, const Tensor& self_in, Scalar s, State state = {}) {
+  Tensor& self = const_cast<Tensor&>(self_in);
   check_defined(self, 0, "self");
   check_inplace(self);
-  auto fn = record(name, {&self}, bw, std::move(state));
+  auto fn = record(op.grad_fn, {&self}, op.backward, std::move(state));
   Tensor w = scalar_like(s, self, self.scalar_type());
-  backend::of(self).binary(k, self, self, w, alpha);
+  backend::of(self).binary(op.kernel, self, self, w, /*alpha=*/1);
   bump_version(self);
   if (fn) finish_inplace(self, fn);
   return self;
 }
 
 template <class State>
-Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* name, GradList (*bw)(Op<State>&, Grads&),
-                 State state) {
+Tensor scalar_op(const BinarySpec<State>& op, const Tensor& a, Scalar s, State state = {}) {
+  const Binary k = op.kernel;
+  const double alpha = 1;
   check_defined(a, 0, "self");
   const ScalarType type = result_type(a, s);
   Tensor out;
@@ -168,27 +200,23 @@ Tensor scalar_op(Binary k, const Tensor& a, Scalar s, double alpha, const char* 
   } else {
     out = binary_kernel(k, a, wrap(s, a), type, alpha);
   }
-  if (auto fn = record(name, {&a}, bw, std::move(state))) finish(std::move(fn), out);
+  if (auto fn = record(op.grad_fn, {&a}, op.backward, std::move(state))) finish(std::move(fn), out);
   return out;
 }
 }  // namespace
 
 // ---------------------------------------------------------------- out of place
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  Tensor out = tensor_op(Binary::Add, a, b, alpha.toDouble(), result_type(a, b));
-  if (auto fn = record("AddBackward0", {&a, &b}, add_bw, Alpha{alpha.toDouble()})) finish(std::move(fn), out);
-  return out;
+  return recorded(kAdd, a, b, tensor_op(kAdd.kernel, a, b, alpha.toDouble(), result_type(a, b)), Alpha{alpha.toDouble()});
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  return scalar_op(Binary::Add, a, b.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, NoState{});
+  return scalar_op(kAddScalar, a, b.toDouble() * alpha.toDouble());
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
-  Tensor out = tensor_op(Binary::Sub, a, b, alpha.toDouble(), result_type(a, b));
-  if (auto fn = record("SubBackward0", {&a, &b}, sub_bw, Alpha{alpha.toDouble()})) finish(std::move(fn), out);
-  return out;
+  return recorded(kSub, a, b, tensor_op(kSub.kernel, a, b, alpha.toDouble(), result_type(a, b)), Alpha{alpha.toDouble()});
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
-  return scalar_op(Binary::Sub, a, b.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, NoState{});
+  return scalar_op(kSubScalar, a, b.toDouble() * alpha.toDouble());
 }
 Tensor rsub(const Tensor& a, Scalar b) {
   // LibTorch: empty_like(a).fill_(b).sub_(a)
@@ -199,30 +227,20 @@ Tensor rsub(const Tensor& a, Scalar b) {
   return r;
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = tensor_op(Binary::Mul, a, b, 1, result_type(a, b));
-  if (auto fn = record("MulBackward0", {&a, &b}, mul_bw)) {
-    save_mul_operands(*fn, a, b);
-    finish(std::move(fn), out);
-  }
-  return out;
+  return recorded(kMul, a, b, tensor_op(kMul.kernel, a, b, 1, result_type(a, b)));
 }
 Tensor mul(const Tensor& a, Scalar b) {
-  return scalar_op(Binary::Mul, a, b, 1, "MulBackward1", mul_scalar_bw, Factor{b.toDouble()});
+  return scalar_op(kMulScalar, a, b, Factor{b.toDouble()});
 }
 Tensor div(const Tensor& a, const Tensor& b) {
   ScalarType rt = result_type(a, b);
   if (!is_floating(rt)) rt = ScalarType::Float;  // true division
-  Tensor out = tensor_op(Binary::Div, a.to(rt), b.to(rt), 1, rt);
-  if (auto fn = record("DivBackward0", {&a, &b}, div_bw)) {
-    save_div_operands(*fn, a, b);
-    finish(std::move(fn), out);
-  }
-  return out;
+  return recorded(kDiv, a, b, tensor_op(kDiv.kernel, a.to(rt), b.to(rt), 1, rt));
 }
 Tensor div(const Tensor& a, Scalar b) {
   ScalarType rt = result_type(a, b);
   if (!is_floating(rt)) rt = ScalarType::Float;
-  return scalar_op(Binary::Div, a.to(rt), b, 1, "DivBackward1", div_scalar_bw, Factor{b.toDouble()});
+  return scalar_op(kDivScalar, a.to(rt), b, Factor{b.toDouble()});
 }
 Tensor pow(const Tensor& a, const Tensor& e) {
   Tensor out = tensor_op(Binary::Pow, a, e, 1, result_type(a, e));
@@ -388,21 +406,17 @@ Tensor operator-(const Tensor& a) { return neg(a); }
 
 // ---------------------------------------------------------------- in place
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) const {
-  return inplace_op(const_cast<Tensor&>(*this), Binary::Add, o, alpha.toDouble(), "AddBackward0", add_bw, Alpha{alpha.toDouble()}, nullptr);
+  return inplace_op(kAdd, *this, o, alpha.toDouble(), Alpha{alpha.toDouble()});
 }
-Tensor& Tensor::add_(Scalar o, Scalar alpha) const {
-  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Add, o.toDouble() * alpha.toDouble(), 1, "AddBackward1", identity_bw, NoState{});
-}
+Tensor& Tensor::add_(Scalar o, Scalar alpha) const { return inplace_scalar(kAddScalar, *this, o.toDouble() * alpha.toDouble()); }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) const {
-  return inplace_op(const_cast<Tensor&>(*this), Binary::Sub, o, alpha.toDouble(), "SubBackward0", sub_bw, Alpha{alpha.toDouble()}, nullptr);
+  return inplace_op(kSub, *this, o, alpha.toDouble(), Alpha{alpha.toDouble()});
 }
-Tensor& Tensor::sub_(Scalar o, Scalar alpha) const {
-  return inplace_scalar(const_cast<Tensor&>(*this), Binary::Sub, o.toDouble() * alpha.toDouble(), 1, "SubBackward1", identity_bw, NoState{});
-}
-Tensor& Tensor::mul_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward0", mul_bw, NoState{}, save_mul_operands); }
-Tensor& Tensor::mul_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Mul, o, 1, "MulBackward1", mul_scalar_bw, Factor{o.toDouble()}); }
-Tensor& Tensor::div_(const Tensor& o) const { return inplace_op(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward0", div_bw, NoState{}, save_div_operands); }
-Tensor& Tensor::div_(Scalar o) const { return inplace_scalar(const_cast<Tensor&>(*this), Binary::Div, o, 1, "DivBackward1", div_scalar_bw, Factor{o.toDouble()}); }
+Tensor& Tensor::sub_(Scalar o, Scalar alpha) const { return inplace_scalar(kSubScalar, *this, o.toDouble() * alpha.toDouble()); }
+Tensor& Tensor::mul_(const Tensor& o) const { return inplace_op(kMul, *this, o, 1); }
+Tensor& Tensor::mul_(Scalar o) const { return inplace_scalar(kMulScalar, *this, o, Factor{o.toDouble()}); }
+Tensor& Tensor::div_(const Tensor& o) const { return inplace_op(kDiv, *this, o, 1); }
+Tensor& Tensor::div_(Scalar o) const { return inplace_scalar(kDivScalar, *this, o, Factor{o.toDouble()}); }
 
 // ---------------------------------------------------------------- out= variants
 namespace {
