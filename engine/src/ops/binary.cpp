@@ -137,14 +137,14 @@ Tensor tensor_op(Binary k, const Tensor& a, const Tensor& b, double alpha, Scala
   return binary_kernel(k, a, b, out_type, alpha);
 }
 
-// Records `op`'s node for out = a op b (computed by the caller).
+// Records `op`'s node for out = a op b (computed by the caller, who returns
+// it: named there, it is constructed in place).
 template <class State>
-Tensor recorded(const BinarySpec<State>& op, const Tensor& a, const Tensor& b, Tensor out, State state = {}) {
+void record_binary(const BinarySpec<State>& op, const Tensor& a, const Tensor& b, const Tensor& out, State state = {}) {
   if (auto fn = record(op.grad_fn, {&a, &b}, op.backward, std::move(state))) {
     if (op.save) op.save(*fn, a, b);
     finish(std::move(fn), out);
   }
-  return out;
 }
 
 // --- in place: self op= other
@@ -207,13 +207,17 @@ Tensor scalar_op(const BinarySpec<State>& op, const Tensor& a, Scalar s, State s
 
 // ---------------------------------------------------------------- out of place
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  return recorded(kAdd, a, b, tensor_op(kAdd.kernel, a, b, alpha.toDouble(), result_type(a, b)), Alpha{alpha.toDouble()});
+  Tensor out = tensor_op(kAdd.kernel, a, b, alpha.toDouble(), result_type(a, b));
+  record_binary(kAdd, a, b, out, Alpha{alpha.toDouble()});
+  return out;
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   return scalar_op(kAddScalar, a, b.toDouble() * alpha.toDouble());
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
-  return recorded(kSub, a, b, tensor_op(kSub.kernel, a, b, alpha.toDouble(), result_type(a, b)), Alpha{alpha.toDouble()});
+  Tensor out = tensor_op(kSub.kernel, a, b, alpha.toDouble(), result_type(a, b));
+  record_binary(kSub, a, b, out, Alpha{alpha.toDouble()});
+  return out;
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   return scalar_op(kSubScalar, a, b.toDouble() * alpha.toDouble());
@@ -227,7 +231,9 @@ Tensor rsub(const Tensor& a, Scalar b) {
   return r;
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return recorded(kMul, a, b, tensor_op(kMul.kernel, a, b, 1, result_type(a, b)));
+  Tensor out = tensor_op(kMul.kernel, a, b, 1, result_type(a, b));
+  record_binary(kMul, a, b, out);
+  return out;
 }
 Tensor mul(const Tensor& a, Scalar b) {
   return scalar_op(kMulScalar, a, b, Factor{b.toDouble()});
@@ -235,7 +241,9 @@ Tensor mul(const Tensor& a, Scalar b) {
 Tensor div(const Tensor& a, const Tensor& b) {
   ScalarType rt = result_type(a, b);
   if (!is_floating(rt)) rt = ScalarType::Float;  // true division
-  return recorded(kDiv, a, b, tensor_op(kDiv.kernel, a.to(rt), b.to(rt), 1, rt));
+  Tensor out = tensor_op(kDiv.kernel, a.to(rt), b.to(rt), 1, rt);
+  record_binary(kDiv, a, b, out);
+  return out;
 }
 Tensor div(const Tensor& a, Scalar b) {
   ScalarType rt = result_type(a, b);
