@@ -92,7 +92,7 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
   out = out.tensor_data();
   out.unsafeGetTensorImpl()->is_view = false;
   out.unsafeGetTensorImpl()->base.reset();
-  if (auto fn = record("IndexBackward0", {&self}, index_bw, IndexedDims{DimVector(self.sizes()), dim, span})) {
+  if (auto fn = record("IndexBackward0", {&self}, index_bw, [&] { return IndexedDims{DimVector(self.sizes()), dim, span}; })) {
     fn->save(flat_pos);
     finish(std::move(fn), out);
   }

@@ -172,7 +172,7 @@ bool should_fold(const Tensor& t, int64_t other_dim) {
 // matmul's result is an "unsafe view" of the product: UnsafeViewBackward0.
 Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
   Tensor out = alias_with_geometry(t, shape, contiguous_strides(shape), t.storage_offset());
-  if (auto fn = record("UnsafeViewBackward0", {&t}, view_back_bw, InputSizes{DimVector(t.sizes())}))
+  if (auto fn = record("UnsafeViewBackward0", {&t}, view_back_bw, sizes_of(t)))
     finish(std::move(fn), out);
   return out;
 }

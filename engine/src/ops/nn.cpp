@@ -47,8 +47,10 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
     out = red == Reduction::None ? sq : (red == Reduction::Sum ? sq.sum() : sq.mean());
   }
   out = out.tensor_data();
-  const double count = static_cast<double>(numel_of(broadcast_shapes(input.sizes(), target.sizes())));
-  if (auto fn = record("MseLossBackward0", {&input, &target}, mse_bw, Reduced{red == Reduction::Mean, count})) {
+  auto reduced = [&] {
+    return Reduced{red == Reduction::Mean, static_cast<double>(numel_of(broadcast_shapes(input.sizes(), target.sizes())))};
+  };
+  if (auto fn = record("MseLossBackward0", {&input, &target}, mse_bw, reduced)) {
     fn->save(input);
     fn->save(target);
     finish(std::move(fn), out);
@@ -79,8 +81,10 @@ Tensor nll_loss(const Tensor& lp, const Tensor& target, Reduction red) {
   }
   out = out.tensor_data();
   out.unsafeGetTensorImpl()->is_view = false;
-  const Reduced reduced{red == Reduction::Mean, static_cast<double>(lp.size(0))};
-  if (auto fn = record("NllLossBackward0", {&lp}, nll_bw, NllState{reduced, DimVector(lp.sizes())})) {
+  auto state = [&] {
+    return NllState{Reduced{red == Reduction::Mean, static_cast<double>(lp.size(0))}, DimVector(lp.sizes())};
+  };
+  if (auto fn = record("NllLossBackward0", {&lp}, nll_bw, state)) {
     fn->save(target);
     finish(std::move(fn), out);
   }

@@ -117,24 +117,34 @@ void connect(autograd::Node& node, std::initializer_list<const Tensor*> inputs);
 void connect(autograd::Node& node, TensorList inputs);
 
 // Creates the op's node with edges to the inputs, or returns null when no
-// graph is to be built. The state's type comes from the backward's.
-template <class State, class Inputs>
+// graph is to be built. The state's type comes from the backward's; `state`
+// is the state itself, or a function that makes it, called only when a node
+// is made (a state that copies shapes then costs nothing under no_grad).
+template <class State, class Inputs, class Make>
 std::shared_ptr<Op<State>> record_node(const char* name, const Inputs& inputs, GradList (*fn)(Op<State>&, Grads&),
-                                       State state) {
+                                       Make&& state) {
   if (!needs_grad(inputs)) return nullptr;
-  auto node = detail::make_pooled<Op<State>>(name, fn, std::move(state));
+  std::shared_ptr<Op<State>> node;
+  if constexpr (std::is_invocable_v<Make>)
+    node = detail::make_pooled<Op<State>>(name, fn, std::forward<Make>(state)());
+  else
+    node = detail::make_pooled<Op<State>>(name, fn, State(std::forward<Make>(state)));
   connect(*node, inputs);
   return node;
 }
-template <class State>
+template <class State, class Make = State>
 std::shared_ptr<Op<State>> record(const char* name, std::initializer_list<const Tensor*> inputs,
-                                  GradList (*fn)(Op<State>&, Grads&), State state = {}) {
-  return record_node(name, inputs, fn, std::move(state));
+                                  GradList (*fn)(Op<State>&, Grads&), Make&& state = State{}) {
+  return record_node(name, inputs, fn, std::forward<Make>(state));
 }
-template <class State>
+template <class State, class Make = State>
 std::shared_ptr<Op<State>> record(const char* name, TensorList inputs, GradList (*fn)(Op<State>&, Grads&),
-                                  State state = {}) {
-  return record_node(name, inputs, fn, std::move(state));
+                                  Make&& state = State{}) {
+  return record_node(name, inputs, fn, std::forward<Make>(state));
+}
+// The input's shape, for a backward that restores it (made when recorded).
+inline auto sizes_of(const Tensor& t) {
+  return [&t] { return InputSizes{DimVector(t.sizes())}; };
 }
 
 // --- shape helpers

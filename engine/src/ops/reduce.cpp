@@ -170,7 +170,7 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdi
     t->unsafeGetTensorImpl()->is_view = false;
     t->unsafeGetTensorImpl()->base.reset();
   }
-  if (auto fn = record(is_max ? "MaxBackward0" : "MinBackward0", {&a}, max_dim_bw, PickedAlong{DimVector(a.sizes()), dim, keepdim})) {
+  if (auto fn = record(is_max ? "MaxBackward0" : "MinBackward0", {&a}, max_dim_bw, [&] { return PickedAlong{DimVector(a.sizes()), dim, keepdim}; })) {
     fn->save(indices, true);
     finish(fn, values);
   }
@@ -203,7 +203,7 @@ Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
   DimVector all;
   for (int64_t d = 0; d < a.dim(); ++d) all.push_back(d);
   Tensor out = sum_kernel(a, all, false, sum_type(a, dtype));
-  if (auto fn = record("SumBackward0", {&a}, sum_bw, ReducedDims{DimVector(a.sizes()), all})) finish(std::move(fn), out);
+  if (auto fn = record("SumBackward0", {&a}, sum_bw, [&] { return ReducedDims{DimVector(a.sizes()), all}; })) finish(std::move(fn), out);
   return out;
 }
 
@@ -213,7 +213,7 @@ Tensor sum(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sca
   if (dims_in.empty())
     for (int64_t d = 0; d < a.dim(); ++d) dims.push_back(d);
   Tensor out = sum_kernel(a, dims, keepdim, sum_type(a, dtype));
-  if (auto fn = record("SumBackward1", {&a}, sum_bw, ReducedDims{DimVector(a.sizes()), dims, keepdim}))
+  if (auto fn = record("SumBackward1", {&a}, sum_bw, [&] { return ReducedDims{DimVector(a.sizes()), dims, keepdim}; }))
     finish(std::move(fn), out);
   return out;
 }
@@ -230,8 +230,9 @@ Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
     out = sum_kernel(a, all, false, t).div(static_cast<double>(std::max<int64_t>(a.numel(), 1)));
     if (a.numel() == 0) out.fill_(std::numeric_limits<double>::quiet_NaN());
   }
-  if (auto fn = record("MeanBackward0", {&a}, mean_bw,
-                       ReducedDims{DimVector(a.sizes()), all, false, static_cast<double>(a.numel())}))
+  if (auto fn = record("MeanBackward0", {&a}, mean_bw, [&] {
+        return ReducedDims{DimVector(a.sizes()), all, false, static_cast<double>(a.numel())};
+      }))
     finish(std::move(fn), out);
   return out;
 }
@@ -250,8 +251,9 @@ Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sc
     autograd::NoGradGuard ng;
     out = sum_kernel(a, dims, keepdim, t).div(static_cast<double>(count));
   }
-  if (auto fn = record("MeanBackward1", {&a}, mean_bw,
-                       ReducedDims{DimVector(a.sizes()), dims, keepdim, static_cast<double>(count)}))
+  if (auto fn = record("MeanBackward1", {&a}, mean_bw, [&] {
+        return ReducedDims{DimVector(a.sizes()), dims, keepdim, static_cast<double>(count)};
+      }))
     finish(std::move(fn), out);
   return out;
 }

@@ -133,14 +133,13 @@ GradList split_bw(Op<Parts>& n, Grads& g) {
   return {cat(parts, dim)};
 }
 
-template <class State = NoState>
+template <class State = NoState, class Make = State>
 Tensor view_op(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset, const char* name,
-               GradList (*bw)(Op<State>&, Grads&), State state = {}) {
+               GradList (*bw)(Op<State>&, Grads&), Make&& state = State{}) {
   Tensor v = make_view(self, sizes, strides, offset);
-  if (auto fn = record(name, {&self}, bw, std::move(state))) finish(std::move(fn), v);
+  if (auto fn = record(name, {&self}, bw, std::forward<Make>(state))) finish(std::move(fn), v);
   return v;
 }
-InputSizes sizes_of(const Tensor& t) { return {DimVector(t.sizes())}; }
 }  // namespace
 
 Tensor Tensor::view(IntArrayRef shape) const {
@@ -212,7 +211,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     s.push_back(size(w));
     st.push_back(stride(w));
   }
-  return view_op(*this, s, st, storage_offset(), "PermuteBackward0", permute_bw, DimOrder{wrapped});
+  return view_op(*this, s, st, storage_offset(), "PermuteBackward0", permute_bw, [&] { return DimOrder{wrapped}; });
 }
 
 Tensor Tensor::squeeze() const {
@@ -300,7 +299,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   s.erase(static_cast<size_t>(d));
   st.erase(static_cast<size_t>(d));
   return view_op(*this, s, st, storage_offset() + index * stride(d), "SelectBackward0", select_bw,
-                 Selection{DimVector(sizes()), d, index});
+                 [&] { return Selection{DimVector(sizes()), d, index}; });
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
@@ -318,7 +317,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   s[static_cast<size_t>(d)] = (end - start + step - 1) / step;
   st[static_cast<size_t>(d)] *= step;
   return view_op(*this, s, st, storage_offset() + start * stride(d), "SliceBackward0", select_bw,
-                 Selection{DimVector(sizes()), d, start, end, step, /*is_slice=*/true});
+                 [&] { return Selection{DimVector(sizes()), d, start, end, step, /*is_slice=*/true}; });
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const { return slice(d, start, start + length); }
@@ -328,7 +327,7 @@ std::vector<Tensor> multi_output_views(const Tensor& self, int64_t dim, const st
                                        const std::vector<int64_t>& lengths, bool unbind) {
   std::vector<Tensor> out;
   auto fn = record(unbind ? "UnbindBackward0" : "SplitBackward0", {&self}, split_bw,
-                   Parts{dim, DimVector(IntArrayRef(lengths)), unbind});
+                   [&] { return Parts{dim, DimVector(IntArrayRef(lengths)), unbind}; });
   for (size_t i = 0; i < starts.size(); ++i) {
     DimVector s(self.sizes()), st(self.strides());
     const int64_t off = self.storage_offset() + starts[i] * self.stride(dim);
@@ -449,7 +448,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
     backend::of(out).copy(region, t);
     start += t.size(dim);
   }
-  if (auto fn = record("CatBackward0", tensors, cat_bw, Parts{dim, lengths})) finish(std::move(fn), out);
+  if (auto fn = record("CatBackward0", tensors, cat_bw, [&] { return Parts{dim, lengths}; })) finish(std::move(fn), out);
   return out;
 }
 
