@@ -190,4 +190,11 @@ TEST_CASE("mm's backward gives the same gradients whatever the gradient's layout
   Tensor a3 = a.clone().requires_grad_(), b3 = b.clone().requires_grad_();
   a3.mm(b3).sum().backward();
   CHECK(torch::allclose(a3.grad(), torch::ones({64, 40}, torch::kDouble).mm(b.t().contiguous()), 1e-10, 1e-10));
+  // bmm's backward too, with the batch and its rows sliced.
+  Tensor ba = torch::randn({3, 64, 48}, torch::kDouble), bb = torch::randn({3, 48, 40}, torch::kDouble);
+  Tensor gs = torch::randn({3, 64, 80}, torch::kDouble).slice(2, 0, 80, 2);
+  Tensor ba1 = ba.clone().requires_grad_(), bb1 = bb.clone().requires_grad_();
+  ba1.bmm(bb1).backward(gs);
+  CHECK(torch::allclose(ba1.grad(), gs.contiguous().bmm(bb.transpose(1, 2).contiguous()), 1e-10, 1e-10));
+  CHECK(torch::allclose(bb1.grad(), ba.transpose(1, 2).contiguous().bmm(gs.contiguous()), 1e-10, 1e-10));
 }

@@ -312,6 +312,7 @@ class Tensor {
   Tensor matmul(const Tensor& o) const;
   Tensor mv(const Tensor& v) const;
   Tensor dot(const Tensor& o) const;
+  Tensor bmm(const Tensor& o) const;
 
   // --- reductions
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;

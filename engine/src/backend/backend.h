@@ -2,6 +2,8 @@
 // dtypes and autograd; a backend only computes. The CPU backend is the
 // reference every other backend is tested against.
 #pragma once
+#include <algorithm>
+
 #include "gradlab/tensor.h"
 
 namespace gradlab::backend {
@@ -24,6 +26,18 @@ enum class Binary : uint8_t {
 // Every kernel writes `out`, which the op allocated with the right shape and
 // dtype; inputs already have out's dtype (comparisons: the common input dtype)
 // and are broadcast to out's shape by stride tricks in the kernel.
+// Whether a GEMM library (OpenBLAS, cuBLAS) reads a rows x cols operand with
+// these strides in place: row- or column-major, the leading dimension at
+// least the length of what it leads. Anything else (an expanded gradient, a
+// strided slice) must be copied dense before such a call.
+inline bool gemm_rows(int64_t s0, int64_t s1, int64_t cols) { return s1 == 1 && s0 >= std::max<int64_t>(cols, 1); }
+inline bool gemm_readable(int64_t s0, int64_t s1, int64_t rows, int64_t cols) {
+  return gemm_rows(s0, s1, cols) || gemm_rows(s1, s0, rows);
+}
+// Products with fewer multiply-adds than this run in the CPU backend's loop,
+// which beats BLAS's call overhead there and reads any strides.
+inline constexpr int64_t kBlasMinWork = 4096;
+
 struct Backend {
   virtual ~Backend() = default;
   virtual void* allocate(size_t nbytes) = 0;

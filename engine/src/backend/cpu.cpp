@@ -143,17 +143,11 @@ void with_binary(Binary op, T alpha, Run&& run) {
 // C = A B + beta C through OpenBLAS, when each operand is row- or column-major
 // with a leading dimension BLAS accepts; false when it is not (the caller
 // falls back to the loop).
-// Whether BLAS can read a rows x cols operand with these strides: row- or
-// column-major with a leading dimension at least the row's length.
-bool blas_rows(int64_t s0, int64_t s1, int64_t cols) { return s1 == 1 && s0 >= std::max<int64_t>(cols, 1); }
-bool blas_readable(int64_t s0, int64_t s1, int64_t rows, int64_t cols) {
-  return blas_rows(s0, s1, cols) || blas_rows(s1, s0, rows);
-}
 template <class T>
 bool blas_gemm(T* o, int64_t os0, int64_t os1, const T* pa, int64_t as0, int64_t as1, const T* pb, int64_t bs0,
                int64_t bs1, int64_t m, int64_t n, int64_t k, double beta) {
-  const bool a_rows = blas_rows(as0, as1, k), b_rows = blas_rows(bs0, bs1, n);
-  if (!blas_readable(as0, as1, m, k) || !blas_readable(bs0, bs1, k, n) || !blas_rows(os0, os1, n)) return false;
+  const bool a_rows = gemm_rows(as0, as1, k), b_rows = gemm_rows(bs0, bs1, n);
+  if (!gemm_readable(as0, as1, m, k) || !gemm_readable(bs0, bs1, k, n) || !gemm_rows(os0, os1, n)) return false;
   const auto ta = a_rows ? CblasNoTrans : CblasTrans, tb = b_rows ? CblasNoTrans : CblasTrans;
   const int lda = static_cast<int>(a_rows ? as0 : as1), ldb = static_cast<int>(b_rows ? bs0 : bs1);
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k), ldo = static_cast<int>(os0);
@@ -479,8 +473,6 @@ class CpuBackend final : public Backend {
     });
   }
 
-  // Multiply-adds below which the loop beats BLAS's call overhead.
-  static constexpr int64_t kBlasMinWork = 4096;
   Tensor dense(const Tensor& t) {
     Tensor c = empty_tensor(t.sizes(), t.scalar_type(), t.device());
     copy(c, t);
@@ -502,8 +494,8 @@ class CpuBackend final : public Backend {
     // BLAS. The copy is O(n²) against the product's O(n³); the loop would
     // run the whole product at a fraction of BLAS's rate.
     const bool blas_type = oi->dtype == ScalarType::Float || oi->dtype == ScalarType::Double;
-    const bool a_ok = blas_readable(as0, as1, m, k), b_ok = blas_readable(bs0, bs1, k, n);
-    if (blas_type && m * n * k > kBlasMinWork && blas_rows(os0, os1, n) && (!a_ok || !b_ok)) {
+    const bool a_ok = gemm_readable(as0, as1, m, k), b_ok = gemm_readable(bs0, bs1, k, n);
+    if (blas_type && m * n * k > kBlasMinWork && gemm_rows(os0, os1, n) && (!a_ok || !b_ok)) {
       gemm_transposed(out, a_ok ? a : dense(a), ta, b_ok ? b : dense(b), tb, beta);
       return;
     }

@@ -24,6 +24,20 @@ Tensor gemm_t(const Tensor& a, bool ta, const Tensor& b, bool tb) {
   return out;
 }
 
+// G feeds both products of a matrix product's backward. When both run and a
+// GEMM library cannot read G in place (the expanded gradient sum() sends
+// back, a strided slice), G is made dense once here: each product would
+// otherwise copy it again. `work` is one product's multiply-adds; small ones
+// run in the CPU loop, which reads any strides. Under create_graph G is
+// left as it is, so the recorded graph is the products' alone.
+Tensor gemm_ready(const Tensor& g, const OpNode& n, int64_t work) {
+  const int64_t d = g.dim();
+  if (detail::grad_mode() || !n.should_compute_output(0) || !n.should_compute_output(1) || work <= backend::kBlasMinWork ||
+      backend::gemm_readable(g.stride(d - 2), g.stride(d - 1), g.size(d - 2), g.size(d - 1)))
+    return g;
+  return g.contiguous();
+}
+
 // d(AB) = (G Bᵀ, Aᵀ G)
 GradList mm_bw(PlainOp& n, Grads& g) {
   GradList r(2);
@@ -36,8 +50,9 @@ GradList mm_bw(PlainOp& n, Grads& g) {
     return r;
   }
   // Otherwise straight to the kernel, which reads the transposes in place.
-  if (n.should_compute_output(0)) r[0] = gemm_t(g[0], false, b, true);
-  if (n.should_compute_output(1)) r[1] = gemm_t(a, true, g[0], false);
+  const Tensor gd = gemm_ready(g[0], n, b.defined() ? g[0].numel() * b.size(0) : 0);
+  if (n.should_compute_output(0)) r[0] = gemm_t(gd, false, b, true);
+  if (n.should_compute_output(1)) r[1] = gemm_t(a, true, gd, false);
   return r;
 }
 // d(Av) = (g vᵀ, Aᵀ g)
@@ -66,8 +81,9 @@ GradList bmm_bw(PlainOp& n, Grads& g) {
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
-  if (n.should_compute_output(0)) r[0] = bmm(g[0], b.transpose(1, 2));
-  if (n.should_compute_output(1)) r[1] = bmm(a.transpose(1, 2), g[0]);
+  const Tensor gd = gemm_ready(g[0], n, b.defined() ? g[0].size(1) * g[0].size(2) * b.size(1) : 0);
+  if (n.should_compute_output(0)) r[0] = bmm(gd, b.transpose(1, 2));
+  if (n.should_compute_output(1)) r[1] = bmm(a.transpose(1, 2), gd);
   return r;
 }
 GradList view_back_bw(Op<InputSizes>& n, Grads& g) { return {g[0].reshape(n.sizes)}; }
@@ -233,5 +249,6 @@ Tensor Tensor::mm(const Tensor& o) const { return gradlab::mm(*this, o); }
 Tensor Tensor::matmul(const Tensor& o) const { return gradlab::matmul(*this, o); }
 Tensor Tensor::mv(const Tensor& v) const { return gradlab::mv(*this, v); }
 Tensor Tensor::dot(const Tensor& o) const { return gradlab::dot(*this, o); }
+Tensor Tensor::bmm(const Tensor& o) const { return gradlab::bmm(*this, o); }
 
 }  // namespace gradlab

@@ -72,14 +72,14 @@ __global__ void gemm_kernel(int64_t m, int64_t n, int64_t k, const T* a, int64_t
   }
 }
 
-// A matrix cuBLAS can read: one of its strides is 1 and the other is a
-// leading dimension at least as long as the rows it skips.
+// How cuBLAS reads a matrix it can read (gemm_readable): transposed or not,
+// and the leading dimension.
 bool blas_layout(int64_t s0, int64_t s1, int64_t rows, int64_t cols, bool& transposed, int64_t& ld) {
-  if (s1 == 1 && s0 >= std::max<int64_t>(cols, 1)) {
+  if (gemm_rows(s0, s1, cols)) {
     transposed = false, ld = s0;
     return true;
   }
-  if (s0 == 1 && s1 >= std::max<int64_t>(rows, 1)) {
+  if (gemm_rows(s1, s0, rows)) {
     transposed = true, ld = s1;
     return true;
   }
@@ -95,10 +95,8 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double beta) {
   // strided slice) is copied dense first, as on the CPU: the copy is O(n²),
   // the plain kernel would run the whole O(n³) product slowly.
   {
-    bool t = false;
-    int64_t ld = 0;
     const bool blas_type = out.scalar_type() == ScalarType::Float || out.scalar_type() == ScalarType::Double;
-    const bool a_ok = blas_layout(a.stride(0), a.stride(1), m, k, t, ld), b_ok = blas_layout(b.stride(0), b.stride(1), k, n, t, ld);
+    const bool a_ok = gemm_readable(a.stride(0), a.stride(1), m, k), b_ok = gemm_readable(b.stride(0), b.stride(1), k, n);
     if (blas_type && k > 0 && (!a_ok || !b_ok)) {
       auto dense = [](const Tensor& x) {
         Tensor c = empty_tensor(x.sizes(), x.scalar_type(), x.device());
