@@ -212,7 +212,11 @@ static_assert(std::is_standard_layout_v<Tensor> && std::is_standard_layout_v<Int
 Tensor& as_tensor(IntrusivePtr<TensorImpl>& p) { return reinterpret_cast<Tensor&>(p); }
 }  // namespace
 
-const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return checked()->grad_fn; }
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
+  TensorImpl* impl = checked().get();
+  if (stale_view(impl)) refresh_view_history(*this);
+  return impl->grad_fn;
+}
 
 const Tensor& Tensor::grad() const {
   checked();

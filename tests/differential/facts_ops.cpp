@@ -99,11 +99,78 @@ void unary_inplace() {
   fact("sin_.leaf.after", l);
 }
 
+// Integer and bool tensors with numbers keep PyTorch's dtypes; in-place ops
+// refuse a result their tensor cannot hold.
+void promotion() {
+  Tensor i = torch::tensor({1, 2, 3}), bo = torch::tensor({true, false});
+  fact("int_plus_int", i + 1);
+  fact("int_sub_method", i.sub(1));
+  fact("int32_plus_int", torch::tensor({1, 2}, torch::kInt) + 1);
+  fact("arange_plus_int", torch::arange(5) + 1);
+  fact("int_add_alpha", i.add(1, 3));
+  fact("bool_plus_int", bo + 1);
+  fact("bool_plus_bool", bo + true);
+  fact("bool_times_float", bo * 2.5);
+  fact("clamp.int_float_bounds", torch::tensor({1, 5, 9}).clamp(2.5, 6));
+  fact("clamp_min.int_float", torch::tensor({1, 5, 9}).clamp_min(2.5));
+  fact("clamp.int_int_bounds", torch::tensor({1, 5, 9}).clamp(2, 6));
+  attempt("add_.float_into_long", [] { torch::tensor({1, 2}).add_(1.5); });
+  attempt("mul_.float_into_long", [] { auto k = torch::tensor({1, 2}); k *= 0.5; });
+  attempt("div_.into_long", [] { torch::tensor({1, 2}).div_(2); });
+  attempt("add_.float_tensor_into_int32", [] { auto k = torch::tensor({1, 2}, torch::kInt); k += torch::ones({2}); });
+  attempt("sin_.long", [] { torch::tensor({1, 2}).sin_(); });
+  attempt("pow.int_negative", [] { (void)torch::tensor({2, 3}).pow(-1); });
+  fact("pow.int_float_negative", torch::tensor({2, 4}).pow(-0.5));
+  fact("mean.empty", torch::empty({0}).mean());
+  fact("relu.nan", torch::tensor({NAN, -1.0f, 2.0f}).relu());
+  Tensor n = torch::tensor({NAN, -1.0f, 2.0f}, torch::requires_grad());
+  n.relu().sum().backward();
+  fact("relu.nan.grad", n);
+}
+
+// Shapes and indexing: LibTorch's results and its errors (a few are plain
+// std::runtime_errors there).
+void shapes() {
+  using namespace torch::indexing;
+  Tensor y = torch::arange(6, torch::kFloat).view({2, 3}), z = torch::arange(6, torch::kFloat);
+  attempt("view.bad_shape", [&] { (void)torch::arange(12).view({5, -1}); });
+  attempt("reshape.bad_shape", [&] { (void)torch::arange(12).reshape({5, 2}); });
+  attempt("view.two_inferred", [&] { (void)torch::arange(12).view({-1, -1}); });
+  attempt("view.empty_inferred", [&] { (void)torch::empty({0}).view({0, -1}); });
+  attempt("operator[].out_of_range", [&] { (void)y[5]; });
+  attempt("select.out_of_range", [&] { (void)y.select(1, 3); });
+  attempt("index.out_of_range", [&] { (void)y.index({Slice(), 4}); });
+  fact("index.ellipsis", y.index({"...", 0}));
+  attempt("index.bad_string", [&] { (void)y.index({"..", 0}); });
+  fact("index.slice_none", y.index({Slice(1, None)}));
+  fact("index.slice_none_newaxis", y.index({Slice(None, 2), None}));
+  attempt("index.negative_step", [&] { (void)y.index({Slice(None, None, -1)}); });
+  fact("narrow.negative_start", z.narrow(0, -2, 2));
+  fact("narrow.at_end", z.narrow(0, 6, 0));
+  attempt("narrow.past_end", [&] { (void)z.narrow(0, 5, 3); });
+  attempt("narrow.negative_length", [&] { (void)z.narrow(0, 1, -1); });
+  attempt("narrow.start_out_of_range", [&] { (void)z.narrow(0, 7, 0); });
+  attempt("permute.duplicate", [&] { (void)y.permute({0, 0}); });
+  attempt("cat.zero_dim", [] { (void)torch::cat({torch::tensor(1.0), torch::tensor(2.0)}); });
+  attempt("neg.bool", [] { (void)-torch::tensor({true}); });
+  attempt("mv.size_mismatch", [] { (void)torch::matmul(torch::ones({2, 3}), torch::ones({2})); });
+  Tensor x = torch::arange(6, torch::kDouble).view({2, 3}).requires_grad_();
+  Tensor r = x.repeat({2, 1, 2});
+  fact("repeat", r);
+  (r * torch::arange(r.numel(), torch::kDouble).view(r.sizes())).sum().backward();
+  fact("repeat.grad", x);
+  fact("repeat.ones", x.repeat({1, 1}));
+  fact("repeat.zero", x.detach().repeat({0, 2}));
+  attempt("repeat.fewer_dims", [&] { (void)x.repeat({2}); });
+}
+
 }  // namespace
 
 int main() {
   std::cout.precision(17);
   unary();
   unary_inplace();
+  promotion();
+  shapes();
   return 0;
 }

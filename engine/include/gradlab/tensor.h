@@ -79,6 +79,7 @@ struct TensorImpl : RefCounted {
   bool wrapped_number = false;
   CreationMeta creation_meta = CreationMeta::Default;
   uint32_t output_nr = 0;
+  uint32_t attr_version = 0;  // views: the version their grad_fn was set at
   std::shared_ptr<autograd::Node> grad_fn;
   std::weak_ptr<autograd::Node> grad_accumulator;
   // A leaf's AccumulateGrad, kept for the next graph after the last one that
@@ -137,9 +138,10 @@ struct Slice {
   std::optional<int64_t> start, stop, step;
 };
 struct EllipsisIndexType {};
-struct NoneIndexType {};
+// As in LibTorch, None is nullopt: it means "no bound" in a Slice and a new
+// dim as an index.
 inline constexpr EllipsisIndexType Ellipsis{};
-inline constexpr NoneIndexType None{};
+inline constexpr std::nullopt_t None = std::nullopt;
 class TensorIndex;
 }  // namespace indexing
 
@@ -391,8 +393,10 @@ class TensorIndex {
   TensorIndex(int64_t i) : kind_(Kind::Int), int_(i) {}  // NOLINT
   TensorIndex(int i) : kind_(Kind::Int), int_(i) {}      // NOLINT
   TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}  // NOLINT
-  TensorIndex(NoneIndexType) : kind_(Kind::None) {}        // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}        // NOLINT
   TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}  // NOLINT
+  // "..." is the ellipsis; any other string is an error, not a bool.
+  TensorIndex(const char* str);  // NOLINT
   TensorIndex(bool b) : kind_(Kind::Bool), int_(b) {}      // NOLINT
   TensorIndex(gradlab::Tensor t) : kind_(Kind::Tensor), tensor_(std::move(t)) {}  // NOLINT
   Kind kind() const { return kind_; }

@@ -50,4 +50,5 @@ GRADLAB_UNARY(atan, Atan, "AtanBackward0", kSelf, 0, 1, 1, 0, (std::atan(v)), (g
 GRADLAB_UNARY(erf, Erf, "ErfBackward0", kSelf, 0, 1, 1, 0, (std::erf(v)), (2.0 / std::sqrt(M_PI) * (-(x().pow(2))).exp() * g))
 GRADLAB_UNARY(tanh, Tanh, "TanhBackward0", kResult, 0, 1, 1, 1, (std::tanh(v)), (g * (1 - y() * y())))
 GRADLAB_UNARY(sigmoid, Sigmoid, "SigmoidBackward0", kResult, 0, 1, 1, 1, (C(1) / (C(1) + std::exp(-v))), (g * (1 - y()) * y()))
-GRADLAB_UNARY(relu, Relu, "ReluBackward0", kResult, 1, 1, 1, 1, (v > C(0) ? x : T(0)), (g * (y() > 0)))
+// NaN passes through relu, and so does its gradient (PyTorch's clamp_min and threshold_backward).
+GRADLAB_UNARY(relu, Relu, "ReluBackward0", kResult, 1, 1, 1, 1, (v <= C(0) ? T(0) : x), (g.masked_fill(y() <= 0, 0)))

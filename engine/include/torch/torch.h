@@ -211,6 +211,7 @@ using gradlab::transpose;
 using gradlab::unsqueeze;
 using gradlab::where;
 
+using InferenceMode = gradlab::autograd::InferenceMode;
 using NoGradGuard = gradlab::autograd::NoGradGuard;
 using AutoGradMode = gradlab::autograd::AutoGradMode;
 using GradMode = gradlab::autograd::GradMode;
@@ -286,3 +287,22 @@ void synchronize(int64_t device_index = -1);
 }  // namespace cuda
 
 }  // namespace torch
+
+// LibTorch's checking macros, for code written against LibTorch. Without a
+// message TORCH_CHECK says what LibTorch says.
+namespace gradlab::detail {
+template <class... Args>
+std::string torch_check_message(const char* cond, const Args&... args) {
+  if constexpr (sizeof...(Args) == 0)
+    return str_cat("Expected ", cond, " to be true, but got false.  (Could this error message be improved?  If so, "
+                   "please report an enhancement request to PyTorch.)");
+  else
+    return str_cat(args...);
+}
+}  // namespace gradlab::detail
+#define TORCH_CHECK(cond, ...)                                                                 \
+  do {                                                                                         \
+    if (!(cond)) ::gradlab::throw_error(::gradlab::detail::torch_check_message(#cond, ##__VA_ARGS__)); \
+  } while (0)
+#define AT_ERROR(...) ::gradlab::throw_error(::gradlab::str_cat(__VA_ARGS__))
+#define TORCH_WARN(...) ::gradlab::warn({__func__, __FILE__, __LINE__}, ::gradlab::str_cat(__VA_ARGS__))

@@ -165,18 +165,31 @@ GradList AccumulateGrad::apply_into(GradList& grads) {
   return {};
 }
 
+namespace {
+// A first gradient that cannot be stolen is copied as LibTorch copies it
+// (clone_obey_contract): a fresh tensor shaped like the variable, then copy_.
+// So the copy's version is 1, and under create_graph its grad_fn is
+// CopyBackwards, as students see in PyTorch. (LibTorch also gives it the
+// variable's strides when those are dense but permuted; here it is contiguous.)
+Tensor copy_for_grad(const Tensor& variable, const Tensor& new_grad) {
+  Tensor fresh = empty_tensor(variable.sizes(), variable.scalar_type(), variable.device());
+  fresh.copy_(new_grad);
+  return fresh;
+}
+}  // namespace
+
 void AccumulateGrad::accumulate(Tensor& new_grad) {
   if (!new_grad.defined()) return;
   Tensor& grad = variable.mutable_grad();
   if (::gradlab::detail::grad_mode()) {  // create_graph: the sum is recorded, out of place
-    grad = grad.defined() ? grad + new_grad : new_grad.clone();
+    grad = grad.defined() ? grad + new_grad : copy_for_grad(variable, new_grad);
     return;
   }
   if (!grad.defined()) {
     // Steal the incoming buffer when nobody else holds it, as PyTorch does.
     const bool stealable = new_grad.use_count() == 1 && !new_grad.is_view() && new_grad.is_contiguous() &&
                            !new_grad.requires_grad();
-    grad = stealable ? new_grad : new_grad.clone();
+    grad = stealable ? new_grad : copy_for_grad(variable, new_grad);
     return;
   }
   // grad += new_grad in place. When the two agree in shape, dtype and device
@@ -254,7 +267,9 @@ Tensor SavedVariable::unpack_for(Node* saved_for) const {
   if (!was_defined_) return Tensor();
   if (released_ || !data_.defined()) throw Error(msg::kSecondBackward);
   const uint32_t current = data_.unsafeGetTensorImpl()->version();
-  Node* grad_fn = is_output_ && !is_leaf_ ? saved_for : data_.unsafeGetTensorImpl()->grad_fn.get();
+  // The tensor's grad_fn as it reads now: a view whose base changed since
+  // reads as an AsStridedBackward0 of it, as in PyTorch.
+  Node* grad_fn = is_output_ && !is_leaf_ ? saved_for : data_.grad_fn().get();
   if (!is_leaf_ && !grad_fn) grad_fn = saved_for;
   if (current != saved_version_) {
     std::string m = str_cat("one of the variables needed for gradient computation has been modified by an "
@@ -376,6 +391,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 
 Edge gradient_edge(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (stale_view(impl)) refresh_view_history(t);
   if (impl->grad_fn) return Edge(impl->grad_fn, impl->output_nr);
   return Edge(grad_accumulator(t), 0);
 }
@@ -407,6 +423,7 @@ void move_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t out
   }
   impl->grad_fn = fn;
   impl->output_nr = output_nr;
+  impl->attr_version = impl->version();
   if (impl->retains_grad) hooks_of(t).entries.push_back({{}, true});
 }
 }  // namespace impl

@@ -16,7 +16,7 @@ enum class Unary : uint8_t {
 };
 enum class Binary : uint8_t {
   Add, /* a + alpha*b */ Sub, Mul, Div, Pow, Max, Min,
-  ReluGrad, /* b > 0 ? a : 0 (relu's backward: a is the gradient, b the result) */
+  ReluGrad, /* b <= 0 ? 0 : a (relu's backward: a is the gradient, b the result; a NaN b passes a) */
   TanhGrad, /* a * (1 - b*b), PyTorch's tanh_backward */
   SigmoidGrad, /* a * (1 - b) * b, PyTorch's sigmoid_backward */
   PowGrad, /* a * (b^(alpha-1) * alpha): pow(x, alpha)'s backward, a the gradient, b = x */

@@ -90,7 +90,7 @@ GRADLAB_HD T apply_binary(Binary op, T x, T y, T alpha) {
         if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
       }
       return x < y ? x : y;
-    case Binary::ReluGrad: return y > T(0) ? x : T(0);
+    case Binary::ReluGrad: return y <= T(0) ? T(0) : x;
     case Binary::TanhGrad: return static_cast<T>(x * static_cast<T>(T(1) - static_cast<T>(y * y)));
     case Binary::SigmoidGrad: return static_cast<T>(static_cast<T>(x * static_cast<T>(T(1) - y)) * y);
     case Binary::PowGrad: return pow_grad<T>(x, y, static_cast<double>(alpha));

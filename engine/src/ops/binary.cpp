@@ -147,6 +147,12 @@ void record_binary(const BinarySpec<State>& op, const Tensor& a, const Tensor& b
   }
 }
 
+// The dtype the op computes in from the operands' common dtype: true
+// division of integers (or bools) is floating.
+ScalarType computed_type(Binary k, ScalarType common) {
+  return k == Binary::Div && !is_floating(common) ? ScalarType::Float : common;
+}
+
 // --- in place: self op= other
 template <class State>
 Tensor& inplace_op(const BinarySpec<State>& op, const Tensor& self_in, const Tensor& other, double alpha, State state = {}) {
@@ -156,6 +162,7 @@ Tensor& inplace_op(const BinarySpec<State>& op, const Tensor& self_in, const Ten
   check_defined(self, 0, "self");
   check_defined(other, 1, "other");
   check_inplace(self);
+  check_can_cast(computed_type(k, result_type(self, other)), self.scalar_type());
   if (!other.sizes().equals(self.sizes())) {
     const DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
     if (!shape.ref().equals(self.sizes()))
@@ -175,22 +182,24 @@ Tensor& inplace_op(const BinarySpec<State>& op, const Tensor& self_in, const Ten
 }
 
 template <class State>
-Tensor& inplace_scalar(const BinarySpec<State>& op, const Tensor& self_in, Scalar s, State state = {}) {
+Tensor& inplace_scalar(const BinarySpec<State>& op, const Tensor& self_in, Scalar s, State state = {}, double alpha = 1) {
   Tensor& self = const_cast<Tensor&>(self_in);
   check_defined(self, 0, "self");
   check_inplace(self);
+  check_can_cast(computed_type(op.kernel, result_type(self, s)), self.scalar_type());
   auto fn = record(op.grad_fn, {&self}, op.backward, std::move(state));
   Tensor w = scalar_like(s, self, self.scalar_type());
-  backend::of(self).binary(op.kernel, self, self, w, /*alpha=*/1);
+  backend::of(self).binary(op.kernel, self, self, w, alpha);
   bump_version(self);
   if (fn) finish_inplace(self, fn);
   return self;
 }
 
+// The result's dtype follows the number s alone, as in PyTorch (an integer
+// tensor plus an integer stays integer); alpha only scales it in the kernel.
 template <class State>
-Tensor scalar_op(const BinarySpec<State>& op, const Tensor& a, Scalar s, State state = {}) {
+Tensor scalar_op(const BinarySpec<State>& op, const Tensor& a, Scalar s, State state = {}, double alpha = 1) {
   const Binary k = op.kernel;
-  const double alpha = 1;
   check_defined(a, 0, "self");
   const ScalarType type = result_type(a, s);
   Tensor out;
@@ -212,7 +221,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  return scalar_op(kAddScalar, a, b.toDouble() * alpha.toDouble());
+  return scalar_op(kAddScalar, a, b, NoState{}, alpha.toDouble());
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   Tensor out = tensor_op(kSub.kernel, a, b, alpha.toDouble(), result_type(a, b));
@@ -220,7 +229,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
-  return scalar_op(kSubScalar, a, b.toDouble() * alpha.toDouble());
+  return scalar_op(kSubScalar, a, b, NoState{}, alpha.toDouble());
 }
 Tensor rsub(const Tensor& a, Scalar b) {
   // LibTorch: empty_like(a).fill_(b).sub_(a)
@@ -239,15 +248,13 @@ Tensor mul(const Tensor& a, Scalar b) {
   return scalar_op(kMulScalar, a, b, Factor{b.toDouble()});
 }
 Tensor div(const Tensor& a, const Tensor& b) {
-  ScalarType rt = result_type(a, b);
-  if (!is_floating(rt)) rt = ScalarType::Float;  // true division
+  const ScalarType rt = computed_type(Binary::Div, result_type(a, b));
   Tensor out = tensor_op(kDiv.kernel, a.to(rt), b.to(rt), 1, rt);
   record_binary(kDiv, a, b, out);
   return out;
 }
 Tensor div(const Tensor& a, Scalar b) {
-  ScalarType rt = result_type(a, b);
-  if (!is_floating(rt)) rt = ScalarType::Float;
+  const ScalarType rt = computed_type(Binary::Div, result_type(a, b));
   return scalar_op(kDivScalar, a.to(rt), b, Factor{b.toDouble()});
 }
 Tensor pow(const Tensor& a, const Tensor& e) {
@@ -416,11 +423,11 @@ Tensor operator-(const Tensor& a) { return neg(a); }
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) const {
   return inplace_op(kAdd, *this, o, alpha.toDouble(), Alpha{alpha.toDouble()});
 }
-Tensor& Tensor::add_(Scalar o, Scalar alpha) const { return inplace_scalar(kAddScalar, *this, o.toDouble() * alpha.toDouble()); }
+Tensor& Tensor::add_(Scalar o, Scalar alpha) const { return inplace_scalar(kAddScalar, *this, o, NoState{}, alpha.toDouble()); }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) const {
   return inplace_op(kSub, *this, o, alpha.toDouble(), Alpha{alpha.toDouble()});
 }
-Tensor& Tensor::sub_(Scalar o, Scalar alpha) const { return inplace_scalar(kSubScalar, *this, o.toDouble() * alpha.toDouble()); }
+Tensor& Tensor::sub_(Scalar o, Scalar alpha) const { return inplace_scalar(kSubScalar, *this, o, NoState{}, alpha.toDouble()); }
 Tensor& Tensor::mul_(const Tensor& o) const { return inplace_op(kMul, *this, o, 1); }
 Tensor& Tensor::mul_(Scalar o) const { return inplace_scalar(kMulScalar, *this, o, Factor{o.toDouble()}); }
 Tensor& Tensor::div_(const Tensor& o) const { return inplace_op(kDiv, *this, o, 1); }

@@ -166,6 +166,11 @@ ScalarType result_type(const Tensor& a, Scalar b) {
   return t;
 }
 
+void check_can_cast(ScalarType result, ScalarType out) {
+  GRADLAB_CHECK(category(result) <= category(out), "result type ", c10_name(result),
+                " can't be cast to the desired output type ", c10_name(out));
+}
+
 Tensor ones_like_nograd(const Tensor& t) {
   Tensor r = new_empty(t.sizes(), t.scalar_type(), t.device());
   backend::of(r).fill(r, 1);
@@ -173,19 +178,28 @@ Tensor ones_like_nograd(const Tensor& t) {
 }
 
 // ------------------------------------------------------------ in-place rules
-void check_inplace(const Tensor& self) {
+void check_inplace(const Tensor& self, Overlap overlap) {
   check_defined(self);
   TensorImpl* impl = self.unsafeGetTensorImpl();
   if (impl->inference && !detail::inference_mode())
     throw Error(
         "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
         "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
-  if (!detail::grad_mode()) return;
-  if (impl->is_view && impl->base) {
-    TensorImpl* base = impl->base.get();
-    if (!base->grad_fn && base->requires_grad) throw Error(msg::kViewOfLeafInplace);
+  if (detail::grad_mode()) {
+    if (impl->is_view && impl->base) {
+      TensorImpl* base = impl->base.get();
+      if (!base->grad_fn && base->requires_grad) throw Error(msg::kViewOfLeafInplace);
+    }
+    if (!impl->grad_fn && impl->requires_grad) throw Error(msg::kLeafInplace);
   }
-  if (!impl->grad_fn && impl->requires_grad) throw Error(msg::kLeafInplace);
+  // An expanded tensor holds each value once for many elements: writing it
+  // in place would write the same memory several times (PyTorch's internal
+  // overlap check, after autograd's).
+  if (overlap == Overlap::Allowed) return;
+  for (size_t d = 0; d < impl->sizes.size(); ++d)
+    GRADLAB_CHECK(impl->strides[d] != 0 || impl->sizes[d] <= 1,
+                  "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                  "location. Please clone() the tensor before performing the operation.");
 }
 
 void bump_version(const Tensor& self) { self.unsafeGetTensorImpl()->version()++; }
@@ -245,26 +259,63 @@ GradList as_strided_backward(Op<AsStridedState>& n, Grads& g) {
 }
 }  // namespace
 
+namespace {
+// PyTorch's refusal of in-place changes that reach a view made in no_grad
+// mode or by an op with several view outputs (split, chunk, unbind): on the
+// view itself (direct) or through its base or a sibling view (indirect).
+std::string view_rebase_error(const TensorImpl* view, bool indirect) {
+  std::string msg = view->grad_fn ? str_cat("Output ", view->output_nr, " of ", view->grad_fn->name(), " is a view and ")
+                                  : std::string("A view was created in no_grad mode and ");
+  msg += indirect ? "its base or another view of its base has been modified inplace" : "is being modified inplace";
+  if (view->creation_meta == CreationMeta::MultiOutput)
+    return msg + ". This view is the output of a function that returns multiple views. Such functions do not "
+                 "allow the output views to be modified inplace. You should replace the inplace operation by an "
+                 "out-of-place one.";
+  return msg + " with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+               "You can clarify your code by moving both the view and the inplace either both inside the no_grad "
+               "block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+               "tracked).";
+}
+
+Region region_in_base(const Tensor& view, const Tensor& base) {
+  return {DimVector(view.sizes()), DimVector(view.strides()),
+          view.unsafeGetTensorImpl()->offset - base.unsafeGetTensorImpl()->offset};
+}
+}  // namespace
+
+void refresh_view_history(const Tensor& view) {
+  TensorImpl* impl = view.unsafeGetTensorImpl();
+  const TensorImpl* b = impl->base.get();
+  const bool base_in_graph = b->requires_grad || b->grad_fn;
+  if (!impl->grad_fn && !base_in_graph) return;  // outside any graph: nothing to redo
+  if (impl->creation_meta != CreationMeta::Default) throw Error(view_rebase_error(impl, /*indirect=*/true));
+  // The view's values now come from its base's new history: read it, as
+  // PyTorch does, as an as_strided of the base.
+  Tensor base(impl->base);
+  auto as = detail::make_pooled<Op<AsStridedState>>("AsStridedBackward0", as_strided_backward,
+                                                    AsStridedState{region_in_base(view, base), DimVector(base.sizes())});
+  as->mutable_next_edges().push_back(base_in_graph ? autograd::impl::gradient_edge(base) : autograd::Edge());
+  autograd::impl::rebase_history(view, as);
+}
+
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn) {
   TensorImpl* impl = self.unsafeGetTensorImpl();
-  if (impl->is_view && impl->base && impl->base->grad_fn == nullptr && !impl->base->requires_grad) {
-    // A view of a tensor outside the graph: the view alone gets the history.
-    autograd::impl::rebase_history(self, fn);
-    return;
-  }
+  if (impl->is_view && impl->base && impl->creation_meta != CreationMeta::Default)
+    throw Error(view_rebase_error(impl, /*indirect=*/false));
   if (!(impl->is_view && impl->base)) {
     autograd::impl::rebase_history(self, fn);
     return;
   }
-  // In-place through a view of a tensor in the graph: the base's history
-  // becomes CopySlices(base's old history, fn), and the view reads from it.
+  // In-place through a view: the base's history becomes CopySlices(base's
+  // old history, fn), and the view reads from it. So `p[1] = q` puts q in
+  // p's graph even when p was outside any graph (its edge is then empty).
   Tensor base(impl->base);
-  const Region region{DimVector(self.sizes()), DimVector(self.strides()),
-                      impl->offset - base.unsafeGetTensorImpl()->offset};
+  const Region region = region_in_base(self, base);
   auto cs = detail::make_pooled<Op<CopySlicesState>>("torch::autograd::CopySlices", copy_slices_backward,
                                                      CopySlicesState{region, fn});
   auto& edges = cs->mutable_next_edges();
-  edges.push_back(autograd::impl::gradient_edge(base));
+  const bool base_in_graph = impl->base->grad_fn || impl->base->requires_grad;
+  edges.push_back(base_in_graph ? autograd::impl::gradient_edge(base) : autograd::Edge());
   for (size_t i = 1; i < fn->next_edges().size(); ++i) edges.push_back(fn->next_edges()[i]);
   // fn's own metadata must describe the view's value it differentiates.
   fn->add_input_metadata(self);
@@ -283,6 +334,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   vi->is_view = true;
   vi->base = bi->is_view && bi->base ? bi->base : base.impl();
   vi->creation_meta = detail::grad_mode() ? CreationMeta::Default : CreationMeta::NoGradMode;
+  vi->attr_version = vi->version();
   return v;
 }
 

@@ -35,7 +35,7 @@ GradList index_bw(Op<IndexedDims>& n, Grads& g) {
 }
 
 Tensor& fill_impl(Tensor& self, Scalar v, const char* name) {
-  check_inplace(self);
+  check_inplace(self, Overlap::Allowed);
   auto fn = record(name, {&self}, zero_grad_bw);
   backend::of(self).fill(self, v);
   bump_version(self);
@@ -135,17 +135,25 @@ Tensor Tensor::index(ArrayRef<indexing::TensorIndex> idx) const {
     else if (i.kind() == TensorIndex::Kind::Tensor) specified += i.tensor().scalar_type() == ScalarType::Bool ? i.tensor().dim() : 1;
   GRADLAB_CHECK(specified <= dim(), "too many indices for tensor of dimension ", dim());
   bool seen_tensor = false;
+  int64_t real = 0;  // the dim of *this the index reads, which errors name
   for (const auto& i : idx) {
     switch (i.kind()) {
-      case TensorIndex::Kind::Int: r = r.select(d, i.integer()); break;
+      case TensorIndex::Kind::Int: {
+        const int64_t n = r.size(d), v = i.integer();
+        GRADLAB_CHECK(v >= -n && v < n, "index ", v, " is out of bounds for dimension ", real, " with size ", n);
+        r = r.select(d, v);
+        ++real;
+        break;
+      }
       case TensorIndex::Kind::Slice: {
         const auto& s = i.slice();
+        GRADLAB_CHECK(s.step.value_or(1) > 0, "step must be greater than zero");
         r = r.slice(d, s.start, s.stop, s.step.value_or(1));
-        ++d;
+        ++d, ++real;
         break;
       }
       case TensorIndex::Kind::None: r = r.unsqueeze(d); ++d; break;
-      case TensorIndex::Kind::Ellipsis: d += dim() - specified; break;
+      case TensorIndex::Kind::Ellipsis: d += dim() - specified, real += dim() - specified; break;
       case TensorIndex::Kind::Bool:
         r = r.unsqueeze(d);
         if (!i.integer()) r = r.slice(d, 0, 0);
@@ -157,12 +165,18 @@ Tensor Tensor::index(ArrayRef<indexing::TensorIndex> idx) const {
         const Tensor& t = i.tensor();
         r = advanced_index(r, t, d);
         d += t.scalar_type() == ScalarType::Bool ? 1 : t.dim();
+        real += t.scalar_type() == ScalarType::Bool ? t.dim() : 1;
         break;
       }
     }
   }
   return r;
 }
+indexing::TensorIndex::TensorIndex(const char* str) : kind_(Kind::Ellipsis) {
+  GRADLAB_CHECK(std::string_view(str) == "...", "Expected \"...\" to represent an ellipsis index, but got \"", str,
+                "\"");
+}
+
 Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> idx) const {
   return index(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()));
 }

@@ -115,8 +115,8 @@ Tensor mv(const Tensor& a, const Tensor& v) {
   check_defined(a, 0, "self");
   check_defined(v, 1, "vec");
   GRADLAB_CHECK(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got ", 1, ", ", a.dim(), ", ", v.dim());
-  GRADLAB_CHECK(a.size(1) == v.size(0), "size mismatch, got input (", a.size(0), "), mat (", a.size(0), "x", a.size(1),
-                "), vec (", v.size(0), ")");
+  GRADLAB_CHECK(a.size(1) == v.size(0), "size mismatch, got ", a.size(0), ", ", a.size(0), "x", a.size(1), ",",
+                v.size(0));
   check_same_dtype(a, v);
   Tensor out;
   {

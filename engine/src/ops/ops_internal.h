@@ -160,14 +160,29 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype);
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, Scalar b);
+// PyTorch's rule for writing a result of dtype `result` into an existing
+// tensor of dtype `out` (in-place ops): never floating into integral, nothing
+// but bool into bool.
+void check_can_cast(ScalarType result, ScalarType out);
 Tensor ones_like_nograd(const Tensor& t);
 
 // --- in-place support
-// Throws PyTorch's error for in-place on a leaf that requires grad (or a view of one).
-void check_inplace(const Tensor& self);
+// Throws PyTorch's error for in-place on a leaf that requires grad (or a view
+// of one), and for writing an expanded tensor unless the op writes one value
+// everywhere (fill_, zero_: Overlap::Allowed).
+enum class Overlap : uint8_t { Refused, Allowed };
+void check_inplace(const Tensor& self, Overlap overlap = Overlap::Refused);
 void bump_version(const Tensor& self);
 // After an in-place op computed `self`'s new value: records `fn` as its new history.
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
+
+// A view's history is stale once its base (or a sibling view) changed in
+// place after the view last took it (PyTorch's attr_version). Read lazily,
+// as PyTorch does, wherever a view's grad_fn is read.
+inline bool stale_view(const TensorImpl* impl) { return impl->is_view && impl->base && impl->version() != impl->attr_version; }
+// Makes a stale view's history an AsStridedBackward0 of its base's, or throws
+// PyTorch's error for views that may not follow their base (no_grad, split).
+void refresh_view_history(const Tensor& view);
 
 // Views: share storage and version counter, record the base.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);

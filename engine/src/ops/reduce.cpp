@@ -227,8 +227,7 @@ Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
   Tensor out;
   {
     autograd::NoGradGuard ng;
-    out = sum_kernel(a, all, false, t).div(static_cast<double>(std::max<int64_t>(a.numel(), 1)));
-    if (a.numel() == 0) out.fill_(std::numeric_limits<double>::quiet_NaN());
+    out = sum_kernel(a, all, false, t).div(static_cast<double>(a.numel()));  // 0/0: NaN when empty
   }
   if (auto fn = record("MeanBackward0", {&a}, mean_bw, [&] {
         return ReducedDims{DimVector(a.sizes()), all, false, static_cast<double>(a.numel())};

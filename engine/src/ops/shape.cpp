@@ -9,24 +9,27 @@ namespace gradlab {
 
 namespace {
 
+// As LibTorch 1.13's infer_size, errors included: two of them are plain
+// std::runtime_errors there, not c10::Errors.
 DimVector infer_size(IntArrayRef shape, int64_t numel) {
   DimVector out(shape);
   int64_t known = 1;
   int infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      GRADLAB_CHECK(infer < 0, "only one dimension can be inferred");
+      if (infer >= 0) throw std::runtime_error("only one dimension can be inferred");
       infer = static_cast<int>(i);
     } else {
       GRADLAB_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
       known *= shape[i];
     }
   }
+  if (numel != known && (infer < 0 || known == 0 || numel % known != 0))
+    throw std::runtime_error(str_cat("shape '", shape, "' is invalid for input of size ", numel));
   if (infer >= 0) {
-    GRADLAB_CHECK(known != 0 && numel % known == 0, "shape '", shape, "' is invalid for input of size ", numel);
+    GRADLAB_CHECK(known != 0, "cannot reshape tensor of 0 elements into shape ", shape,
+                  " because the unspecified dimension size -1 can be any value and is ambiguous");
     out[static_cast<size_t>(infer)] = numel / known;
-  } else {
-    GRADLAB_CHECK(known == numel, "shape '", shape, "' is invalid for input of size ", numel);
   }
   return out;
 }
@@ -82,6 +85,18 @@ struct AlongDim {
 };
 GradList unsqueeze_bw(Op<AlongDim>& n, Grads& g) { return {g[0].squeeze(n.dim)}; }
 GradList expand_bw(Op<InputSizes>& n, Grads& g) { return {sum_to(g[0], n.sizes)}; }
+// repeat: the result read as [r0, s0, r1, s1, ...] (each input dim s_i after
+// its repeat count r_i) holds r_i copies along each r_i; the input's
+// gradient sums over them.
+struct Repeats {
+  DimVector sizes;       // the input's
+  DimVector interleaved; // [r0, s0, r1, s1, ...], the input's dims padded with 1s in front
+};
+GradList repeat_bw(Op<Repeats>& n, Grads& g) {
+  DimVector counts;
+  for (size_t i = 0; i < n.interleaved.size(); i += 2) counts.push_back(static_cast<int64_t>(i));
+  return {g[0].reshape(n.interleaved).sum(counts).reshape(n.sizes)};
+}
 // select and slice: the input's shape and where the view lies in it.
 struct Selection {
   DimVector sizes;
@@ -207,6 +222,8 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   DimVector s, st, wrapped;
   for (auto d : dims) {
     int64_t w = wrap_dim(d, dim());
+    GRADLAB_CHECK(std::find(wrapped.begin(), wrapped.end(), w) == wrapped.end(),
+                  "permute(): duplicate dims are not allowed.");
     wrapped.push_back(w);
     s.push_back(size(w));
     st.push_back(stride(w));
@@ -261,6 +278,32 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   return view_op(*this, s, st, storage_offset(), "UnsqueezeBackward0", unsqueeze_bw, AlongDim{d});
 }
 
+Tensor Tensor::repeat(IntArrayRef repeats) const {
+  checked();
+  GRADLAB_CHECK(static_cast<int64_t>(repeats.size()) >= dim(),
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  const size_t pad = repeats.size() - static_cast<size_t>(dim());
+  DimVector target, interleaved, strides;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    GRADLAB_CHECK(repeats[i] >= 0, "Trying to create tensor with negative dimension ", repeats[i], ": ", repeats);
+    const int64_t s = i < pad ? 1 : size(static_cast<int64_t>(i - pad));
+    target.push_back(s * repeats[i]);
+    interleaved.push_back(repeats[i]);
+    interleaved.push_back(s);
+    strides.push_back(0);  // every repeat reads the same input
+    strides.push_back(i < pad ? 0 : stride(static_cast<int64_t>(i - pad)));
+  }
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    out = alias_with_geometry(*this, interleaved, strides, storage_offset()).contiguous().view(target);
+  }
+  out = out.tensor_data();
+  if (auto fn = record("RepeatBackward0", {this}, repeat_bw, [&] { return Repeats{DimVector(sizes()), interleaved}; }))
+    finish(std::move(fn), out);
+  return out;
+}
+
 Tensor Tensor::expand(IntArrayRef size_arg, bool) const {
   checked();
   GRADLAB_CHECK(size_arg.size() >= static_cast<size_t>(dim()), "expand(", toString(), "{", sizes(),
@@ -293,7 +336,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   GRADLAB_CHECK(dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim());
   const int64_t n = size(d);
-  GRADLAB_CHECK(index >= -n && index < n, "index ", index, " is out of bounds for dimension ", d, " with size ", n);
+  GRADLAB_CHECK(index >= -n && index < n, "select(): index ", index, " out of range for tensor of size ", sizes(),
+                " at dimension ", d);
   if (index < 0) index += n;
   DimVector s(sizes()), st(strides());
   s.erase(static_cast<size_t>(d));
@@ -320,7 +364,15 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
                  [&] { return Selection{DimVector(sizes()), d, start, end, step, /*is_slice=*/true}; });
 }
 
-Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const { return slice(d, start, start + length); }
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  checked();
+  GRADLAB_CHECK(dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  const int64_t n = size(d);
+  if (start != n) start = wrap_dim(start, n);  // a negative start counts from the end; n itself is allowed
+  GRADLAB_CHECK(length >= 0 && start <= n - length, "start (", start, ") + length (", length,
+                ") exceeds dimension size (", n, ").");
+  return slice(d, start, start + length);
+}
 
 namespace {
 std::vector<Tensor> multi_output_views(const Tensor& self, int64_t dim, const std::vector<int64_t>& starts,
@@ -422,6 +474,9 @@ Tensor Tensor::cuda() const { return to(Device(DeviceType::CUDA, 0)); }
 // ------------------------------------------------------------ cat / stack
 Tensor cat(TensorList tensors, int64_t dim) {
   GRADLAB_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  for (size_t i = 0; i < tensors.size(); ++i)
+    GRADLAB_CHECK(!tensors[i].defined() || tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i,
+                  ") cannot be concatenated");
   const Tensor& first = tensors[0];
   dim = wrap_dim(dim, first.dim());
   ScalarType rt = first.scalar_type();

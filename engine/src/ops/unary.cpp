@@ -30,6 +30,9 @@ template <class State = NoState>
 Tensor unary_op(const Tensor& x, Unary k, const char* name, GradList (*bw)(Op<State>&, Grads&), uint8_t save,
                 State state = {}, double a = 0, double b = 0) {
   check_defined(x);
+  GRADLAB_CHECK(k != Unary::Neg || x.scalar_type() != ScalarType::Bool,
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+                "use the `~` or `logical_not()` operator instead.");
   const Tensor in = float_only(k) && !x.is_floating_point() ? x.to(ScalarType::Float) : x;
   Tensor out = unary_kernel(k, in, a, b);
   if (auto fn = record(name, {&x}, bw, std::move(state))) {
@@ -44,6 +47,7 @@ template <class State = NoState>
 Tensor& unary_inplace(Tensor& self, Unary k, const char* name, GradList (*bw)(Op<State>&, Grads&), uint8_t save,
                       State state = {}, double a = 0, double b = 0) {
   check_inplace(self);
+  if (float_only(k) && !self.is_floating_point()) check_can_cast(ScalarType::Float, self.scalar_type());
   auto fn = record(name, {&self}, bw, std::move(state));
   // A backward that needs the input sees its value from before the op.
   if (fn && (save & kSelf)) fn->save(self.clone());
@@ -115,29 +119,49 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Tensor square(const Tensor& a) { return pow(a, 2); }
 namespace {
+// Whether the op's numbers make an integral (or bool) input float, as
+// PyTorch's type promotion does: a floating number does.
+bool promoted(const Tensor& a, std::optional<Scalar> s1, std::optional<Scalar> s2 = std::nullopt) {
+  return !a.is_floating_point() && ((s1 && s1->isFloatingPoint()) || (s2 && s2->isFloatingPoint()));
+}
+Tensor promote(const Tensor& a, std::optional<Scalar> s1, std::optional<Scalar> s2 = std::nullopt) {
+  check_defined(a);
+  return promoted(a, s1, s2) ? a.to(ScalarType::Float) : a;
+}
+// In place the input cannot change its dtype: PyTorch's error instead.
+Tensor& promote_inplace(const Tensor& self, std::optional<Scalar> s1, std::optional<Scalar> s2 = std::nullopt) {
+  check_defined(self);
+  if (promoted(self, s1, s2)) check_can_cast(ScalarType::Float, self.scalar_type());
+  return const_cast<Tensor&>(self);
+}
+
 Bounds bounds_of(std::optional<Scalar> min, std::optional<Scalar> max) {
   return {min ? min->toDouble() : kNaN, max ? max->toDouble() : kNaN};
 }
 // The clamps: a kernel over the bounds, the same bounds kept for the backward.
-Tensor clamp_op(const Tensor& a, const char* name, Bounds bounds) {
-  return unary_op(a, Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo, bounds.hi);
+Tensor clamp_op(const Tensor& a, const char* name, std::optional<Scalar> min, std::optional<Scalar> max) {
+  const Bounds bounds = bounds_of(min, max);
+  return unary_op(promote(a, min, max), Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo, bounds.hi);
 }
-Tensor& clamp_inplace(const Tensor& self, const char* name, Bounds bounds) {
-  return unary_inplace(const_cast<Tensor&>(self), Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo, bounds.hi);
+Tensor& clamp_inplace(const Tensor& self, const char* name, std::optional<Scalar> min, std::optional<Scalar> max) {
+  const Bounds bounds = bounds_of(min, max);
+  return unary_inplace(promote_inplace(self, min, max), Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo,
+                       bounds.hi);
 }
 }  // namespace
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
   GRADLAB_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  return clamp_op(a, "ClampBackward1", bounds_of(min, max));
+  return clamp_op(a, "ClampBackward1", min, max);
 }
-Tensor clamp_min(const Tensor& a, Scalar min) { return clamp_op(a, "ClampMinBackward0", bounds_of(min, std::nullopt)); }
-Tensor clamp_max(const Tensor& a, Scalar max) { return clamp_op(a, "ClampMaxBackward0", bounds_of(std::nullopt, max)); }
+Tensor clamp_min(const Tensor& a, Scalar min) { return clamp_op(a, "ClampMinBackward0", min, std::nullopt); }
+Tensor clamp_max(const Tensor& a, Scalar max) { return clamp_op(a, "ClampMaxBackward0", std::nullopt, max); }
 Tensor pow(const Tensor& a, Scalar e) {
   check_defined(a);
-  const bool promote = e.isFloatingPoint() && !a.is_floating_point();
+  GRADLAB_CHECK(a.is_floating_point() || e.isFloatingPoint() || e.toDouble() >= 0,
+                "Integers to negative integer powers are not allowed.");
   const double x = e.toDouble();
-  return unary_op(promote ? a.to(ScalarType::Float) : a, Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
+  return unary_op(promote(a, e), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
 }
 
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
@@ -149,12 +173,12 @@ Tensor Tensor::pow(Scalar e) const { return gradlab::pow(*this, e); }
 
 Tensor& Tensor::pow_(Scalar e) const {
   const double x = e.toDouble();
-  return unary_inplace(const_cast<Tensor&>(*this), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
+  return unary_inplace(promote_inplace(*this, e), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
-  return clamp_inplace(*this, "ClampBackward1", bounds_of(min, max));
+  return clamp_inplace(*this, "ClampBackward1", min, max);
 }
-Tensor& Tensor::clamp_min_(Scalar min) const { return clamp_inplace(*this, "ClampMinBackward0", bounds_of(min, std::nullopt)); }
-Tensor& Tensor::clamp_max_(Scalar max) const { return clamp_inplace(*this, "ClampMaxBackward0", bounds_of(std::nullopt, max)); }
+Tensor& Tensor::clamp_min_(Scalar min) const { return clamp_inplace(*this, "ClampMinBackward0", min, std::nullopt); }
+Tensor& Tensor::clamp_max_(Scalar max) const { return clamp_inplace(*this, "ClampMaxBackward0", std::nullopt, max); }
 
 }  // namespace gradlab
