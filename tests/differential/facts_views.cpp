@@ -131,6 +131,7 @@ void first_gradients() {
     emit("create_graph.graph", {{"graph", graph_desc(u.grad().grad_fn())}});
     (u * u).sum().backward({}, c10::nullopt, true);
     fact("create_graph.grad.second", u.grad());
+    u.mutable_grad() = Tensor();  // the grad's graph holds u: break the cycle, as PyTorch's warning advises
   }
   {  // a gradient that cannot be stolen (sum()'s expanded one) is copied
     Tensor x = torch::tensor({1.0, 2.0}, torch::requires_grad());
