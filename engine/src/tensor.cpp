@@ -178,10 +178,7 @@ template bool Tensor::item<bool>() const;
 // ------------------------------------------------------------ autograd fields
 // A view made under no_grad records no graph, yet PyTorch reports that it
 // requires grad when its base does (it stays a leaf).
-bool Tensor::view_requires_grad() const {
-  const TensorImpl* b = impl_->base.get();
-  return b && (b->requires_grad || b->grad_fn != nullptr);
-}
+bool Tensor::view_requires_grad() const { return base_in_graph(impl_.get()); }
 
 bool Tensor::is_leaf() const { return checked()->grad_fn == nullptr; }
 

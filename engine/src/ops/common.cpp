@@ -285,16 +285,15 @@ Region region_in_base(const Tensor& view, const Tensor& base) {
 
 void refresh_view_history(const Tensor& view) {
   TensorImpl* impl = view.unsafeGetTensorImpl();
-  const TensorImpl* b = impl->base.get();
-  const bool base_in_graph = b->requires_grad || b->grad_fn;
-  if (!impl->grad_fn && !base_in_graph) return;  // outside any graph: nothing to redo
+  const bool in_graph = base_in_graph(impl);
+  if (!impl->grad_fn && !in_graph) return;  // outside any graph: nothing to redo
   if (impl->creation_meta != CreationMeta::Default) throw Error(view_rebase_error(impl, /*indirect=*/true));
   // The view's values now come from its base's new history: read it, as
   // PyTorch does, as an as_strided of the base.
   Tensor base(impl->base);
   auto as = detail::make_pooled<Op<AsStridedState>>("AsStridedBackward0", as_strided_backward,
                                                     AsStridedState{region_in_base(view, base), DimVector(base.sizes())});
-  as->mutable_next_edges().push_back(base_in_graph ? autograd::impl::gradient_edge(base) : autograd::Edge());
+  as->mutable_next_edges().push_back(in_graph ? autograd::impl::gradient_edge(base) : autograd::Edge());
   autograd::impl::rebase_history(view, as);
 }
 
@@ -314,8 +313,7 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& f
   auto cs = detail::make_pooled<Op<CopySlicesState>>("torch::autograd::CopySlices", copy_slices_backward,
                                                      CopySlicesState{region, fn});
   auto& edges = cs->mutable_next_edges();
-  const bool base_in_graph = impl->base->grad_fn || impl->base->requires_grad;
-  edges.push_back(base_in_graph ? autograd::impl::gradient_edge(base) : autograd::Edge());
+  edges.push_back(base_in_graph(impl) ? autograd::impl::gradient_edge(base) : autograd::Edge());
   for (size_t i = 1; i < fn->next_edges().size(); ++i) edges.push_back(fn->next_edges()[i]);
   // fn's own metadata must describe the view's value it differentiates.
   fn->add_input_metadata(self);

@@ -176,6 +176,12 @@ void bump_version(const Tensor& self);
 // After an in-place op computed `self`'s new value: records `fn` as its new history.
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
 
+// Whether a view's base is in a graph (requires grad or has a history): then
+// the view is too, whatever mode it was made in.
+inline bool base_in_graph(const TensorImpl* view) {
+  const TensorImpl* b = view->base.get();
+  return b && (b->requires_grad || b->grad_fn);
+}
 // A view's history is stale once its base (or a sibling view) changed in
 // place after the view last took it (PyTorch's attr_version). Read lazily,
 // as PyTorch does, wherever a view's grad_fn is read.
