@@ -132,6 +132,7 @@ std::vector<Case> cases() {
   add("indexing and slicing",
       [](const V& x) { return x[0].index({torch::indexing::Slice(1, 3), 0}) + x[0][2].sum(); },
       [] { return V{rnd({4, 3})}; });
+  add("repeat", [](const V& x) { return x[0].repeat({2, 1, 3}); }, [] { return V{rnd({3, 2})}; });
   add("clone, contiguous", [](const V& x) { return x[0].t().contiguous().clone() * 2; }, [] { return V{rnd({2, 3})}; });
   return c;
 }
@@ -197,6 +198,71 @@ TEST_CASE("CUDA: mm's backward takes every gradient layout (expanded, transposed
     CHECK(agree(ga.grad(), ca.grad(), 1e-4, 1e-4));
     CHECK(agree(gb.grad(), cb.grad(), 1e-4, 1e-4));
   }
+}
+
+// The upstream gradient of every product, softmax and loss in the layouts the
+// natural spellings send it: expanded (from sum or mean), transposed (from
+// t()), sliced (a strided view). Sizes are above the BLAS threshold, so the
+// GPU's cuBLAS path must make each layout readable, as the CPU's does.
+TEST_CASE("CUDA: every product's, softmax's and loss's backward takes every gradient layout", "[cuda]") {
+  struct Op {
+    const char* name;
+    std::function<Tensor(const V&)> f;
+    std::vector<std::vector<int64_t>> shapes;
+  };
+  const std::vector<Op> ops = {
+      {"mm", [](const V& x) { return x[0].mm(x[1]); }, {{96, 80}, {80, 72}}},
+      {"mm of transposed operands", [](const V& x) { return x[0].t().mm(x[1].t()); }, {{80, 96}, {72, 80}}},
+      {"bmm", [](const V& x) { return x[0].bmm(x[1]); }, {{4, 40, 32}, {4, 32, 24}}},
+      {"matmul 3-D by transposed 3-D", [](const V& x) { return torch::matmul(x[0], x[1].transpose(1, 2)); },
+       {{4, 40, 32}, {4, 24, 32}}},
+      {"matmul 3-D by 2-D", [](const V& x) { return torch::matmul(x[0], x[1]); }, {{4, 40, 32}, {32, 24}}},
+      {"mv", [](const V& x) { return x[0].mv(x[1]); }, {{96, 80}, {80}}},
+      {"matmul vector by matrix", [](const V& x) { return torch::matmul(x[0], x[1]); }, {{80}, {80, 72}}},
+      {"softmax", [](const V& x) { return torch::softmax(x[0], 1); }, {{64, 48}}},
+      {"log_softmax", [](const V& x) { return torch::log_softmax(x[0], 0); }, {{64, 48}}},
+      {"mse_loss without reduction", [](const V& x) { return torch::mse_loss(x[0], x[1], gradlab::Reduction::None); },
+       {{64, 48}, {64, 48}}},
+      {"linear layer", [](const V& x) { return torch::relu(x[0].mm(x[1]) + x[2]); }, {{96, 80}, {80, 72}, {72}}},
+  };
+  torch::manual_seed(11);
+  for (const auto& op : ops) {
+    V base;
+    for (const auto& s : op.shapes) base.push_back(torch::randn(s));
+    const auto out_sizes = op.f(base).sizes().vec();
+    std::vector<std::pair<const char*, Tensor>> grads = {{"expanded", torch::ones({}).expand(out_sizes)}};
+    if (out_sizes.size() >= 2) {
+      auto swapped = out_sizes;
+      std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
+      grads.emplace_back("transposed", torch::randn(swapped).transpose(-1, -2));
+    }
+    auto wide = out_sizes;
+    wide.back() *= 2;
+    grads.emplace_back("sliced", torch::randn(wide).slice(-1, 0, wide.back(), 2));
+    for (const auto& [layout, g] : grads) {
+      INFO(op.name << ", " << layout << " gradient");
+      V cpu, gpu;
+      for (const auto& t : base) {
+        cpu.push_back(t.clone().requires_grad_());
+        gpu.push_back(t.cuda().requires_grad_());
+      }
+      op.f(cpu).backward(g);
+      Tensor out = op.f(gpu);
+      CHECK(out.grad_fn()->name() == op.f(cpu).grad_fn()->name());
+      out.backward(g.cuda());
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        INFO("gradient of input " << i);
+        CHECK(gpu[i].grad().is_cuda());
+        CHECK(agree(gpu[i].grad(), cpu[i].grad(), 1e-4, 1e-4));
+      }
+    }
+  }
+  // The spelling students write, at a size where the naive loop once took seconds.
+  Tensor a = torch::randn({512, 512}), b = torch::randn({512, 512});
+  Tensor ca = a.clone().requires_grad_(), ga = a.cuda().requires_grad_();
+  ca.mm(b).sum().backward();
+  ga.mm(b.cuda()).sum().backward();
+  CHECK(agree(ga.grad(), ca.grad(), 1e-4, 1e-3));
 }
 
 TEST_CASE("CUDA: in-place ops and copies across devices", "[cuda]") {
