@@ -164,6 +164,54 @@ void shapes() {
   attempt("repeat.fewer_dims", [&] { (void)x.repeat({2}); });
 }
 
+// Second derivatives: grad with create_graph, then the gradient of a
+// weighted sum of that gradient. `whole_graph` also compares the whole graph
+// of both, for the ops whose backward is an op of its own in PyTorch
+// (tanh_backward, select_backward, nll_loss_backward, ...); elsewhere only the
+// top node, its next functions and the values are compared.
+void second(const std::string& name, std::initializer_list<int64_t> shape, bool whole_graph,
+            const std::function<Tensor(const Tensor&)>& f) {
+  const std::vector<double> at = {0.5, -1.0, 2.0, 1.5, -0.3, 0.8};
+  Tensor x = torch::tensor(at, torch::kDouble).reshape(shape).detach().requires_grad_();
+  Tensor g = torch::autograd::grad({f(x)}, {x}, {}, true, true)[0];
+  fact(name + ".grad", g);
+  if (whole_graph) emit(name + ".grad.graph", json{{"graph", graph_desc(g.grad_fn())}});
+  if (!g.requires_grad()) return;
+  Tensor w = torch::arange(1, g.numel() + 1, torch::kDouble).reshape(g.sizes());
+  Tensor gg = torch::autograd::grad({(g * w).sum()}, {x}, {}, true, true, true)[0];
+  fact(name + ".second", gg);
+  if (whole_graph && gg.defined()) emit(name + ".second.graph", json{{"graph", graph_desc(gg.grad_fn())}});
+}
+
+void second_derivatives() {
+  using torch::indexing::Slice;
+  namespace F = torch::nn::functional;
+  second("2nd.tanh", {6}, true, [](const Tensor& x) { return (x.tanh() * x).sum(); });
+  second("2nd.sigmoid", {6}, true, [](const Tensor& x) { return (x.sigmoid() * x).sum(); });
+  second("2nd.relu", {6}, true, [](const Tensor& x) { return (x.relu() * x).sum(); });
+  second("2nd.softmax", {2, 3}, true, [](const Tensor& x) { return (torch::softmax(x, 1) * x).sum(); });
+  second("2nd.log_softmax", {2, 3}, true, [](const Tensor& x) { return (torch::log_softmax(x, 0) * x).sum(); });
+  second("2nd.mse_loss", {2, 3}, true, [](const Tensor& x) { return torch::mse_loss(x * x, x); });
+  second("2nd.cross_entropy", {2, 3}, true, [](const Tensor& x) { return F::cross_entropy(x * x, torch::tensor({2, 0})); });
+  second("2nd.nll_loss", {2, 3}, true, [](const Tensor& x) { return F::nll_loss(x * x, torch::tensor({2, 0})); });
+  second("2nd.stack", {6}, false, [](const Tensor& x) { return torch::stack({x, x * x}).pow(3).sum(); });
+  second("2nd.select", {2, 3}, false, [](const Tensor& x) { return (x.pow(2)[1] * x[0]).sum(); });
+  second("2nd.slice", {2, 3}, false,
+         [](const Tensor& x) { return (x.pow(2).index({Slice(), Slice(0, 2)}) * x.narrow(1, 1, 2)).sum(); });
+  second("2nd.index_tensor", {6}, false, [](const Tensor& x) {
+    return (x.pow(2).index({torch::tensor({0, 2, 2})}) * x.index({torch::tensor({1, 2, 3})})).sum();
+  });
+  second("2nd.unbind_split", {2, 3}, false, [](const Tensor& x) {
+    return (x.pow(2).unbind(0)[0] * x[1]).sum() + (x.pow(2).split(1, 1)[2] * x).sum();
+  });
+  second("2nd.matmul", {2, 3}, false,
+         [](const Tensor& x) { return torch::matmul(x, x[0]).pow(2).sum() + x[1].dot(x[1] * x[0]); });
+  second("2nd.mm", {2, 3}, false, [](const Tensor& x) { return x.mm(x.t()).pow(2).sum(); });
+  second("2nd.repeat", {2, 3}, false, [](const Tensor& x) { return (x.pow(2).repeat({2, 1}) * x.repeat({2, 1})).sum(); });
+  second("2nd.max_min", {2, 3}, false,
+         [](const Tensor& x) { return (x * x).max() + std::get<0>((x * x).min(1)).sum(); });
+}
+
 }  // namespace
 
 int main() {
@@ -172,5 +220,6 @@ int main() {
   unary_inplace();
   promotion();
   shapes();
+  second_derivatives();
   return 0;
 }

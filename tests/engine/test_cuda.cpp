@@ -230,15 +230,16 @@ TEST_CASE("CUDA: every product's, softmax's and loss's backward takes every grad
     V base;
     for (const auto& s : op.shapes) base.push_back(torch::randn(s));
     const auto out_sizes = op.f(base).sizes().vec();
-    std::vector<std::pair<const char*, Tensor>> grads = {{"expanded", torch::ones({}).expand(out_sizes)}};
+    using Layouts = std::vector<std::pair<const char*, Tensor>>;
+    auto wide = out_sizes;
+    wide.back() *= 2;
+    const Tensor expanded = torch::ones({}).expand(out_sizes), sliced = torch::randn(wide).slice(-1, 0, wide.back(), 2);
+    Layouts grads = {{"expanded", expanded}, {"sliced", sliced}};
     if (out_sizes.size() >= 2) {
       auto swapped = out_sizes;
       std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
-      grads.emplace_back("transposed", torch::randn(swapped).transpose(-1, -2));
+      grads = Layouts{{"expanded", expanded}, {"transposed", torch::randn(swapped).transpose(-1, -2)}, {"sliced", sliced}};
     }
-    auto wide = out_sizes;
-    wide.back() *= 2;
-    grads.emplace_back("sliced", torch::randn(wide).slice(-1, 0, wide.back(), 2));
     for (const auto& [layout, g] : grads) {
       INFO(op.name << ", " << layout << " gradient");
       V cpu, gpu;
@@ -263,6 +264,43 @@ TEST_CASE("CUDA: every product's, softmax's and loss's backward takes every grad
   ca.mm(b).sum().backward();
   ga.mm(b.cuda()).sum().backward();
   CHECK(agree(ga.grad(), ca.grad(), 1e-4, 1e-3));
+}
+
+// create_graph on the GPU: the backwards that are ops of their own (the fused
+// activations', softmax's, the losses', select's and indexing's) recorded
+// there, differentiated again, against the CPU.
+TEST_CASE("CUDA: second derivatives agree with the CPU's", "[cuda]") {
+  using torch::indexing::Slice;
+  const std::vector<std::pair<const char*, std::function<Tensor(const Tensor&)>>> fs = {
+      {"tanh, sigmoid, relu", [](const Tensor& x) { return (x.tanh() * x + x.sigmoid() * x + x.relu() * x).sum(); }},
+      {"softmax, log_softmax", [](const Tensor& x) { return (torch::softmax(x, 1) * x + torch::log_softmax(x, 0) * x).sum(); }},
+      {"mse_loss, cross_entropy",
+       [](const Tensor& x) {
+         return torch::mse_loss(x * x, x) + torch::cross_entropy(x * x, torch::tensor({2, 0, 1, 1}).to(x.device()));
+       }},
+      {"select, slice, index",
+       [](const Tensor& x) {
+         return (x.pow(2)[1] * x[0]).sum() + (x.pow(2).index({Slice(), Slice(0, 2)}) * x.narrow(1, 1, 2)).sum() +
+                (x.pow(2).index({torch::tensor({0, 2, 2})}) * x.index({torch::tensor({1, 2, 3})})).sum();
+       }},
+  };
+  torch::manual_seed(13);
+  const Tensor start = torch::randn({4, 3}, torch::kDouble);
+  for (const auto& [name, f] : fs) {
+    INFO(name);
+    Tensor grads[2], seconds[2];
+    for (int on_gpu = 0; on_gpu < 2; ++on_gpu) {
+      Tensor x = (on_gpu ? start.cuda() : start.clone()).requires_grad_();
+      Tensor g = torch::autograd::grad({f(x)}, {x}, {}, true, true)[0];
+      Tensor w = torch::arange(1, g.numel() + 1, torch::dtype(torch::kDouble).device(x.device())).reshape(g.sizes());
+      grads[on_gpu] = g;
+      seconds[on_gpu] = torch::autograd::grad({(g * w).sum()}, {x})[0];
+    }
+    CHECK(grads[1].grad_fn()->name() == grads[0].grad_fn()->name());
+    CHECK(seconds[1].is_cuda());
+    CHECK(agree(grads[1], grads[0], 1e-10, 1e-10));
+    CHECK(agree(seconds[1], seconds[0], 1e-10, 1e-10));
+  }
 }
 
 TEST_CASE("CUDA: in-place ops and copies across devices", "[cuda]") {

@@ -9,10 +9,13 @@
 //     saves       what the backward reads: kNone, kSelf (x()) or kResult (y())
 //     ints        1: an integer tensor stays integer; 0: it becomes float first
 //     free        1: also torch::name(t);  inplace  1: also t.name_()
-//     fused       1: when no graph is recorded, the backward is one pass of the
-//                 binary kernel Binary::<Kind>Grad(g, the saved tensor), which
-//                 must compute the derivative column with the same roundings
-//                 (tests/engine/test_gradcheck.cpp holds every such kernel to it)
+//     fused       1: the backward is one pass of the binary kernel
+//                 Binary::<Kind>Grad(g, the saved tensor), an op of its own
+//                 under create_graph (PyTorch's tanh_backward and the like,
+//                 engine/src/ops/unary.cpp). The kernel must compute the
+//                 derivative column with the same roundings: the column is its
+//                 specification (tests/engine/test_gradcheck.cpp holds every
+//                 such kernel to it)
 //     formula     of one element v, of the computing type C (double for integers)
 //     derivative  the input's gradient, from g (the output's), x() and y()
 //
@@ -20,6 +23,8 @@
 #ifndef GRADLAB_WHEN_0
 #define GRADLAB_WHEN_0(...)
 #define GRADLAB_WHEN_1(...) __VA_ARGS__
+#define GRADLAB_WHEN_NOT_0(...) __VA_ARGS__
+#define GRADLAB_WHEN_NOT_1(...)
 #endif
 
 GRADLAB_UNARY(neg, Neg, "NegBackward0", kNone, 1, 1, 1, 0, (-v), (g.neg()))

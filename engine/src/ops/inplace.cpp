@@ -18,18 +18,39 @@ struct IndexedDims {
   int64_t dim;
   int64_t span;
 };
-// Advanced indexing: the gradient is scattered back (summing repeats).
+Tensor index_at(const Tensor& self, const Tensor& flat_pos, int64_t dim, int64_t span, IntArrayRef out_shape);
+// The gathered shape and where: the incoming gradient's own backward
+// (create_graph) gathers the same positions again.
+struct Gathered {
+  DimVector shape;
+  int64_t dim;
+  int64_t span;
+};
+GradList index_put_bw(Op<Gathered>& n, Grads& g) {
+  return {Tensor(), index_at(g[0], n.saved_at(0), n.dim, n.span, n.shape)};
+}
+// Advanced indexing: the gradient is scattered back (summing repeats). Under
+// create_graph the scatter is recorded as PyTorch records it: an accumulating
+// index_put_ into zeros that need no gradient.
 GradList index_bw(Op<IndexedDims>& n, Grads& g) {
   Tensor idx = n.saved_at(0);
   const int64_t dim = n.dim;
   Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  Tensor gc = g[0].contiguous();
-  autograd::NoGradGuard ng;
-  // idx holds flat positions along the indexed dims: add each slice back.
-  const int64_t* p = idx.data_ptr<int64_t>();
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    Tensor dst = r.flatten(dim, dim + n.span - 1).select(dim, p[i]);
-    dst.add_(gc.select(dim, i));
+  {
+    Tensor gc = g[0].contiguous();
+    autograd::NoGradGuard ng;
+    // idx holds flat positions along the indexed dims: add each slice back.
+    const int64_t* p = idx.data_ptr<int64_t>();
+    for (int64_t i = 0; i < idx.numel(); ++i) {
+      Tensor dst = r.flatten(dim, dim + n.span - 1).select(dim, p[i]);
+      dst.add_(gc.select(dim, i));
+    }
+  }
+  const Tensor zeros_need_nothing;
+  if (auto fn = record("IndexPutImplBackward0", {&zeros_need_nothing, &g[0]}, index_put_bw,
+                       [&] { return Gathered{DimVector(g[0].sizes()), dim, n.span}; })) {
+    fn->save(idx);
+    finish(std::move(fn), r);
   }
   return {r};
 }
@@ -76,6 +97,12 @@ Tensor advanced_index(const Tensor& self, const Tensor& index, int64_t dim) {
   const Tensor flat_pos = tensor(pos.empty() ? TensorDataContainer(std::vector<int64_t>{}) : TensorDataContainer(pos),
                                  TensorOptions(ScalarType::Long).device(Device(DeviceType::CPU)));
   for (int64_t d = dim + span; d < self.dim(); ++d) out_shape.push_back(self.size(d));
+  return index_at(self, flat_pos, dim, span, out_shape);
+}
+
+// The slices of `self` at `flat_pos` along dims [dim, dim + span), flattened
+// into one, laid out as `out_shape`.
+Tensor index_at(const Tensor& self, const Tensor& flat_pos, int64_t dim, int64_t span, IntArrayRef out_shape) {
   Tensor out;
   {
     autograd::NoGradGuard ng;

@@ -104,12 +104,39 @@ struct SoftmaxDim {
   int64_t dim;
   bool log;
 };
-GradList softmax_bw(Op<SoftmaxDim>& n, Grads& g) {
-  Tensor y = n.saved_at(0);
+Tensor softmax_backward_data(const Tensor& g, const Tensor& y, const SoftmaxDim& s);
+// The backward's own backward (create_graph), as PyTorch's derivatives of
+// _softmax_backward_data and _log_softmax_backward_data: gg is the incoming
+// gradient, g and y the backward's inputs.
+GradList softmax_backward_data_bw(Op<SoftmaxDim>& n, Grads& grads) {
+  const Tensor &gg = grads[0], g = n.saved_at(0), y = n.saved_at(1);
   const int64_t dim = n.dim;
-  if (n.log) return {g[0] - y.exp() * g[0].sum({dim}, true)};
-  return {y * (g[0] - (g[0] * y).sum({dim}, true))};
+  Tensor dg, dy;
+  if (n.log) {
+    if (n.should_compute_output(0)) dg = gg - (gg * y.exp()).sum({dim}, true);
+    if (n.should_compute_output(1)) dy = -g.sum({dim}, true) * y.exp() * gg;
+  } else {
+    if (n.should_compute_output(0)) dg = softmax_backward_data(gg, y, n);
+    if (n.should_compute_output(1)) dy = g * gg - (y * g).sum({dim}, true) * gg - g * (y * gg).sum({dim}, true);
+  }
+  return {dg, dy};
 }
+// softmax's backward from its output y, an op of its own under create_graph.
+Tensor softmax_backward_data(const Tensor& g, const Tensor& y, const SoftmaxDim& s) {
+  Tensor r;
+  {
+    autograd::NoGradGuard ng;
+    r = s.log ? g - y.exp() * g.sum({s.dim}, true) : y * (g - (g * y).sum({s.dim}, true));
+  }
+  const char* name = s.log ? "LogSoftmaxBackwardDataBackward0" : "SoftmaxBackwardDataBackward0";
+  if (auto fn = record(name, {&g, &y}, softmax_backward_data_bw, s)) {
+    fn->save(g);
+    fn->save(y);
+    finish(std::move(fn), r);
+  }
+  return r;
+}
+GradList softmax_bw(Op<SoftmaxDim>& n, Grads& g) { return {softmax_backward_data(g[0], n.saved_at(0), n)}; }
 
 Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   check_defined(a);

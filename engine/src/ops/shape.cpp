@@ -1,6 +1,7 @@
 // Views and shape ops: view, reshape, transpose, squeeze, expand, select,
 // slice, split; plus clone, contiguous, dtype/device copies, cat and stack.
 // A view shares storage and the version counter with its base.
+#include <algorithm>
 #include <numeric>
 
 #include "ops/ops_internal.h"
@@ -85,17 +86,30 @@ struct AlongDim {
 };
 GradList unsqueeze_bw(Op<AlongDim>& n, Grads& g) { return {g[0].squeeze(n.dim)}; }
 GradList expand_bw(Op<InputSizes>& n, Grads& g) { return {sum_to(g[0], n.sizes)}; }
-// repeat: the result read as [r0, s0, r1, s1, ...] (each input dim s_i after
-// its repeat count r_i) holds r_i copies along each r_i; the input's
-// gradient sums over them.
+// repeat: the gradient sums the copies. The dims repeat put in front are
+// summed away one by one; each other dim d repeated r > 1 times is read as
+// [r, s_d] and summed over r, all in one reshape and one sum, as PyTorch's
+// repeat_backward does (so its graph under create_graph is PyTorch's too).
 struct Repeats {
-  DimVector sizes;       // the input's
-  DimVector interleaved; // [r0, s0, r1, s1, ...], the input's dims padded with 1s in front
+  DimVector sizes;    // the input's
+  DimVector repeats;  // as given
 };
 GradList repeat_bw(Op<Repeats>& n, Grads& g) {
-  DimVector counts;
-  for (size_t i = 0; i < n.interleaved.size(); i += 2) counts.push_back(static_cast<int64_t>(i));
-  return {g[0].reshape(n.interleaved).sum(counts).reshape(n.sizes)};
+  if (std::find(n.repeats.begin(), n.repeats.end(), 0) != n.repeats.end())
+    return {zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()))};
+  Tensor grad = g[0];
+  const size_t front = n.repeats.size() - n.sizes.size();
+  for (size_t i = 0; i < front; ++i) grad = grad.sum({0});
+  DimVector split, summed;
+  for (size_t d = 0; d < n.sizes.size(); ++d) {
+    if (n.repeats[front + d] != 1) {
+      summed.push_back(static_cast<int64_t>(split.size()));
+      split.push_back(n.repeats[front + d]);
+    }
+    split.push_back(n.sizes[d]);
+  }
+  if (!summed.empty()) grad = grad.reshape(split).sum(summed);
+  return {grad};
 }
 // select and slice: the input's shape and where the view lies in it.
 struct Selection {
@@ -106,12 +120,22 @@ struct Selection {
   int64_t step = 1;
   bool is_slice = false;
 };
+Tensor select_again(const Selection& s, const Tensor& t) {
+  return s.is_slice ? t.slice(s.dim, s.start, s.end, s.step) : t.select(s.dim, s.start);
+}
+// The backward's own backward (create_graph): it is linear in g, so its
+// gradient is the same selection of the incoming one.
+GradList select_backward_bw(Op<Selection>& n, Grads& g) { return {select_again(n, g[0])}; }
 // select/slice: the gradient lands in the selected region of a zero tensor.
+// Under create_graph that is an op of its own, as PyTorch's select_backward.
 GradList select_bw(Op<Selection>& n, Grads& g) {
   Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  Tensor region = n.is_slice ? r.slice(n.dim, n.start, n.end, n.step) : r.select(n.dim, n.start);
-  autograd::NoGradGuard ng;
-  region.copy_(g[0]);
+  {
+    autograd::NoGradGuard ng;
+    select_again(n, r).copy_(g[0]);
+  }
+  const char* name = n.is_slice ? "SliceBackwardBackward0" : "SelectBackwardBackward0";
+  if (auto fn = record(name, {&g[0]}, select_backward_bw, static_cast<const Selection&>(n))) finish(std::move(fn), r);
   return {r};
 }
 GradList identity_bw(PlainOp&, Grads& g) { return {g[0]}; }
@@ -131,7 +155,12 @@ GradList cat_bw(Op<Parts>& n, Grads& g) {
   }
   return r;
 }
-GradList stack_bw(Op<AlongDim>& n, Grads& g) { return g[0].unbind(n.dim); }
+// Each input's gradient is its select of g, as in PyTorch (not one unbind).
+GradList stack_bw(Op<AlongDim>& n, Grads& g) {
+  GradList r;
+  for (int64_t i = 0; i < g[0].size(n.dim); ++i) r.push_back(g[0].select(n.dim, i));
+  return r;
+}
 // Multi-output split/unbind: undefined output gradients count as zeros.
 GradList split_bw(Op<Parts>& n, Grads& g) {
   const int64_t dim = n.dim;
@@ -299,7 +328,7 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
     out = alias_with_geometry(*this, interleaved, strides, storage_offset()).contiguous().view(target);
   }
   out = out.tensor_data();
-  if (auto fn = record("RepeatBackward0", {this}, repeat_bw, [&] { return Repeats{DimVector(sizes()), interleaved}; }))
+  if (auto fn = record("RepeatBackward0", {this}, repeat_bw, [&] { return Repeats{DimVector(sizes()), DimVector(repeats)}; }))
     finish(std::move(fn), out);
   return out;
 }

@@ -64,19 +64,54 @@ Tensor& unary_inplace(Tensor& self, Unary k, const char* name, GradList (*bw)(Op
 Tensor saved_self(OpNode& n) { return n.saved_at(0); }
 Tensor saved_result(OpNode& n) { return n.saved_at(n.saved.size() - 1); }
 
+// A fused backward is an op of its own, as PyTorch's tanh_backward(g, y),
+// sigmoid_backward(g, y) and threshold_backward(g, y, 0) are: one kernel pass
+// over g and the saved tensor s, recorded under create_graph as one node. Its
+// own backward is the same op of the incoming gradient (it is linear in g),
+// and for s the derivative below.
+struct FusedGrad {
+  backend::Binary kind;
+};
+Tensor fused_grad(backend::Binary kind, const Tensor& g, const Tensor& s);
+GradList fused_grad_bw(Op<FusedGrad>& n, Grads& grads) {
+  const Tensor &gg = grads[0], g = n.saved_at(0), s = n.saved_at(1);
+  Tensor ds;
+  if (n.should_compute_output(1)) {
+    switch (n.kind) {
+      case backend::Binary::TanhGrad: ds = gg * (s * -2 * g); break;            // d g(1 - s²)/ds
+      case backend::Binary::SigmoidGrad: ds = gg * g * (s * -2 + 1); break;     // d g(1 - s)s/ds
+      default: ds = zeros_like(gg);                                             // relu: a step in s
+    }
+  }
+  return {n.should_compute_output(0) ? fused_grad(n.kind, gg, s) : Tensor(), ds};
+}
+const char* fused_grad_name(backend::Binary kind) {
+  switch (kind) {
+    case backend::Binary::TanhGrad: return "TanhBackwardBackward0";
+    case backend::Binary::SigmoidGrad: return "SigmoidBackwardBackward0";
+    default: return "ThresholdBackwardBackward0";
+  }
+}
+Tensor fused_grad(backend::Binary kind, const Tensor& g, const Tensor& s) {
+  Tensor r = binary_kernel(kind, g, s, g.scalar_type());
+  if (auto fn = record(fused_grad_name(kind), {&g, &s}, fused_grad_bw, FusedGrad{kind})) {
+    fn->save(g);
+    fn->save(s);
+    finish(std::move(fn), r);
+  }
+  return r;
+}
+
 // The table's backwards: the derivative column, with g the output's gradient
-// and x(), y() the saved input and result. With create_graph (grad mode on
-// in a backward) the formula is recorded op by op; otherwise an op with a
-// fused kernel computes it in one pass over g and the saved tensor, with no
-// temporaries (PyTorch's tanh_backward, sigmoid_backward, threshold_backward).
+// and x(), y() the saved input and result, recorded op by op under
+// create_graph. An op with a fused kernel computes it with fused_grad instead.
 #define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative)          \
   GradList name##_bw(PlainOp& n, Grads& grads) {                                                           \
     [[maybe_unused]] auto x = [&n] { return saved_self(n); };                                             \
     [[maybe_unused]] auto y = [&n] { return saved_result(n); };                                           \
-    const Tensor& g = grads[0];                                                                           \
-    GRADLAB_WHEN_##fused(if (!detail::grad_mode()) return {                                   \
-      binary_kernel(backend::Binary::Kind##Grad, g, (saves) == kResult ? y() : x(), g.scalar_type())};)    \
-    return {derivative};                                                                                  \
+    [[maybe_unused]] const Tensor& g = grads[0];                                                          \
+    GRADLAB_WHEN_##fused(return {fused_grad(backend::Binary::Kind##Grad, g, (saves) == kResult ? y() : x())};) \
+    GRADLAB_WHEN_NOT_##fused(return {derivative};)                                                        \
   }
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
