@@ -45,7 +45,12 @@ struct Factor {
   double factor;
 };
 // d(a·s) = s
-GradList mul_scalar_bw(Op<Factor>& n, Grads& g) { return {g[0] * n.factor}; }
+// Under create_graph PyTorch multiplies by the number as a 0-d tensor
+// (MulBackward0 with an empty edge), as its derivative formulas do.
+GradList mul_scalar_bw(Op<Factor>& n, Grads& g) {
+  if (detail::grad_mode()) return {g[0] * scalar_like(n.factor, g[0], g[0].scalar_type())};
+  return {g[0] * n.factor};
+}
 // d(a/b) = (1/b, -a/b²)
 GradList div_bw(PlainOp& n, Grads& g) {
   GradList r(2);
@@ -53,19 +58,21 @@ GradList div_bw(PlainOp& n, Grads& g) {
   Tensor self = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor other = n.saved_at(i++);
   if (n.should_compute_output(0)) r[0] = g[0].div(other);
-  if (n.should_compute_output(1)) r[1] = (g[0].neg() * self).div(other * other);
+  if (n.should_compute_output(1)) r[1] = g[0].neg() * self.div(other).div(other);  // PyTorch's order of roundings
   return r;
 }
 // d(a/s) = 1/s
-GradList div_scalar_bw(Op<Factor>& n, Grads& g) { return {g[0].div(n.factor)}; }
+GradList div_scalar_bw(Op<Factor>& n, Grads& g) {
+  if (detail::grad_mode()) return {g[0].div(scalar_like(n.factor, g[0], g[0].scalar_type()))};
+  return {g[0].div(n.factor)};
+}
 // d(a^b) = (b a^(b-1), a^b ln a); where a == 0 and b >= 0 the second is 0
 GradList pow_tensor_bw(PlainOp& n, Grads& g) {
   Tensor self = n.saved_at(0), exponent = n.saved_at(1), result = n.saved_at(2);
   GradList r(2);
-  if (n.should_compute_output(0)) {
-    Tensor d = exponent * self.pow(exponent - 1);
-    r[0] = g[0] * where(exponent == 0, zeros_like(d), d);
-  }
+  if (n.should_compute_output(0))
+    r[0] = where(exponent == 0, zeros({}, TensorOptions(g[0].scalar_type()).device(g[0].device())),
+                 g[0] * (exponent * self.pow(exponent - 1)));
   if (n.should_compute_output(1)) {
     Tensor d = result * self.log();
     r[1] = g[0] * where((self == 0) * (exponent >= 0), zeros_like(d), d);

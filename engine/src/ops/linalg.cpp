@@ -38,15 +38,22 @@ Tensor gemm_ready(const Tensor& g, const OpNode& n, int64_t work) {
   return g.contiguous();
 }
 
+// Which operands were column-major (a transpose's layout): under
+// create_graph PyTorch then computes that operand's gradient transposed, so
+// it comes out in the operand's layout, and records the graph that way.
+struct ColumnMajor {
+  bool a, b;
+};
+bool column_major(const Tensor& t) { return t.stride(0) == 1 && t.stride(1) == t.size(0); }
 // d(AB) = (G Bᵀ, Aᵀ G)
-GradList mm_bw(PlainOp& n, Grads& g) {
+GradList mm_bw(Op<ColumnMajor>& n, Grads& g) {
   GradList r(2);
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor b = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
   if (detail::grad_mode()) {  // create_graph: the products are recorded
-    if (n.should_compute_output(0)) r[0] = g[0].mm(b.t());
-    if (n.should_compute_output(1)) r[1] = a.t().mm(g[0]);
+    if (n.should_compute_output(0)) r[0] = n.a ? b.mm(g[0].t()).t() : g[0].mm(b.t());
+    if (n.should_compute_output(1)) r[1] = n.b ? g[0].t().mm(a).t() : a.t().mm(g[0]);
     return r;
   }
   // Otherwise straight to the kernel, which reads the transposes in place.
@@ -61,7 +68,7 @@ GradList mv_bw(PlainOp& n, Grads& g) {
   size_t i = 0;
   Tensor a = n.should_compute_output(1) ? n.saved_at(i++) : Tensor();
   Tensor v = n.should_compute_output(0) ? n.saved_at(i++) : Tensor();
-  if (n.should_compute_output(0)) r[0] = g[0].unsqueeze(1).mm(v.unsqueeze(0));
+  if (n.should_compute_output(0)) r[0] = g[0].reshape({-1, 1}) * v;  // the outer product, as PyTorch's ger
   if (n.should_compute_output(1)) r[1] = a.t().mv(g[0]);
   return r;
 }
@@ -104,7 +111,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                 " and ", b.size(0), "x", b.size(1), ")");
   check_same_dtype(a, b);
   Tensor out = gemm_out(a, b);
-  if (auto fn = record("MmBackward0", {&a, &b}, mm_bw)) {
+  if (auto fn = record("MmBackward0", {&a, &b}, mm_bw, [&] { return ColumnMajor{column_major(a), column_major(b)}; })) {
     save_pair(*fn, a, b);
     finish(std::move(fn), out);
   }

@@ -167,14 +167,13 @@ GradList split_bw(Op<Parts>& n, Grads& g) {
   variable_list parts;
   for (size_t i = 0; i < n.lengths.size(); ++i) {
     if (i < g.size() && g[i].defined()) {
-      parts.push_back(n.unbind ? g[i].unsqueeze(dim) : g[i]);
+      parts.push_back(g[i]);
     } else {
       DimVector s(n.input_metadata(i).shape);
-      if (n.unbind) s.insert(static_cast<size_t>(dim), 1);
       parts.push_back(zeros(s, TensorOptions(n.input_metadata(i).dtype).device(n.input_metadata(i).device)));
     }
   }
-  return {cat(parts, dim)};
+  return {n.unbind ? stack(parts, dim) : cat(parts, dim)};
 }
 
 template <class State = NoState, class Make = State>

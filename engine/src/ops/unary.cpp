@@ -136,7 +136,7 @@ GradList clamp_bw(Op<Bounds>& n, Grads& g) {
   Tensor mask = ones_like(x, TensorOptions(ScalarType::Bool));
   if (!std::isnan(lo)) mask = mask * (x >= lo);
   if (!std::isnan(hi)) mask = mask * (x <= hi);
-  return {g[0] * mask};
+  return {where(mask, g[0], zeros({}, TensorOptions(g[0].scalar_type()).device(g[0].device())))};
 }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
