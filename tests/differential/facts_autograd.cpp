@@ -195,6 +195,16 @@ struct DoubleInPlace : Function<DoubleInPlace> {
   static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2}; }
 };
 
+// Changes its input in place and also returns a second tensor.
+struct DirtyAndCopy : Function<DirtyAndCopy> {
+  static variable_list forward(AutogradContext* ctx, Tensor v) {
+    v.mul_(2);
+    ctx->mark_dirty({v});
+    return {v, v * 1};
+  }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2 + g[1]}; }
+};
+
 struct NonDiffMixed : Function<NonDiffMixed> {
   static std::vector<double> seen_a;
   static variable_list forward(AutogradContext* ctx, Tensor input) {
@@ -304,6 +314,22 @@ void custom_functions() {
   out.sum().backward();
   fact("fn.dirty.x", x);
   attempt("fn.dirty.leaf", [] { DoubleInPlace::apply(leaf3()); });
+  // A view changed in place inside a Function: the base's history becomes
+  // CopySlices around the Function's node, the view's AsStridedBackward0.
+  for (const bool through_view : {true, false}) {
+    const std::string tag = through_view ? "fn.dirty.view.base" : "fn.dirty.view.out";
+    Tensor xv = leaf3();
+    Tensor base = xv.clone();
+    Tensor view = base.narrow(0, 1, 2);
+    Tensor vout = DoubleInPlace::apply(view);
+    fact(tag + ".out", vout);
+    fact(tag + ".base", base);
+    emit(tag + ".graph", {{"base", graph_desc(base.grad_fn())}, {"out", graph_desc(vout.grad_fn())}});
+    Tensor weighted = through_view ? base * torch::arange(3) : vout * torch::arange(2);
+    weighted.sum().backward();
+    fact(tag + ".x", xv);
+  }
+  attempt("fn.dirty.view.two_outputs", [] { DirtyAndCopy::apply(leaf3().clone().narrow(0, 0, 2)); });
 
   Tensor x2 = leaf3();
   variable_list outs = NonDiffMixed::apply(x2);

@@ -185,7 +185,19 @@ void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx
              "to pass it to mark_dirty().");
       var.mutable_grad() = Tensor();
       var.unsafeGetTensorImpl()->hooks.reset();
-      impl::move_history(var, node, nr);
+      if (var.is_view() && var.unsafeGetTensorImpl()->base) {  // a view changed in place, as by an in-place op
+        if (outputs.size() != 1)
+          throw Error(
+              "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
+              "return more than one Tensor. This is not supported by the current autograd engine. You should either "
+              "make sure the input is not a view (using .clone() for example) or make your Function only return one "
+              "Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single Tensor "
+              "and a second one that does the other operations). You can ask on the forum "
+              "https://discuss.pytorch.org/ if you need help to do this change.");
+        rebase_view_history(var, node);
+      } else {
+        impl::move_history(var, node, nr);
+      }
     } else if (is_input) {
       var = alias_view(var);
       impl::set_history(var, node, nr);

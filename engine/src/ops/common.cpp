@@ -305,9 +305,17 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& f
     autograd::impl::rebase_history(self, fn);
     return;
   }
-  // In-place through a view: the base's history becomes CopySlices(base's
-  // old history, fn), and the view reads from it. So `p[1] = q` puts q in
-  // p's graph even when p was outside any graph (its edge is then empty).
+  // fn's own metadata must describe the view's value it differentiates.
+  fn->add_input_metadata(self);
+  rebase_view_history(self, fn);
+}
+
+// In-place through a view: the base's history becomes CopySlices(base's old
+// history, fn), and the view reads from it. So `p[1] = q` puts q in p's graph
+// even when p was outside any graph (its edge is then empty). fn's first
+// edge is the view's, the one CopySlices sends to the base instead.
+void rebase_view_history(const Tensor& self, const std::shared_ptr<autograd::Node>& fn) {
+  TensorImpl* impl = self.unsafeGetTensorImpl();
   Tensor base(impl->base);
   const Region region = region_in_base(self, base);
   auto cs = detail::make_pooled<Op<CopySlicesState>>("torch::autograd::CopySlices", copy_slices_backward,
@@ -315,8 +323,6 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& f
   auto& edges = cs->mutable_next_edges();
   edges.push_back(base_in_graph(impl) ? autograd::impl::gradient_edge(base) : autograd::Edge());
   for (size_t i = 1; i < fn->next_edges().size(); ++i) edges.push_back(fn->next_edges()[i]);
-  // fn's own metadata must describe the view's value it differentiates.
-  fn->add_input_metadata(self);
   autograd::impl::rebase_history(base, cs);
 
   auto as = detail::make_pooled<Op<AsStridedState>>("AsStridedBackward0", as_strided_backward,

@@ -175,6 +175,9 @@ void check_inplace(const Tensor& self, Overlap overlap = Overlap::Refused);
 void bump_version(const Tensor& self);
 // After an in-place op computed `self`'s new value: records `fn` as its new history.
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
+// The part of it for a view whose metadata fn already has (custom Functions'
+// mark_dirty): CopySlices on the base, AsStridedBackward0 on the view.
+void rebase_view_history(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
 
 // Whether a view's base is in a graph (requires grad or has a history): then
 // the view is too, whatever mode it was made in.
