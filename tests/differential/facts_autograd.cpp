@@ -536,6 +536,69 @@ void spellings_and_errors() {
 
 }  // namespace
 
+// ------------------------------------ a custom Function's arguments and outputs
+struct ReturnsView : Function<ReturnsView> {
+  static Tensor forward(AutogradContext*, Tensor x) { return x.narrow(0, 0, 2); }
+  static variable_list backward(AutogradContext*, variable_list g) {
+    return {torch::cat({g[0], torch::zeros({1}, g[0].options())})};
+  }
+};
+// A std::vector of tensors is no input of the node (a TensorList is).
+struct VectorArg : Function<VectorArg> {
+  static Tensor forward(AutogradContext* ctx, std::vector<Tensor> xs, Tensor y) {
+    emit("fn.args.vector.needs0", {{"value", ctx->needs_input_grad(0)}});
+    attempt("fn.args.vector.needs1", [&] { (void)ctx->needs_input_grad(1); });
+    return xs[0] * 2 + y;
+  }
+  static variable_list backward(AutogradContext*, variable_list g) { return {Tensor(), g[0]}; }
+};
+struct OptionalArg : Function<OptionalArg> {
+  static Tensor forward(AutogradContext*, c10::optional<Tensor> x, Tensor y) { return x.value() * 2 + y; }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2, g[0]}; }
+};
+// Saves its output and its input; reads what comes back in backward.
+struct SavesOutput : Function<SavesOutput> {
+  static Tensor forward(AutogradContext* ctx, Tensor x) {
+    Tensor y = x.exp();
+    ctx->save_for_backward({y, x});
+    return y;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    variable_list s = ctx->get_saved_variables();
+    fact("fn.saved.output", s[0]);
+    fact("fn.saved.input", s[1]);
+    attempt("fn.needs.out_of_range", [&] { (void)ctx->needs_input_grad(3); });
+    return {g[0] * s[0]};
+  }
+};
+
+void function_arguments() {
+  Tensor b = leaf3() * 1;
+  Tensor view = ReturnsView::apply(b);
+  fact("fn.view_out", view);
+  attempt("fn.view_out.inplace", [&] { view.mul_(2); });
+  fact("fn.view_out.detached_input", ReturnsView::apply(leaf3().detach()));
+  attempt("fn.input_as_is.inplace", [] { Identity::apply(leaf3() * 1).add_(1); });
+
+  Tensor a = leaf3(), y = leaf3();
+  Tensor out = VectorArg::apply(std::vector<Tensor>{a}, y);
+  fact("fn.args.vector.out", out);
+  out.sum().backward();
+  fact("fn.args.vector.a", a);
+  fact("fn.args.vector.y", y);
+
+  Tensor a2 = leaf3(), y2 = leaf3();
+  Tensor out2 = OptionalArg::apply(c10::optional<Tensor>(a2), y2);
+  fact("fn.args.optional.out", out2);
+  out2.sum().backward();
+  fact("fn.args.optional.a", a2);
+  fact("fn.args.optional.y", y2);
+
+  Tensor x = leaf3();
+  SavesOutput::apply(x).sum().backward();
+  fact("fn.saved.x", x);
+}
+
 int main() {
   std::cout.precision(17);
   torch::manual_seed(0);
@@ -545,6 +608,7 @@ int main() {
   node_hooks();
   hook_errors();
   custom_functions();
+  function_arguments();
   spellings_and_errors();
   return 0;
 }

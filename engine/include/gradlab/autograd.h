@@ -159,10 +159,15 @@ class SavedVariable {
   SavedVariable(const Tensor& t, bool is_output);
   // Gives the tensor back, or throws PyTorch's error when it was freed by an
   // earlier backward or modified in place since it was saved.
-  Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const { return unpack_for(saved_for.get()); }
+  // A saved output comes back with its history (grad_fn = saved_for), as in LibTorch.
+  Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const {
+    return unpack_for(saved_for.get(), /*with_history=*/true);
+  }
   // The same, for the node that saved it given as a plain pointer (what the
   // ops' backwards pass: no reference count to touch on the common path).
-  Tensor unpack_for(Node* saved_for) const;
+  // Their saved outputs get their history back only where it can be
+  // recorded on (create_graph): otherwise nobody sees it.
+  Tensor unpack_for(Node* saved_for, bool with_history = false) const;
   void reset_data();
   bool defined() const { return was_defined_; }
   // Hands the graph reference this saved tensor holds, if it is the only one

@@ -134,17 +134,18 @@ class CppNode : public CppNodeBase {
 };
 
 namespace detail {
-// Sorts the forward's arguments: a tensor is one input, a TensorList (or
-// vector of tensors) one input per element, anything else no input.
+// Sorts the forward's arguments as LibTorch does: a tensor or an optional
+// tensor is one input (an empty optional an undefined one), a TensorList one
+// input per element, anything else (a std::vector of tensors too) no input.
 inline void collect_input(CppNodeBase& node, variable_list& inputs, const Tensor& t) {
   node.is_variable_input_.push_back(true);
   inputs.push_back(t);
 }
+inline void collect_input(CppNodeBase& node, variable_list& inputs, const std::optional<Tensor>& t) {
+  collect_input(node, inputs, t.has_value() ? *t : Tensor());
+}
 inline void collect_input(CppNodeBase& node, variable_list& inputs, TensorList ts) {
   for (const Tensor& t : ts) collect_input(node, inputs, t);
-}
-inline void collect_input(CppNodeBase& node, variable_list& inputs, const std::vector<Tensor>& ts) {
-  collect_input(node, inputs, TensorList(ts));
 }
 template <class A>
 void collect_input(CppNodeBase& node, variable_list&, const A&) {

@@ -55,7 +55,7 @@ struct TensorHooks;  // see autograd.h
 }
 
 // How a view was made decides what in-place ops on it may do (PyTorch's CreationMeta).
-enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutput };
+enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutput, InCustomFunction };
 
 struct TensorImpl : RefCounted {
   DimVector sizes;

@@ -93,6 +93,7 @@ variable_list AutogradContext::get_saved_variables() const {
 
 bool AutogradContext::needs_input_grad(size_t i) const {
   auto node = node_.lock();
+  if (node && i >= node->num_outputs()) throw Error("Index out of range");
   return node && node->task_should_compute_output(i);
 }
 
@@ -204,6 +205,10 @@ void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx
     } else {
       impl::set_history(var, node, nr);
     }
+    // A view among the outputs may not be changed in place later: that
+    // would put the view's own history over the Function's backward.
+    if (differentiable && var.is_view() && var.unsafeGetTensorImpl()->base)
+      var.unsafeGetTensorImpl()->creation_meta = CreationMeta::InCustomFunction;
   }
   ctx.commit_saved(node ? outputs : variable_list());
 }

@@ -263,7 +263,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   data_ = t.tensor_data();
 }
 
-Tensor SavedVariable::unpack_for(Node* saved_for) const {
+Tensor SavedVariable::unpack_for(Node* saved_for, bool with_history) const {
   if (!was_defined_) return Tensor();
   if (released_ || !data_.defined()) throw Error(msg::kSecondBackward);
   const uint32_t current = data_.unsafeGetTensorImpl()->version();
@@ -285,7 +285,7 @@ Tensor SavedVariable::unpack_for(Node* saved_for) const {
     }
     throw Error(m);
   }
-  if (is_output_ && !is_leaf_ && ::gradlab::detail::grad_mode() && grad_fn) {
+  if (is_output_ && !is_leaf_ && (with_history || ::gradlab::detail::grad_mode()) && grad_fn) {
     // Double backward needs the output with its history back.
     Tensor r = data_.tensor_data();
     impl::set_history(r, grad_fn->shared_from_this(), output_nr_);

@@ -271,6 +271,11 @@ std::string view_rebase_error(const TensorImpl* view, bool indirect) {
     return msg + ". This view is the output of a function that returns multiple views. Such functions do not "
                  "allow the output views to be modified inplace. You should replace the inplace operation by an "
                  "out-of-place one.";
+  if (view->creation_meta == CreationMeta::InCustomFunction)
+    return msg + ". This view was created inside a custom Function (or because an input was returned as-is) and the "
+                 "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+                 "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning "
+                 "the output of the custom Function.";
   return msg + " with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
                "You can clarify your code by moving both the view and the inplace either both inside the no_grad "
                "block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
