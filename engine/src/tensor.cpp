@@ -185,6 +185,8 @@ bool Tensor::is_leaf() const { return checked()->grad_fn == nullptr; }
 Tensor& Tensor::set_requires_grad(bool r) const {
   checked();
   if (r && !is_floating(scalar_type())) throw Error(msg::kOnlyFloatGrad);
+  if (r && impl_->inference && !autograd::InferenceMode::is_enabled())
+    throw Error("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   // LibTorch lets this through on a non-leaf without changing anything.
   if (impl_->grad_fn) return const_cast<Tensor&>(*this);
   impl_->requires_grad = r;

@@ -599,6 +599,36 @@ void function_arguments() {
   fact("fn.saved.x", x);
 }
 
+// backward(inputs=) with a non-leaf input turns retain_grad on for it: its
+// hooks run before its .grad is filled. Inference tensors outside the mode.
+void inputs_and_inference() {
+  Tensor x = leaf3();
+  Tensor y = x * 2;
+  std::vector<double> seen;
+  y.register_hook([&](Tensor g) {
+    for (double v : values(g)) seen.push_back(v);
+    return g * 10;
+  });
+  (y * y).sum().backward({}, false, false, {y});
+  emit_values("inputs.nonleaf.hook_saw", seen);
+  fact("inputs.nonleaf.y", y);
+  fact("inputs.nonleaf.x", x);
+
+  Tensor t;
+  {
+    c10::InferenceMode on;
+    t = torch::ones({2});
+    {
+      c10::InferenceMode off(false);
+      emit("inference.nested_off", {{"tensor", torch::ones({2}).is_inference()}, {"enabled", c10::InferenceMode::is_enabled()}});
+    }
+    emit("inference.after_nested", {{"enabled", c10::InferenceMode::is_enabled()}});
+  }
+  emit("inference.tensor", {{"is_inference", t.is_inference()}});
+  attempt("inference.requires_grad_", [&] { t.requires_grad_(); });
+  attempt("inference.inplace", [&] { t.add_(1); });
+}
+
 int main() {
   std::cout.precision(17);
   torch::manual_seed(0);
@@ -609,6 +639,7 @@ int main() {
   hook_errors();
   custom_functions();
   function_arguments();
+  inputs_and_inference();
   spellings_and_errors();
   return 0;
 }

@@ -229,6 +229,30 @@ void second_derivatives() {
   second("2nd.sqrt_div", {6}, false, [](const Tensor& x) { return ((x * x + 1).sqrt() / (x * x + 2)).sum(); });
 }
 
+// In-place ops whose result type the tensor cannot hold: each family's own
+// message (clamp names the C++ type, pow_ its kernel's check).
+void inplace_cast_errors() {
+  auto longs = [] { return torch::tensor({1, 2, 3}); };
+  attempt("cast.clamp_", [&] { longs().clamp_(0.5, 2.5); });
+  attempt("cast.clamp_min_", [&] { longs().clamp_min_(0.5); });
+  attempt("cast.clamp_max_", [&] { longs().clamp_max_(2.5); });
+  attempt("cast.pow_", [&] { longs().pow_(0.5); });
+  attempt("cast.sqrt_", [&] { longs().sqrt_(); });
+  attempt("cast.add_", [&] { longs().add_(0.5); });
+  attempt("cast.div_", [&] { longs().div_(2); });
+  attempt("cast.add_tensor", [&] { longs().add_(torch::ones({3})); });
+  attempt("cast.int.clamp_", [] { torch::tensor({1, 2}, torch::kInt).clamp_(0.5, 2.5); });
+  attempt("cast.bool.clamp_", [] { torch::tensor({true, false}).clamp_(0.5, 2.5); });
+  attempt("cast.bool.add_", [] { torch::tensor({true, false}).add_(1); });
+  // A braced list is written element by element (its version counts them),
+  // a std::vector copied in one go.
+  fact("factory.tensor.vector", torch::tensor(std::vector<double>{1, 2, 3}));
+  fact("factory.tensor.vector_long", torch::tensor(std::vector<int64_t>{1, 2}));
+  fact("factory.tensor.vector_grad", torch::tensor(std::vector<double>{1, 2}, torch::requires_grad()));
+  fact("factory.tensor.braced", torch::tensor({1.0, 2.0}));
+  fact("factory.tensor.scalar", torch::tensor(3.5));
+}
+
 }  // namespace
 
 int main() {
@@ -238,5 +262,6 @@ int main() {
   promotion();
   shapes();
   second_derivatives();
+  inplace_cast_errors();
   return 0;
 }

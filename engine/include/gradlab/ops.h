@@ -21,7 +21,7 @@ class TensorDataContainer {
   TensorDataContainer(bool v) : scalar_(v), kind_(Kind::Scalar) {}    // NOLINT
   TensorDataContainer(std::initializer_list<TensorDataContainer> l);  // NOLINT
   template <class T>
-  TensorDataContainer(const std::vector<T>& v) : kind_(Kind::List) {  // NOLINT
+  TensorDataContainer(const std::vector<T>& v) : kind_(Kind::List), from_vector_(true) {  // NOLINT
     for (const auto& x : v) list_.emplace_back(x);
     finish_list();
   }
@@ -34,6 +34,7 @@ class TensorDataContainer {
   void fill(void* dst, ScalarType t, int64_t& pos) const;
   Scalar scalar_;
   Kind kind_;
+  bool from_vector_ = false;  // LibTorch copies a vector in one go (version 0)
   std::vector<TensorDataContainer> list_;
   DimVector sizes_;
   ScalarType type_ = ScalarType::Float;

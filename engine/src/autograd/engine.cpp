@@ -415,10 +415,14 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     in.resize(n->num_inputs());
     // As in LibTorch 1.13, autograd::grad captures a gradient before the
     // node's hooks run (and they run only when the node does).
+    bool is_target = false;
     for (const Capture& c : captures)
-      if (c.node == n && c.input_nr < in.size() && in[c.input_nr].defined()) {
-        Tensor& dst = captured[c.slot];
-        dst = dst.defined() ? dst + in[c.input_nr] : in[c.input_nr];
+      if (c.node == n) {
+        is_target = true;
+        if (c.input_nr < in.size() && in[c.input_nr].defined()) {
+          Tensor& dst = captured[c.slot];
+          dst = dst.defined() ? dst + in[c.input_nr] : in[c.input_nr];
+        }
       }
     const bool is_accumulator = n->is_accumulate_grad();
     bool should_run = st.needed;
@@ -428,7 +432,10 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
       if (is_accumulator) {
         should_run = accumulate_into_grad && st.needed;
       } else {
-        bool leads_on = false;
+        // backward(inputs=) also runs a non-leaf input's own node, as
+        // LibTorch does, so that the tensor's hooks (retain_grad's among
+        // them) see its gradient.
+        bool leads_on = accumulate_into_grad && is_target;
         for (uint32_t j : st.next)
           if (j != kNoState && state.at(j).needed) leads_on = true;
         should_run = leads_on;
@@ -514,14 +521,11 @@ void backward_impl(TensorList tensors, TensorList grad_tensors, std::optional<bo
     warn_once(warned, {"operator()", "./torch/csrc/autograd/engine.cpp", 1059}, msg::kCreateGraphCycle);
   }
   const bool keep = retain_graph.value_or(create_graph);
-  variable_list leaves_captured =
-      run_with_room([&] { return run(tensors, grad_tensors, keep, create_graph, inputs, true, true); });
-  // backward(inputs=...) on a non-leaf input fills its .grad like retain_grad would.
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].is_leaf() || !leaves_captured[i].defined()) continue;
-    Tensor& g = inputs[i].mutable_grad();
-    g = g.defined() ? g + leaves_captured[i] : leaves_captured[i].clone();
-  }
+  // A non-leaf input's .grad is filled by retain_grad, which LibTorch turns
+  // on for it (and leaves on): after the tensor's other hooks, then.
+  for (const Tensor& in : inputs)
+    if (in.defined() && in.requires_grad() && !in.is_leaf()) in.retain_grad();
+  run_with_room([&] { return run(tensors, grad_tensors, keep, create_graph, inputs, true, true); });
 }
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,

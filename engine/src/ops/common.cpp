@@ -166,9 +166,10 @@ ScalarType result_type(const Tensor& a, Scalar b) {
   return t;
 }
 
-void check_can_cast(ScalarType result, ScalarType out) {
+void check_can_cast(ScalarType result, ScalarType out, OutName name) {
   GRADLAB_CHECK(category(result) <= category(out), "result type ", c10_name(result),
-                " can't be cast to the desired output type ", c10_name(out));
+                " can't be cast to the desired output type ",
+                name == OutName::CppType ? cpp_type_name(out) : c10_name(out));
 }
 
 Tensor ones_like_nograd(const Tensor& t) {

@@ -67,9 +67,9 @@ Tensor TensorDataContainer::to_tensor(const TensorOptions& o) const {
   Tensor cpu_t = empty_tensor(sizes, t, Device(DeviceType::CPU));
   int64_t pos = 0;
   fill(cpu_t.data_ptr(), t, pos);
-  // LibTorch writes a list element by element through the autograd-visible
-  // API, so the new tensor's version counts its elements.
-  if (kind_ == Kind::List) cpu_t.unsafeGetTensorImpl()->version() = static_cast<uint32_t>(cpu_t.numel());
+  // LibTorch writes a braced list element by element through the
+  // autograd-visible API, so the new tensor's version counts its elements.
+  if (kind_ == Kind::List && !from_vector_) cpu_t.unsafeGetTensorImpl()->version() = static_cast<uint32_t>(cpu_t.numel());
   Tensor r = o.device().is_cpu() ? cpu_t : cpu_t.to(o.device());
   if (o.requires_grad()) {
     if (!is_floating(t)) throw Error(msg::kOnlyFloatGrad);

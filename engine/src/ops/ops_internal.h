@@ -163,7 +163,10 @@ ScalarType result_type(const Tensor& a, Scalar b);
 // PyTorch's rule for writing a result of dtype `result` into an existing
 // tensor of dtype `out` (in-place ops): never floating into integral, nothing
 // but bool into bool.
-void check_can_cast(ScalarType result, ScalarType out);
+// How the error names the output's type: as its dtype (Long), or, where
+// LibTorch prints the tensor's TypeMeta (clamp's out), as its C++ type (long int).
+enum class OutName { Dtype, CppType };
+void check_can_cast(ScalarType result, ScalarType out, OutName name = OutName::Dtype);
 Tensor ones_like_nograd(const Tensor& t);
 
 // --- in-place support

@@ -164,9 +164,10 @@ Tensor promote(const Tensor& a, std::optional<Scalar> s1, std::optional<Scalar> 
   return promoted(a, s1, s2) ? a.to(ScalarType::Float) : a;
 }
 // In place the input cannot change its dtype: PyTorch's error instead.
-Tensor& promote_inplace(const Tensor& self, std::optional<Scalar> s1, std::optional<Scalar> s2 = std::nullopt) {
+Tensor& promote_inplace(const Tensor& self, OutName name, std::optional<Scalar> s1,
+                        std::optional<Scalar> s2 = std::nullopt) {
   check_defined(self);
-  if (promoted(self, s1, s2)) check_can_cast(ScalarType::Float, self.scalar_type());
+  if (promoted(self, s1, s2)) check_can_cast(ScalarType::Float, self.scalar_type(), name);
   return const_cast<Tensor&>(self);
 }
 
@@ -180,7 +181,7 @@ Tensor clamp_op(const Tensor& a, const char* name, std::optional<Scalar> min, st
 }
 Tensor& clamp_inplace(const Tensor& self, const char* name, std::optional<Scalar> min, std::optional<Scalar> max) {
   const Bounds bounds = bounds_of(min, max);
-  return unary_inplace(promote_inplace(self, min, max), Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo,
+  return unary_inplace(promote_inplace(self, OutName::CppType, min, max), Unary::Clamp, name, clamp_bw, kSelf, bounds, bounds.lo,
                        bounds.hi);
 }
 }  // namespace
@@ -208,7 +209,11 @@ Tensor Tensor::pow(Scalar e) const { return gradlab::pow(*this, e); }
 
 Tensor& Tensor::pow_(Scalar e) const {
   const double x = e.toDouble();
-  return unary_inplace(promote_inplace(*this, e), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
+  check_defined(*this);
+  // LibTorch's pow_ meets the promotion in its kernel's dtype check.
+  GRADLAB_CHECK(!promoted(*this, e, std::nullopt), "Found dtype ", c10_name(scalar_type()), " but expected ",
+                c10_name(ScalarType::Float));
+  return unary_inplace(const_cast<Tensor&>(*this), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return clamp_inplace(*this, "ClampBackward1", min, max);
