@@ -253,6 +253,35 @@ void inplace_cast_errors() {
   fact("factory.tensor.scalar", torch::tensor(3.5));
 }
 
+// The losses spelled with their reductions: ATen's number, the functional
+// options, the modules (called, and through ->forward).
+void loss_spellings() {
+  namespace F = torch::nn::functional;
+  Tensor x = torch::tensor({{1.0, 2.0, 0.5}, {0.1, -1.0, 2.0}}, torch::requires_grad());
+  Tensor y = torch::tensor({{0.0, 1.0, 1.0}, {1.0, 0.0, 2.0}});
+  Tensor t = torch::tensor({2, 0});
+  fact("loss.aten.mse_sum", torch::mse_loss(x, y, at::Reduction::Sum));
+  fact("loss.aten.mse_none", torch::mse_loss(x, y, at::Reduction::None));
+  fact("loss.F.mse_sum", F::mse_loss(x, y, F::MSELossFuncOptions().reduction(torch::kSum)));
+  fact("loss.F.mse_ctor_none", F::mse_loss(x, y, F::MSELossFuncOptions(torch::kNone)));
+  fact("loss.F.cross_entropy_sum", F::cross_entropy(x, t, F::CrossEntropyFuncOptions().reduction(torch::kSum)));
+  fact("loss.F.nll_none", F::nll_loss(x.log_softmax(1), t, F::NLLLossFuncOptions().reduction(torch::kNone)));
+  torch::nn::MSELoss mse;
+  fact("loss.module.mse", mse(x, y));
+  fact("loss.module.mse_arrow", mse->forward(x, y));
+  torch::nn::MSELoss mse_sum(torch::nn::MSELossOptions().reduction(torch::kSum));
+  fact("loss.module.mse_sum", mse_sum(x, y));
+  torch::nn::MSELoss mse_token(torch::kSum);
+  fact("loss.module.mse_token", mse_token(x, y));
+  torch::nn::NLLLoss nll(torch::nn::NLLLossOptions().reduction(torch::kSum));
+  fact("loss.module.nll_sum", nll(x.log_softmax(1), t));
+  torch::nn::CrossEntropyLoss ce;
+  Tensor l = ce(x, t);
+  fact("loss.module.cross_entropy", l);
+  l.backward();
+  fact("loss.module.cross_entropy.x", x);
+}
+
 }  // namespace
 
 int main() {
@@ -263,5 +292,6 @@ int main() {
   shapes();
   second_derivatives();
   inplace_cast_errors();
+  loss_spellings();
   return 0;
 }

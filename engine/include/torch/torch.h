@@ -109,6 +109,10 @@ inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 namespace native {
 inline bool is_nonzero(const Tensor& t) { return t.is_nonzero(); }
 }  // namespace native
+// The reductions as ATen numbers them (torch::mse_loss's third argument).
+namespace Reduction {
+enum Reduction { None, Mean, Sum, END };
+}  // namespace Reduction
 }  // namespace at
 
 namespace torch {
@@ -255,6 +259,22 @@ using gradlab::autograd::impl::gradient_edge;
 }  // namespace impl
 }  // namespace autograd
 
+// LibTorch's option tokens for a loss's reduction.
+namespace enumtype {
+struct kNone {};
+struct kMean {};
+struct kSum {};
+}  // namespace enumtype
+inline constexpr enumtype::kNone kNone{};
+inline constexpr enumtype::kMean kMean{};
+inline constexpr enumtype::kSum kSum{};
+// torch::mse_loss(input, target, at::Reduction::Sum), as ATen takes it.
+inline Tensor mse_loss(const Tensor& a, const Tensor& b, int64_t reduction) {
+  GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, "mse_loss: ", reduction,
+                " is not a valid value for reduction");
+  return gradlab::mse_loss(a, b, static_cast<gradlab::Reduction>(reduction));
+}
+
 namespace nn {
 namespace functional {
 struct ReLUFuncOptions {
@@ -269,15 +289,63 @@ inline Tensor sigmoid(const Tensor& x) { return gradlab::sigmoid(x); }
 inline Tensor tanh(const Tensor& x) { return gradlab::tanh(x); }
 inline Tensor softmax(const Tensor& x, int64_t dim) { return gradlab::softmax(x, dim); }
 inline Tensor log_softmax(const Tensor& x, int64_t dim) { return gradlab::log_softmax(x, dim); }
-inline Tensor mse_loss(const Tensor& a, const Tensor& b) { return gradlab::mse_loss(a, b); }
-inline Tensor cross_entropy(const Tensor& a, const Tensor& b) { return gradlab::cross_entropy(a, b); }
-inline Tensor nll_loss(const Tensor& a, const Tensor& b) { return gradlab::nll_loss(a, b); }
+// A loss's options, of which gradlab has the reduction: torch::kNone, kMean
+// (the default) or kSum, given to reduction(), which returns the options.
+template <class Self>
+class ReductionOptions {
+ public:
+  Self& reduction(enumtype::kNone) { return set(gradlab::Reduction::None); }
+  Self& reduction(enumtype::kMean) { return set(gradlab::Reduction::Mean); }
+  Self& reduction(enumtype::kSum) { return set(gradlab::Reduction::Sum); }
+  gradlab::Reduction reduction() const { return reduction_; }
+
+ private:
+  Self& set(gradlab::Reduction r) {
+    reduction_ = r;
+    return static_cast<Self&>(*this);
+  }
+  gradlab::Reduction reduction_ = gradlab::Reduction::Mean;
+};
+struct NLLLossFuncOptions : ReductionOptions<NLLLossFuncOptions> {};
+struct CrossEntropyFuncOptions : ReductionOptions<CrossEntropyFuncOptions> {};
+// MSELoss's options also take the reduction in the constructor, as LibTorch's do.
+struct MSELossFuncOptions : ReductionOptions<MSELossFuncOptions> {
+  MSELossFuncOptions() = default;
+  template <class R, class = decltype(std::declval<ReductionOptions&>().reduction(std::declval<R>()))>
+  MSELossFuncOptions(R r) {  // NOLINT: implicit, as LibTorch's
+    reduction(r);
+  }
+};
+inline Tensor mse_loss(const Tensor& a, const Tensor& b, const MSELossFuncOptions& o = {}) {
+  return gradlab::mse_loss(a, b, o.reduction());
+}
+inline Tensor cross_entropy(const Tensor& a, const Tensor& b, const CrossEntropyFuncOptions& o = {}) {
+  return gradlab::cross_entropy(a, b, o.reduction());
+}
+inline Tensor nll_loss(const Tensor& a, const Tensor& b, const NLLLossFuncOptions& o = {}) {
+  return gradlab::nll_loss(a, b, o.reduction());
+}
 }  // namespace functional
-// The ReLU module, for `torch::nn::ReLU()(x)`.
+// The modules, for `torch::nn::ReLU()(x)`, `loss_fn(x, y)` and `loss_fn->forward(x, y)`.
 struct ReLU {
   Tensor operator()(const Tensor& x) const { return gradlab::relu(x); }
   Tensor forward(const Tensor& x) const { return gradlab::relu(x); }
+  const ReLU* operator->() const { return this; }
 };
+using MSELossOptions = functional::MSELossFuncOptions;
+using NLLLossOptions = functional::NLLLossFuncOptions;
+using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
+template <class Options, Tensor (*F)(const Tensor&, const Tensor&, gradlab::Reduction)>
+struct LossModule {
+  LossModule(const Options& o = {}) : options(o) {}  // NOLINT: implicit, as LibTorch's
+  Tensor forward(const Tensor& input, const Tensor& target) const { return F(input, target, options.reduction()); }
+  Tensor operator()(const Tensor& input, const Tensor& target) const { return forward(input, target); }
+  const LossModule* operator->() const { return this; }
+  Options options;
+};
+using MSELoss = LossModule<MSELossOptions, gradlab::mse_loss>;
+using NLLLoss = LossModule<NLLLossOptions, gradlab::nll_loss>;
+using CrossEntropyLoss = LossModule<CrossEntropyLossOptions, gradlab::cross_entropy>;
 }  // namespace nn
 
 namespace cuda {
