@@ -529,6 +529,13 @@ void spellings_and_errors() {
     for (const std::string& m : w.seen) heads.push_back(m.substr(0, m.find(":\n") + 1));
     emit("anomaly.double_backward_nan.warnings", {{"messages", heads}});
   }
+  {  // the guard's own warning is TORCH_WARN_ONCE: the guards above gave it already
+    CountWarnings w;
+    c10::Warning::WarningHandlerGuard guard(&w);
+    { torch::autograd::DetectAnomalyGuard a; }
+    { torch::autograd::DetectAnomalyGuard b; }
+    emit("anomaly.guard_warns_once", {{"later_warnings", w.seen.size()}});
+  }
   Tensor z = torch::tensor({0.}, torch::dtype(torch::kDouble).requires_grad(true));
   attempt("anomaly.off", [&] { (z.sqrt() * 0).sum().backward(); });
   fact("anomaly.off.z", z);

@@ -5,12 +5,15 @@
 // the base's graph (CopySlices), even for a base outside any graph; views
 // made in no_grad mode or by split/chunk/unbind refuse such changes with
 // PyTorch's errors; and a leaf's first gradient is copied as LibTorch copies
-// it. Built against gradlab and LibTorch; compare.cpp checks they agree.
+// it. Advanced indexing and index_put_ are here too: an index read or write
+// by tensors is a graph node of its own whose gradient scatters or gathers.
+// Built against gradlab and LibTorch; compare.cpp checks they agree.
 #include "facts_common.h"
 
 namespace {
 
 using namespace facts;
+using namespace torch::indexing;
 
 Tensor leaf4() { return torch::tensor({1.0, 2.0, 3.0, 4.0}, torch::requires_grad()); }
 
@@ -123,6 +126,184 @@ void view_errors() {
   attempt("leaf_view.inplace", [&] { w[0].mul_(2); });
 }
 
+Tensor m34() { return torch::arange(12, torch::kDouble).reshape({3, 4}).requires_grad_(); }
+// x.index with tensors: PyTorch applies ints and slices first, then all
+// tensor indices at once (one IndexBackward0); masks become positions.
+void advanced_indexing() {
+  {  // the hand-written NLL: rows and targets, two tensors
+    Tensor x = m34(), h = x * 1;
+    Tensor picked = h.index({torch::arange(3), torch::tensor({1, 0, 3})});
+    fact("adv.rows_cols", picked);
+    (picked * picked).sum().backward();
+    fact("adv.rows_cols.leaf", x);
+  }
+  {  // broadcast index tensors: a column of rows against a row of columns
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.index({torch::tensor({0, 2}).view({2, 1}), torch::tensor({1, 1, 3})});
+    fact("adv.broadcast", r);
+    r.sum().backward();
+    fact("adv.broadcast.leaf", x);
+  }
+  {  // slices first, then the tensor: PyTorch slices, then indexes once
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.index({torch::tensor({2, 0}), Slice(1, 3)});
+    fact("adv.tensor_slice", r);
+    emit("adv.tensor_slice.graph", {{"graph", graph_desc(r.grad_fn())}});
+    r.pow(2).sum().backward();
+    fact("adv.tensor_slice.leaf", x);
+  }
+  {
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.index({Slice(), torch::tensor({3, 3, 0})});
+    fact("adv.slice_tensor", r);
+    emit("adv.slice_tensor.graph", {{"graph", graph_desc(r.grad_fn())}});
+    r.sum().backward();
+    fact("adv.slice_tensor.leaf", x);
+  }
+  {  // an int and a tensor
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.index({1, torch::tensor({0, 3})});
+    fact("adv.int_tensor", r);
+    emit("adv.int_tensor.graph", {{"graph", graph_desc(r.grad_fn())}});
+  }
+  {  // non-adjacent tensor indices in 3-D: the indexed dims go first
+    Tensor x = torch::arange(24, torch::kDouble).reshape({2, 3, 4}).requires_grad_();
+    Tensor r = x.index({torch::tensor({1, 0}), Slice(), torch::tensor({2, 3})});
+    fact("adv.nonadjacent", r);
+    (r * torch::arange(6, torch::kDouble).view({2, 3})).sum().backward();
+    fact("adv.nonadjacent.leaf", x);
+    Tensor r2 = x.index({Slice(), torch::tensor({0, 2}), torch::tensor({1, 1})});
+    fact("adv.adjacent_last", r2);
+  }
+  {  // a 2-D mask, and a mask then a slice
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.index({h > 4});
+    fact("adv.mask2d", r);
+    r.sum().backward();
+    fact("adv.mask2d.leaf", x);
+    fact("adv.mask_rows", h.index({torch::tensor({true, false, true}), Slice(0, 2)}));
+    fact("adv.mask_cols", h.index({Slice(), torch::tensor({false, true, true, false})}));
+  }
+
+  {  // the spellings around one index: an int tensor, a 0-d tensor, bools, a full explicit slice
+    Tensor x = m34(), h = x * 1;
+    attempt("adv.int32_index", [&] { fact("adv.int32_index.value", h.index({torch::tensor({2, 0}, torch::kInt)})); });
+    fact("adv.zero_dim_long", h.index({torch::tensor(1)}));
+    fact("adv.true", h.index({true}));
+    fact("adv.false", h.index({false}));
+    fact("adv.full_slice", h.index({Slice(0, 3)}));
+    fact("adv.full_slice_none", h.index({Slice(0, None)}));
+    fact("adv.zero_dim_bool", h.index({torch::tensor(true)}));
+    Tensor h2 = x * 1;
+    h2.index_put_({false}, 5.0);
+    fact("put.false", h2);
+    h2.index_put_({torch::tensor(1)}, 5.0);
+    fact("put.zero_dim_long", h2);
+    h2.index_put_({torch::tensor({1}), torch::tensor({2})}, torch::tensor({{{9.0}}}, torch::kDouble));
+    fact("put.prefix_ones", h2);
+  }
+  attempt("adv.broadcast_error", [] { (void)m34().index({torch::tensor({0, 1}), torch::tensor({0, 1, 2})}); });
+  attempt("adv.out_of_bounds", [] { (void)m34().index({torch::tensor({0, 3})}); });
+  attempt("adv.out_of_bounds_second", [] { (void)m34().index({torch::tensor({0, 1}), torch::tensor({0, 4})}); });
+  attempt("adv.float_index", [] { (void)m34().index({torch::tensor({0.0, 1.0})}); });
+  attempt("adv.mask_shape", [] { (void)m34().index({torch::tensor({true, false})}); });
+  attempt("adv.too_many", [] { (void)m34().index({torch::tensor({0}), torch::tensor({0}), torch::tensor({0})}); });
+}
+// index_put_ with tensor indices (IndexPutBackward0), and without (LibTorch
+// copy_to: copy_, fill_ of a 0-d value, or view + expand + copy_).
+void index_put() {
+  {  // the mask spelling students reach for: x[x < 0] = 0
+    Tensor x = torch::tensor({-1.0, 2.0, -3.0, 4.0}, torch::requires_grad());
+    Tensor h = x * 2;
+    h.index_put_({h < 0}, 0);
+    fact("put.mask_scalar", h);
+    emit("put.mask_scalar.graph", {{"graph", graph_desc(h.grad_fn())}});
+    (h * h).sum().backward();
+    fact("put.mask_scalar.leaf", x);
+  }
+  {  // values that need a gradient, broadcast to the indexed shape
+    Tensor x = m34(), v = torch::tensor({10.0, 20.0, 30.0, 40.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor h = x * 1;
+    h.index_put_({torch::tensor({2, 0})}, v);
+    fact("put.rows_values", h);
+    emit("put.rows_values.graph", {{"graph", graph_desc(h.grad_fn())}});
+    (h * torch::arange(12, torch::kDouble).view({3, 4})).sum().backward();
+    fact("put.rows_values.leaf", x);
+    fact("put.rows_values.values", v);
+  }
+  {  // two tensors, a 0-d value tensor
+    Tensor x = m34(), v = torch::tensor(7.0, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor h = x * 1;
+    h.index_put_({torch::tensor({0, 1, 2}), torch::tensor({3, 2, 1})}, v);
+    fact("put.pairs", h);
+    h.sum().backward();
+    fact("put.pairs.leaf", x);
+    fact("put.pairs.value", v);
+  }
+  {  // a slice before the tensor: the write goes through a view (CopySlices)
+    Tensor x = m34();
+    Tensor h = x * 1;
+    h.index_put_({Slice(1, 3), torch::tensor({0, 2})}, -1.0);
+    fact("put.slice_tensor", h);
+    emit("put.slice_tensor.graph", {{"graph", graph_desc(h.grad_fn())}});
+    h.sum().backward();
+    fact("put.slice_tensor.leaf", x);
+  }
+  {  // a leaf that needs no gradient gains one from the values
+    Tensor base = torch::zeros({4}), v = torch::tensor({1.0, 2.0}, torch::requires_grad());
+    base.index_put_({torch::tensor({3, 1})}, v * 3);
+    fact("put.into_plain", base);
+    base.sum().backward();
+    fact("put.into_plain.values", v);
+  }
+  {  // create_graph through both backwards
+    Tensor x = torch::tensor({1.0, 2.0, 3.0}, torch::requires_grad());
+    Tensor h = x * x;
+    h.index_put_({torch::tensor({1})}, x.index({torch::tensor({0})}) * 5);
+    Tensor g = torch::autograd::grad({h.pow(2).sum()}, {x}, {}, true, true)[0];
+    fact("put.second.grad", g);
+    emit("put.second.graph", {{"graph", graph_desc(g.grad_fn())}});
+    g.sum().backward();
+    fact("put.second.leaf", x);
+  }
+
+  {  // writes without tensor indices: LibTorch's copy_to picks copy_, fill_ or view+expand+copy_
+    Tensor x = m34(), t = torch::tensor({1.0, 2.0, 3.0, 4.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor h = x * 1;
+    h.index_put_({Slice(0, 2)}, t * 2);
+    emit("put.copy_to.expand", {{"graph", graph_desc(h.grad_fn())}});
+    h.index_put_({2}, t.view({1, 4}) * 3);
+    emit("put.copy_to.view", {{"graph", graph_desc(h.grad_fn())}});
+    h.index_put_({Slice(1, 3), 0}, t.sum());
+    emit("put.copy_to.fill", {{"graph", graph_desc(h.grad_fn())}});
+    h.index_put_({0, 0}, t.sum());
+    emit("put.copy_to.zero_dim", {{"graph", graph_desc(h.grad_fn())}});
+    h.index_put_({"..."}, 1.5);
+    emit("put.copy_to.ellipsis", {{"graph", graph_desc(h.grad_fn())}});
+    fact("put.copy_to.result", h);
+    (h * torch::arange(12, torch::kDouble).view({3, 4})).sum().backward();
+    fact("put.copy_to.values", t);
+    attempt("put.fill_tensor_dims", [&] { h.detach().fill_(t); });
+  }
+  {  // a 0-d input broadcast: its gradient is one whole sum under create_graph
+    Tensor s = torch::tensor(2.0, torch::requires_grad()), v = torch::tensor({1.0, 2.0, 3.0}, torch::requires_grad());
+    Tensor g = torch::autograd::grad({(s * v * v).sum()}, {s}, {}, true, true)[0];
+    emit("sum_to.zero_dim.graph", {{"graph", graph_desc(g.grad_fn())}});
+    fact("sum_to.zero_dim", g);
+  }
+  attempt("put.leaf", [] {
+    Tensor x = torch::ones({3}, torch::requires_grad());
+    x.index_put_({torch::tensor({0})}, 2.0);
+  });
+  attempt("put.value_shape", [] { m34().detach().index_put_({torch::tensor({0, 1})}, torch::ones({3}, torch::kDouble)); });
+  attempt("put.value_dtype", [] { m34().detach().index_put_({torch::tensor({0, 1})}, torch::ones({4}, torch::kFloat)); });
+  attempt("put.out_of_bounds", [] { m34().detach().index_put_({torch::tensor({5})}, 1.0); });
+  {
+    Tensor y = torch::zeros({2, 2}, torch::kLong);
+    y.index_put_({torch::tensor({true, false})}, 2.5);
+    fact("put.long_scalar", y);
+  }
+}
 void first_gradients() {
   {  // create_graph: the first gradient is a copy_ into a fresh tensor
     Tensor u = torch::tensor({1.0, 2.0}, torch::requires_grad());
@@ -148,5 +329,7 @@ int main() {
   writes_into_views();
   view_errors();
   first_gradients();
+  advanced_indexing();
+  index_put();
   return 0;
 }

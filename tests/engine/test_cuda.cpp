@@ -132,6 +132,22 @@ std::vector<Case> cases() {
   add("indexing and slicing",
       [](const V& x) { return x[0].index({torch::indexing::Slice(1, 3), 0}) + x[0][2].sum(); },
       [] { return V{rnd({4, 3})}; });
+  add("advanced indexing (two tensors, a mask, dims apart)",
+      [](const V& x) {
+        using torch::indexing::Slice;
+        return torch::cat({x[0].index({torch::arange(3), torch::tensor({1, 0, 3})}),
+                           x[0].index({x[0] > 0.2}).sum().view({1}),
+                           x[1].index({torch::tensor({1, 0}), Slice(), torch::tensor({2, 3})}).flatten()});
+      },
+      [] { return V{rnd({3, 4}), rnd({2, 3, 4})}; });
+  add("index_put_ (rows from values, a mask)",
+      [](const V& x) {
+        Tensor h = x[0] * 1;
+        h.index_put_({torch::tensor({2, 0})}, x[1]);
+        h.index_put_({h < 0}, 0.0);
+        return h;
+      },
+      [] { return V{rnd({3, 4}), rnd({4})}; });
   add("repeat", [](const V& x) { return x[0].repeat({2, 1, 3}); }, [] { return V{rnd({3, 2})}; });
   add("clone, contiguous", [](const V& x) { return x[0].t().contiguous().clone() * 2; }, [] { return V{rnd({2, 3})}; });
   return c;

@@ -86,6 +86,31 @@ TEST_CASE("gradcheck: matrix products and shape ops", "[gradcheck]") {
   CHECK(gradcheck([](const V& x) { return x[0].index({x[0] > 0}); }, {rnd({3, 3})}));
 }
 
+TEST_CASE("gradcheck: advanced indexing and index_put_, repeats and dims apart included", "[gradcheck]") {
+  using torch::indexing::Slice;
+  torch::manual_seed(5);
+  const Tensor rows = torch::tensor({2, 0, 2}, torch::kLong), cols = torch::tensor({1, 3, 1}, torch::kLong);
+  CHECK(gradcheck([&](const V& x) { return x[0].index({rows, cols}); }, {rnd({3, 4})}));
+  CHECK(gradcheck([&](const V& x) { return x[0].index({rows.view({3, 1}), cols}); }, {rnd({3, 4})}));
+  CHECK(gradcheck([&](const V& x) { return x[0].index({Slice(), rows}); }, {rnd({2, 3, 2})}));
+  CHECK(gradcheck([&](const V& x) { return x[0].index({rows.slice(0, 0, 2), Slice(), cols.slice(0, 0, 2)}); },
+                  {rnd({3, 2, 4})}));
+  CHECK(gradcheck(
+      [&](const V& x) {
+        Tensor h = x[0] * 1;
+        h.index_put_({torch::tensor({1, 0}, torch::kLong)}, x[1]);
+        return h;
+      },
+      {rnd({3, 4}), rnd({4})}));
+  CHECK(gradcheck(
+      [&](const V& x) {
+        Tensor h = x[0] * 2;
+        h.index_put_({Slice(), cols.slice(0, 0, 2)}, x[1]);
+        return h.index({rows, cols});
+      },
+      {rnd({3, 4}), rnd({3, 1})}));
+}
+
 // An op with a fused backward kernel has its derivative written twice: as the
 // table's derivative column (its specification) and as the kernel, which
 // computes it in one pass, with and without create_graph. The two must agree

@@ -281,6 +281,8 @@ class Tensor {
   Tensor index(ArrayRef<indexing::TensorIndex> idx) const;
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v) const;
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> idx, Scalar v) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> idx, const Tensor& v) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> idx, Scalar v) const;
   Tensor repeat(IntArrayRef repeats) const;
 
   // --- arithmetic (out of place)
@@ -350,6 +352,7 @@ class Tensor {
   // --- in place
   Tensor& zero_() const;
   Tensor& fill_(Scalar v) const;
+  Tensor& fill_(const Tensor& value) const;  // a 0-d value, which gets the gradient's sum
   Tensor& add_(const Tensor& o, Scalar alpha = 1) const;
   Tensor& add_(Scalar o, Scalar alpha = 1) const;
   Tensor& sub_(const Tensor& o, Scalar alpha = 1) const;

@@ -325,7 +325,8 @@ void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
   g_anomaly_check_nan = check_nan;
 }
 DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan) : prev_(g_anomaly), prev_check_nan_(g_anomaly_check_nan) {
-  warn({"operator()", "./torch/csrc/autograd/anomaly_mode.cpp", 26}, msg::kAnomalyWarn);
+  static bool warned = false;  // LibTorch's TORCH_WARN_ONCE: once a process
+  warn_once(warned, {"operator()", "./torch/csrc/autograd/anomaly_mode.cpp", 26}, msg::kAnomalyWarn);
   AnomalyMode::set_enabled(true, check_nan);
 }
 DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(prev_, prev_check_nan_); }

@@ -67,6 +67,7 @@ bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
 
 Tensor sum_to(const Tensor& g, IntArrayRef shape) {
   if (g.sizes().equals(shape)) return g;
+  if (shape.empty()) return g.sum();  // as at::sum_to: one whole sum (SumBackward0), no view
   // Leading dims that broadcasting added, then dims that were 1.
   const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
   DimVector dims;
