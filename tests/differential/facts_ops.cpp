@@ -1,6 +1,8 @@
 // Differential facts for ops beyond the lessons that students reach for:
 // each op's value, grad_fn, next functions and gradients, its in-place form
 // and its free function, built against the engine and against LibTorch 1.13.
+// Also gather, index_select, scatter_add, logsumexp, cumsum, flip, tril/triu,
+// where with numbers and the new_* factories.
 #include "facts_common.h"
 
 using namespace facts;
@@ -282,6 +284,115 @@ void loss_spellings() {
   fact("loss.module.cross_entropy.x", x);
 }
 
+Tensor m34() { return torch::arange(12, torch::kDouble).reshape({3, 4}).requires_grad_(); }
+Tensor w34() { return torch::linspace(0.5, 2.0, 12, torch::kDouble).view({3, 4}); }
+// Reading and writing by position (gather, index_select, scatter_add), where
+// with numbers, scans and triangles, and the new_* factories.
+void by_position() {
+  {
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.gather(1, torch::tensor({{1}, {0}, {3}}));
+    fact("gather.rows", r);
+    (r * r).sum().backward();
+    fact("gather.rows.leaf", x);
+    Tensor x2 = m34();
+    Tensor r2 = torch::gather(x2 * 1, 0, torch::tensor({{2, 0, 0, 1}, {2, 2, 1, 0}}));
+    fact("gather.dim0", r2);
+    (r2 * torch::arange(8, torch::kDouble).view({2, 4})).sum().backward();
+    fact("gather.dim0.leaf", x2);
+    Tensor g = torch::autograd::grad({(x2 * x2).gather(1, torch::tensor({{1, 1}, {0, 2}, {3, 3}})).sum()}, {x2}, {}, true, true)[0];
+    fact("gather.second", g);
+    emit("gather.second.graph", {{"graph", graph_desc(g.grad_fn())}});
+  }
+  attempt("gather.dtype", [] { (void)m34().gather(1, torch::tensor({{1}, {0}, {3}}, torch::kInt)); });
+  attempt("gather.dims", [] { (void)m34().gather(1, torch::tensor({1, 0, 3})); });
+  attempt("gather.range", [] { (void)m34().gather(1, torch::tensor({{1}, {0}, {4}})); });
+  attempt("gather.size", [] { (void)m34().gather(1, torch::zeros({4, 1}, torch::kLong)); });
+  {
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.index_select(1, torch::tensor({3, 0, 3}));
+    fact("index_select", r);
+    (r * w34().index({torch::indexing::Slice(), torch::indexing::Slice(0, 3)})).sum().backward();
+    fact("index_select.leaf", x);
+    fact("index_select.int", torch::index_select(x * 1, 0, torch::tensor({2}, torch::kInt)));
+    fact("index_select.zero_dim", torch::index_select(x * 1, 0, torch::tensor(1)));
+    Tensor g = torch::autograd::grad({(x * x).index_select(0, torch::tensor({1, 1})).sum()}, {x}, {}, true, true)[0];
+    emit("index_select.second.graph", {{"graph", graph_desc(g.grad_fn())}});
+  }
+  attempt("index_select.range", [] { (void)m34().index_select(0, torch::tensor({3})); });
+  attempt("index_select.matrix", [] { (void)m34().index_select(0, torch::zeros({1, 1}, torch::kLong)); });
+  attempt("index_select.float", [] { (void)m34().index_select(0, torch::zeros({1})); });
+  {
+    Tensor x = m34(), h = x - 5;
+    Tensor r = torch::where(h > 0, h, 0.5);
+    fact("where.scalar_other", r);
+    Tensor r2 = torch::where(h > 0, 2.0, h);
+    fact("where.scalar_self", r2);
+    fact("where.scalars", torch::where(h > 0, 1.0, -1.0));
+    fact("where.scalars_int", torch::where(h > 0, 1, 0));
+    (r * r2).sum().backward();
+    fact("where.leaf", x);
+  }
+  {
+    Tensor x = m34(), h = x / 4;
+    Tensor r = h.logsumexp(1);
+    fact("logsumexp", r);
+    Tensor r2 = torch::logsumexp(h, torch::IntArrayRef({0, 1}), true);
+    fact("logsumexp.all_keep", r2);
+    (r.sum() + r2.sum()).backward();
+    fact("logsumexp.leaf", x);
+    fact("logsumexp.big", torch::tensor({1000.0, 1000.0}, torch::kDouble).logsumexp(0));
+    Tensor g = torch::autograd::grad({h.logsumexp(1).sum()}, {x}, {}, true, true)[0];
+    fact("logsumexp.second", g);
+    emit("logsumexp.second.graph", {{"graph", graph_desc(g.grad_fn())}});
+  }
+  {
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.cumsum(1);
+    fact("cumsum", r);
+    (r * w34()).sum().backward();
+    fact("cumsum.leaf", x);
+    fact("cumsum.int", torch::tensor({1, 2, 3}).cumsum(0));
+    fact("cumsum.dim0", torch::cumsum(x * 1, 0));
+  }
+  {
+    Tensor x = m34(), h = x * 1;
+    fact("tril", h.tril());
+    fact("triu", torch::triu(h, 1));
+    Tensor r = h.tril(-1) + h.triu(2);
+    (r * w34()).sum().backward();
+    fact("tril.leaf", x);
+  }
+  {
+    Tensor x = m34();
+    fact("new_zeros", x.new_zeros({2}));
+    fact("new_ones", x.new_ones({2, 1}));
+    fact("new_full", x.new_full({2}, 3.5));
+    fact("new_empty", x.new_empty({0, 2}));
+    fact("new_zeros.opts", x.new_zeros({2}, torch::kLong));
+  }
+}
+// flip and scatter_add, the scans under create_graph, and the dtypes of
+// where with numbers and of cumsum.
+void scans_and_flips() {
+  {
+    Tensor x = m34(), h = x * 1;
+    Tensor r = h.flip({0, 1});
+    fact("flip", r);
+    (r * w34()).sum().backward();
+    fact("flip.leaf", x);
+    fact("flip.none", torch::flip(x * 1, {}));
+    Tensor z = torch::zeros({3, 4}, torch::kDouble).requires_grad_();
+    Tensor s = z.scatter_add(1, torch::tensor({{0, 0}, {3, 1}, {2, 2}}), h.index({torch::indexing::Slice(), torch::indexing::Slice(0, 2)}) * 1);
+    fact("scatter_add", s);
+    Tensor g = torch::autograd::grad({(h * h).cumsum(1).sum() + (h * h).tril().sum() + h.pow(3).logsumexp(0).sum()}, {x}, {}, true, true)[0];
+    fact("scans.second", g);
+    emit("scans.second.graph", {{"graph", graph_desc(g.grad_fn())}});
+    fact("where.long_and_float", torch::where(torch::tensor({true, false}), torch::tensor({1, 2}), 0.5));
+    fact("cumsum.bool", torch::tensor({true, true, false}).cumsum(0));
+    fact("cumsum.dtype", (x * 1).cumsum(0, torch::kFloat));
+  }
+}
 }  // namespace
 
 int main() {
@@ -293,5 +404,7 @@ int main() {
   second_derivatives();
   inplace_cast_errors();
   loss_spellings();
+  by_position();
+  scans_and_flips();
   return 0;
 }

@@ -148,6 +148,16 @@ std::vector<Case> cases() {
         return h;
       },
       [] { return V{rnd({3, 4}), rnd({4})}; });
+  add("gather, index_select, scatter_add",
+      [](const V& x) {
+        const Tensor i = torch::tensor({{1, 0, 3}, {2, 2, 0}, {3, 1, 1}}, torch::kLong);
+        return x[0].gather(1, i) + x[0].index_select(1, torch::tensor({3, 0, 3}, torch::kLong)) +
+               x[1].scatter_add(1, i, x[0].narrow(1, 0, 3)).narrow(1, 1, 3);
+      },
+      [] { return V{rnd({3, 4}), rnd({3, 4})}; });
+  add("logsumexp, cumsum, flip, tril, triu",
+      [](const V& x) { return x[0].logsumexp(1, true) + x[0].cumsum(0).flip({1}) + x[0].tril(-1) - x[0].triu(1); },
+      [] { return V{rnd({3, 4})}; });
   add("repeat", [](const V& x) { return x[0].repeat({2, 1, 3}); }, [] { return V{rnd({3, 2})}; });
   add("clone, contiguous", [](const V& x) { return x[0].t().contiguous().clone() * 2; }, [] { return V{rnd({2, 3})}; });
   return c;

@@ -86,6 +86,19 @@ TEST_CASE("gradcheck: matrix products and shape ops", "[gradcheck]") {
   CHECK(gradcheck([](const V& x) { return x[0].index({x[0] > 0}); }, {rnd({3, 3})}));
 }
 
+TEST_CASE("gradcheck: gather, index_select, scatter_add, logsumexp, cumsum, flip, tril, triu", "[gradcheck]") {
+  torch::manual_seed(6);
+  const Tensor i = torch::tensor({{1, 0, 3}, {2, 2, 0}, {3, 1, 1}}, torch::kLong);
+  CHECK(gradcheck([&](const V& x) { return x[0].gather(1, i); }, {rnd({3, 4})}));
+  CHECK(gradcheck([&](const V& x) { return x[0].gather(0, i.narrow(1, 0, 2).clamp_max(2)); }, {rnd({3, 4})}));
+  CHECK(gradcheck([&](const V& x) { return x[0].index_select(1, torch::tensor({3, 0, 3}, torch::kLong)); }, {rnd({3, 4})}));
+  CHECK(gradcheck([&](const V& x) { return x[0].scatter_add(1, i, x[1]); }, {rnd({3, 4}), rnd({3, 3})}));
+  CHECK(gradcheck([](const V& x) { return x[0].logsumexp({0, 2}) + x[0].logsumexp(1, true).sum(); }, {rnd({2, 3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].cumsum(1) * x[0].cumsum(0); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].flip({0, 2}) * x[0]; }, {rnd({2, 3, 2})}));
+  CHECK(gradcheck([](const V& x) { return x[0].tril(1) - x[0].triu(-1) * x[0]; }, {rnd({3, 4})}));
+}
+
 TEST_CASE("gradcheck: advanced indexing and index_put_, repeats and dims apart included", "[gradcheck]") {
   using torch::indexing::Slice;
   torch::manual_seed(5);

@@ -306,6 +306,21 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   // `value` where `mask` (bool, broadcast to this tensor's shape) holds.
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor where(const Tensor& condition, const Tensor& other) const;  // where(condition, *this, other)
+  // Along one dim by position: out[i][j] = x[i][index[i][j]] for dim 1.
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  // Factories with this tensor's dtype and device unless `o` names others.
+  Tensor new_empty(IntArrayRef size, const TensorOptions& o = {}) const;
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& o = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& o = {}) const;
+  Tensor new_full(IntArrayRef size, Scalar value, const TensorOptions& o = {}) const;
   Tensor clamp_min(Scalar min) const;
   Tensor clamp_max(Scalar max) const;
   Tensor maximum(const Tensor& o) const;

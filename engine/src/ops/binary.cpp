@@ -211,7 +211,7 @@ Tensor scalar_op(const BinarySpec<State>& op, const Tensor& a, Scalar s, State s
   const ScalarType type = result_type(a, s);
   Tensor out;
   if (a.scalar_type() == type) {  // no conversion of a: the number goes straight to the kernel
-    out = new_empty(a.sizes(), type, a.device());
+    out = gradlab::new_empty(a.sizes(), type, a.device());
     backend::of(a).binary_scalar(k, out, a, s, alpha);
   } else {
     out = binary_kernel(k, a, wrap(s, a), type, alpha);
@@ -303,7 +303,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   GRADLAB_CHECK(cond.scalar_type() == ScalarType::Bool, "where expected condition to be a boolean tensor, but got a tensor with dtype ", c10_name(cond.scalar_type()));
   const ScalarType rt = result_type(a, b);
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
-  Tensor out = new_empty(shape, rt, a.device());
+  Tensor out = gradlab::new_empty(shape, rt, a.device());
   backend::of(a).where(out, cond, a.to(rt), b.to(rt));
   if (auto fn = record("WhereBackward0", {&a, &b}, where_bw)) {
     fn->save(cond);
@@ -311,6 +311,25 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   }
   return out;
 }
+
+// A number in where() is a wrapped number on the other operand's device, as
+// in LibTorch: the tensor's dtype decides (a float number with an integral
+// tensor gives the default dtype).
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b) {
+  check_defined(b, 2, "other");
+  return where(cond, scalar_like(a, b, result_type(b, a)), b);
+}
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
+  check_defined(a, 1, "self");
+  return where(cond, a, scalar_like(b, a, result_type(a, b)));
+}
+Tensor where(const Tensor& cond, Scalar a, Scalar b) {
+  check_defined(cond, 0, "condition");
+  const bool floating = a.isFloatingPoint() || b.isFloatingPoint();
+  const ScalarType t = floating ? TensorOptions().dtype() : a.isBoolean() && b.isBoolean() ? ScalarType::Bool : ScalarType::Long;
+  return where(cond, scalar_like(a, cond, t), scalar_like(b, cond, t));
+}
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const { return gradlab::where(condition, *this, other); }
 
 // ---------------------------------------------------------------- masked_fill
 namespace {
@@ -328,7 +347,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
                 c10_name(mask.scalar_type()));
   GRADLAB_CHECK(is_expandable_to(mask.sizes(), sizes()), "The size of the mask ", mask.sizes(),
                 " must be broadcastable to the size of the tensor ", sizes());
-  Tensor out = new_empty(sizes(), scalar_type(), device());
+  Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   backend::of(*this).where(out, mask, scalar_like(value, *this, scalar_type()), *this);
   if (auto fn = record("MaskedFillBackward0", {this}, masked_fill_bw)) {
     fn->save(mask);

@@ -83,7 +83,7 @@ Tensor sum_to_size(const Tensor& g, IntArrayRef shape) { return sum_to(g, shape)
 Tensor new_empty(IntArrayRef sizes, ScalarType dtype, Device device) { return empty_tensor(sizes, dtype, device); }
 
 Tensor unary_kernel(backend::Unary op, const Tensor& x, double a, double b) {
-  Tensor out = new_empty(x.sizes(), x.scalar_type(), x.device());
+  Tensor out = gradlab::new_empty(x.sizes(), x.scalar_type(), x.device());
   backend::of(x).unary(op, out, x, a, b);
   return out;
 }
@@ -97,7 +97,7 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   // the same shape (no broadcasting, no conversion, nothing to decide).
   if (a.scalar_type() == out_type && b.scalar_type() == out_type && a.device() == b.device() &&
       a.sizes().equals(b.sizes()) && op < backend::Binary::Gt) {
-    Tensor out = new_empty(a.sizes(), out_type, a.device());
+    Tensor out = gradlab::new_empty(a.sizes(), out_type, a.device());
     backend::of(a).binary(op, out, a, b, alpha);
     return out;
   }
@@ -107,7 +107,7 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   const bool compare = op >= backend::Binary::Gt;
   const ScalarType compute = compare ? promote_types(a.scalar_type(), b.scalar_type()) : out_type;
   const Device dev = a.dim() == 0 && a.device().is_cpu() ? b.device() : a.device();
-  Tensor out = new_empty(broadcast_shapes(a.sizes(), b.sizes()), out_type, dev);
+  Tensor out = gradlab::new_empty(broadcast_shapes(a.sizes(), b.sizes()), out_type, dev);
   // Operands already of the compute dtype and on the device pass by reference
   // (the common case: no handle copies); others are converted into `tmp`.
   Tensor tmp_a, tmp_b;
@@ -135,7 +135,7 @@ void backend::Backend::binary_scalar(Binary op, const Tensor& out, const Tensor&
 }
 
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype) {
-  Tensor t = new_empty({}, dtype, like.device());
+  Tensor t = gradlab::new_empty({}, dtype, like.device());
   backend::of(t).fill(t, s);
   t.impl()->wrapped_number = true;
   return t;
@@ -174,7 +174,7 @@ void check_can_cast(ScalarType result, ScalarType out, OutName name) {
 }
 
 Tensor ones_like_nograd(const Tensor& t) {
-  Tensor r = new_empty(t.sizes(), t.scalar_type(), t.device());
+  Tensor r = gradlab::new_empty(t.sizes(), t.scalar_type(), t.device());
   backend::of(r).fill(r, 1);
   return r;
 }

@@ -92,6 +92,12 @@ Tensor scalar_tensor(Scalar v, const TensorOptions& o) {
   return filled({}, v, o.has_dtype() ? o : o.dtype(ScalarType::Float));
 }
 Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like_options(t, o)); }
+Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& o) const { return empty(size, like_options(*this, o)); }
+Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& o) const { return zeros(size, like_options(*this, o)); }
+Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& o) const { return ones(size, like_options(*this, o)); }
+Tensor Tensor::new_full(IntArrayRef size, Scalar v, const TensorOptions& o) const {
+  return full(size, v, like_options(*this, o));
+}
 Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like_options(t, o)); }
 Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like_options(t, o)); }
 Tensor full_like(const Tensor& t, Scalar v, const TensorOptions& o) { return filled(t.sizes(), v, like_options(t, o)); }

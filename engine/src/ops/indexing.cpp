@@ -137,7 +137,7 @@ Positions positions(const Tensor& self, const std::vector<Tensor>& indices) {
 }
 
 // The elements of `self` at `p`, a new tensor outside any graph.
-Tensor gather(const Tensor& self, const Positions& p) {
+Tensor gather_at(const Tensor& self, const Positions& p) {
   autograd::NoGradGuard ng;
   const Tensor src = arranged(self, p);
   const DimVector out_shape = result_shape(src.sizes(), p);
@@ -165,7 +165,7 @@ Tensor gather(const Tensor& self, const Positions& p) {
 
 // Writes (or adds) `values`, broadcast to the indexed result's shape, into
 // `dst`'s memory at `p`: no graph, no version change.
-void scatter(const Tensor& dst, const Positions& p, const Tensor& values, bool accumulate) {
+void scatter_at(const Tensor& dst, const Positions& p, const Tensor& values, bool accumulate) {
   autograd::NoGradGuard ng;
   const Tensor d = arranged(dst, p);
   const DimVector rs = result_shape(d.sizes(), p);
@@ -222,7 +222,7 @@ GradList index_bw(Op<Indexed>& n, Grads& g);
 GradList index_put_bw(Op<Indexed>& n, Grads& g);
 
 Tensor index_op(const Tensor& self, const Positions& p) {
-  Tensor out = gather(self, p);
+  Tensor out = gather_at(self, p);
   if (auto fn = record("IndexBackward0", {&self}, index_bw, [&] { return Indexed{DimVector(self.sizes()), p}; }))
     finish(std::move(fn), out);
   return out;
@@ -235,7 +235,7 @@ Tensor index_put_op(const Tensor& self, const Positions& p, const Tensor& values
     autograd::NoGradGuard ng;
     out = self.clone();
   }
-  scatter(out, p, values, accumulate);
+  scatter_at(out, p, values, accumulate);
   if (auto fn = record(accumulate ? "IndexPutImplBackward0" : "IndexPutBackward0", {&self, &values}, index_put_bw,
                        [&] { return Indexed{DimVector(self.sizes()), p, accumulate}; }))
     finish(std::move(fn), out);
@@ -260,6 +260,13 @@ GradList index_put_bw(Op<Indexed>& n, Grads& g) {
   return {self_grad, values_grad};
 }
 
+// index_select's gradient adds each slice back (an index_add under
+// create_graph, as PyTorch's; PyTorch names it IndexAddBackward0).
+GradList index_select_bw(Op<Indexed>& n, Grads& g) {
+  const Tensor zeros_need_nothing = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  return {index_put_op(zeros_need_nothing, n.pos, g[0], true)};
+}
+
 // x.index_put_ with tensor indices, once the other indices were applied.
 void index_put_inplace(const Tensor& self, const Positions& p, const Tensor& values) {
   check_inplace(self);
@@ -271,7 +278,7 @@ void index_put_inplace(const Tensor& self, const Positions& p, const Tensor& val
                 " for the destination and ", c10_name(values.scalar_type()), " for the source.");
   auto fn = record("IndexPutBackward0", {&self, &values}, index_put_bw,
                    [&] { return Indexed{DimVector(self.sizes()), p, false}; });
-  scatter(self, p, values, false);
+  scatter_at(self, p, values, false);
   bump_version(self);
   if (fn) finish_inplace(self, fn);
 }
@@ -367,7 +374,7 @@ void copy_to(const Tensor& dst, const Tensor& src) {
 // The value LibTorch makes of a number written by index: 0-d, of the
 // target's dtype, on the CPU (a fill_ reads it from any device).
 Tensor value_tensor(const Tensor& self, Scalar v) {
-  Tensor value = new_empty({}, self.scalar_type(), Device(DeviceType::CPU));
+  Tensor value = gradlab::new_empty({}, self.scalar_type(), Device(DeviceType::CPU));
   backend::cpu().fill(value, v);
   return value;
 }
@@ -402,6 +409,28 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> idx, const Tensor& v) const {
   return self;
 }
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> idx, Scalar v) const { return index_put_(idx, value_tensor(*this, v)); }
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  checked();
+  check_defined(index, 2, "index");
+  GRADLAB_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  GRADLAB_CHECK(index.scalar_type() == ScalarType::Long || index.scalar_type() == ScalarType::Int,
+                "index_select(): Expected dtype int32 or int64 for index");
+  Positions p;
+  p.dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
+  p.span = 1;
+  p.shape = DimVector{index.numel()};
+  p.indexed_sizes = DimVector{this->dim() == 0 ? 1 : size(p.dim)};
+  Tensor li = index.to(ScalarType::Long).contiguous().to(Device(DeviceType::CPU));
+  std::vector<int64_t> flat(li.data_ptr<int64_t>(), li.data_ptr<int64_t>() + li.numel());
+  for (int64_t v : flat) GRADLAB_CHECK(v >= 0 && v < p.indexed_sizes[0], "index out of range in self");
+  p.flat = std::make_shared<const std::vector<int64_t>>(std::move(flat));
+  Tensor out = gather_at(*this, p);
+  if (auto fn = record("IndexSelectBackward0", {this}, index_select_bw, [&] { return Indexed{DimVector(sizes()), p}; }))
+    finish(std::move(fn), out);
+  return out;
+}
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) { return self.index_select(dim, index); }
+
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> idx, const Tensor& v) const {
   return index_put_(ArrayRef<TensorIndex>(idx.begin(), idx.size()), v);
 }

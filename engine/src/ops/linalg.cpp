@@ -13,13 +13,13 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
 }
 
 Tensor gemm_out(const Tensor& a, const Tensor& b) {
-  Tensor out = new_empty({a.size(0), b.size(1)}, a.scalar_type(), a.device());
+  Tensor out = gradlab::new_empty({a.size(0), b.size(1)}, a.scalar_type(), a.device());
   backend::of(a).gemm(out, a, b, 0);
   return out;
 }
 // a (or aᵀ) @ b (or bᵀ), straight to the kernel.
 Tensor gemm_t(const Tensor& a, bool ta, const Tensor& b, bool tb) {
-  Tensor out = new_empty({a.size(ta ? 1 : 0), b.size(tb ? 0 : 1)}, a.scalar_type(), a.device());
+  Tensor out = gradlab::new_empty({a.size(ta ? 1 : 0), b.size(tb ? 0 : 1)}, a.scalar_type(), a.device());
   backend::of(a).gemm_transposed(out, a, ta, b, tb, 0);
   return out;
 }
@@ -168,7 +168,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   GRADLAB_CHECK(a.size(2) == b.size(1), "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0),
                 ", ", a.size(2), "] but got: [", b.size(0), ", ", b.size(1), "].");
   check_same_dtype(a, b);
-  Tensor out = new_empty({a.size(0), a.size(1), b.size(2)}, a.scalar_type(), a.device());
+  Tensor out = gradlab::new_empty({a.size(0), a.size(1), b.size(2)}, a.scalar_type(), a.device());
   for (int64_t i = 0; i < a.size(0); ++i) {
     Tensor ai = alias_with_geometry(a, {a.size(1), a.size(2)}, {a.stride(1), a.stride(2)}, a.storage_offset() + i * a.stride(0));
     Tensor bi = alias_with_geometry(b, {b.size(1), b.size(2)}, {b.stride(1), b.stride(2)}, b.storage_offset() + i * b.stride(0));

@@ -1,6 +1,7 @@
 // Reductions and the softmax family.
 #include <limits>
 
+#include "backend/dispatch.h"
 #include "ops/ops_internal.h"
 
 namespace gradlab {
@@ -39,7 +40,7 @@ Tensor sum_kernel(const Tensor& a, const DimVector& dims, bool keepdim, ScalarTy
   Tensor in = a.scalar_type() == t ? a : a.detach().to(t);
   // A sum over everything goes straight into a 0-d result (no reshaping view).
   const bool to_scalar = !keepdim && reduces_all(a, dims);
-  Tensor out = new_empty(to_scalar ? DimVector() : kept_shape(a, dims), t, a.device());
+  Tensor out = gradlab::new_empty(to_scalar ? DimVector() : kept_shape(a, dims), t, a.device());
   backend::of(a).sum_to(out, in);
   if (!keepdim && !to_scalar) {
     const DimVector shape = dropped_shape(a, dims);
@@ -147,7 +148,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dtyp
   {
     autograd::NoGradGuard ng;
     Tensor moved = nd == 0 ? in.reshape({1}) : in.transpose(dim, nd - 1).contiguous();
-    Tensor res = new_empty(moved.sizes(), moved.scalar_type(), moved.device());
+    Tensor res = gradlab::new_empty(moved.sizes(), moved.scalar_type(), moved.device());
     backend::of(moved).softmax_lastdim(res, moved, log);
     out = nd == 0 ? res.reshape({}) : res.transpose(dim, nd - 1).contiguous();
   }
@@ -173,8 +174,8 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdi
     Tensor moved = nd == 0 ? a.reshape({1}) : a.transpose(dim, nd - 1).contiguous();
     DimVector rows_shape(moved.sizes());
     rows_shape.resize(rows_shape.size() - 1);
-    Tensor v = new_empty(rows_shape, a.scalar_type(), a.device());
-    Tensor i = new_empty(rows_shape, ScalarType::Long, a.device());
+    Tensor v = gradlab::new_empty(rows_shape, a.scalar_type(), a.device());
+    Tensor i = gradlab::new_empty(rows_shape, ScalarType::Long, a.device());
     backend::of(a).max_min_lastdim(v, i, moved, is_max);
     // rows_shape is a.sizes() with dim moved last and dropped; restore the order.
     DimVector kept = DimVector(a.sizes());
@@ -212,7 +213,7 @@ Tensor max_min_all(const Tensor& a, bool is_max) {
   {
     autograd::NoGradGuard ng;
     Tensor flat = a.contiguous().reshape({1, a.numel()});
-    Tensor out = new_empty({1}, a.scalar_type(), a.device());
+    Tensor out = gradlab::new_empty({1}, a.scalar_type(), a.device());
     backend::of(a).max_min_lastdim(out, Tensor(), flat, is_max);
     v = alias_with_geometry(out, {}, {}, 0);
   }
@@ -300,6 +301,47 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
 }
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(a, dim, dtype, false); }
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(a, dim, dtype, true); }
+
+namespace {
+struct LogsumexpDims {
+  DimVector dims;  // wrapped, ascending
+  bool keepdim;
+};
+// d/dx log Σ e^x = e^(x - result): the gradient and result regain the reduced dims first.
+GradList logsumexp_bw(Op<LogsumexpDims>& n, Grads& g) {
+  Tensor grad = g[0], result = n.saved_at(1);
+  if (!n.keepdim)
+    for (int64_t d : n.dims) grad = grad.unsqueeze(d), result = result.unsqueeze(d);
+  return {grad * (n.saved_at(0) - result).exp()};
+}
+}  // namespace
+
+Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  check_defined(a, 0, "self");
+  dispatch_floating(a.scalar_type(), "logsumexp", [](auto) {});
+  DimVector wrapped;
+  for (int64_t d : dims) wrapped.push_back(wrap_dim(d, std::max<int64_t>(a.dim(), 1)));
+  std::sort(wrapped.begin(), wrapped.end());
+  Tensor out;
+  {
+    // Stable: the largest element is taken out first (a whole -inf or inf slice keeps its own value).
+    autograd::NoGradGuard ng;
+    Tensor m = a;
+    for (int64_t d : wrapped) m = std::get<0>(m.max(d, true));
+    m = m.masked_fill(m.abs() == std::numeric_limits<double>::infinity(), 0);
+    Tensor kept = m;
+    if (!keepdim)
+      for (size_t i = wrapped.size(); i-- > 0;) kept = kept.squeeze(wrapped[i]);
+    out = (a - m).exp().sum(wrapped, keepdim).log() + kept;
+  }
+  if (auto fn = record("LogsumexpBackward0", {&a}, logsumexp_bw, [&] { return LogsumexpDims{wrapped, keepdim}; })) {
+    fn->save(a);
+    fn->save(out, /*is_output=*/true);
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const { return gradlab::logsumexp(*this, dims, keepdim); }
 
 Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return gradlab::sum(*this, dtype); }
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const { return gradlab::sum(*this, dims, keepdim, dtype); }

@@ -459,7 +459,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
 // ------------------------------------------------------------ copies
 Tensor Tensor::clone() const {
   checked();
-  Tensor out = new_empty(sizes(), scalar_type(), device());
+  Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   backend::of(*this).copy(out, *this);
   if (auto fn = record("CloneBackward0", {this}, identity_bw)) finish(fn, out);
   return out;
@@ -479,7 +479,7 @@ Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
   const ScalarType t = o.has_dtype() ? o.dtype() : scalar_type();
   const Device d = o.has_device() ? o.device() : device();
   if (!copy && t == scalar_type() && d == device()) return *this;
-  Tensor out = new_empty(sizes(), t, d);
+  Tensor out = gradlab::new_empty(sizes(), t, d);
   if (d == device()) {
     backend::of(*this).copy(out, *this);
   } else {
@@ -524,7 +524,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
   }
   DimVector s(first.sizes());
   s[static_cast<size_t>(dim)] = total;
-  Tensor out = new_empty(s, rt, first.device());
+  Tensor out = gradlab::new_empty(s, rt, first.device());
   int64_t start = 0;
   for (const Tensor& t : tensors) {
     Tensor region = alias_with_geometry(out, t.sizes(), out.strides(), start * out.stride(dim));
