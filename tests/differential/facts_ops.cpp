@@ -2,7 +2,8 @@
 // each op's value, grad_fn, next functions and gradients, its in-place form
 // and its free function, built against the engine and against LibTorch 1.13.
 // Also gather, index_select, scatter_add, logsumexp, cumsum, flip, tril/triu,
-// where with numbers and the new_* factories.
+// where with numbers and the new_* factories; prod, amax/amin, var/std, norm,
+// all/any, outer, addmm and the binary cross-entropies.
 #include "facts_common.h"
 
 using namespace facts;
@@ -393,6 +394,163 @@ void scans_and_flips() {
     fact("cumsum.dtype", (x * 1).cumsum(0, torch::kFloat));
   }
 }
+Tensor v34() { return (torch::linspace(-1.5, 2.0, 12, torch::kDouble).view({3, 4})).requires_grad_(); }
+// prod (zeros too), amax/amin (ties share), var/std (an int names a dim),
+// norm for several p, all/any.
+void more_reductions() {
+  {
+    Tensor x = v34(), h = x * 1;
+    Tensor r = h.prod();
+    fact("prod", r);
+    r.backward();
+    fact("prod.leaf", x);
+    Tensor x2 = v34();
+    Tensor r2 = (x2 * 1).prod(1, true);
+    fact("prod.dim", r2);
+    (r2 * torch::tensor({{1.0}, {2.0}, {3.0}}, torch::kDouble)).sum().backward();
+    fact("prod.dim.leaf", x2);
+    Tensor z = torch::tensor({2.0, 0.0, 3.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    z.prod().backward();
+    fact("prod.zero.leaf", z);
+    fact("prod.int", torch::tensor({2, 3, 4}).prod());
+  }
+  {
+    Tensor x = v34(), h = x * 1;
+    Tensor r = h.amax(1);
+    fact("amax", r);
+    Tensor r2 = torch::amin(h, {0, 1}, true);
+    fact("amin", r2);
+    (r * torch::tensor({1.0, 2.0, 3.0}, torch::kDouble)).sum().backward();
+    fact("amax.leaf", x);
+    Tensor t = torch::tensor({1.0, 3.0, 3.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    t.amax().backward();
+    fact("amax.ties.leaf", t);
+  }
+  {
+    Tensor x = v34(), h = x * 1;
+    Tensor r = h.var();
+    fact("var", r);
+    Tensor r2 = h.std(1);
+    fact("std.dim", r2);
+    Tensor r3 = h.var(0, false, true);
+    fact("var.biased_keep", r3);
+    (r + r2.sum() + r3.sum()).backward();
+    fact("var.leaf", x);
+  }
+  {
+    Tensor x = v34(), h = x * 1;
+    Tensor r = h.norm();
+    fact("norm", r);
+    Tensor r2 = h.norm(1, {1});
+    fact("norm.p1.dim", r2);
+    (r + r2.sum()).backward();
+    fact("norm.leaf", x);
+    Tensor zz = torch::zeros({3}, torch::dtype(torch::kDouble).requires_grad(true));
+    zz.norm().backward();
+    fact("norm.zero.leaf", zz);
+  }
+  {
+    Tensor x = v34();
+    fact("all", (x > -2).all());
+    fact("any", (x > 1.9).any());
+    fact("all.dim", (x > 0).all(1));
+    fact("any.dim", torch::any(x > 1.5, 0));
+    fact("any.float", x.detach().any());
+  }
+}
+// outer (as ATen composes it), addmm, the binary cross-entropies.
+void products_and_losses() {
+  {
+    Tensor a = torch::tensor({1.0, 2.0, 3.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor b = torch::tensor({4.0, 5.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor r = torch::outer(a, b);
+    fact("outer", r);
+    (r * torch::tensor({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}}, torch::kDouble)).sum().backward();
+    fact("outer.a", a);
+    fact("outer.b", b);
+    emit("outer.graph", {{"graph", graph_desc(r.grad_fn())}});
+  }
+  {
+    Tensor bias = torch::tensor({0.5, -0.5}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor x = v34(), w = torch::linspace(-1, 1, 8, torch::kDouble).view({4, 2}).requires_grad_();
+    Tensor r = torch::addmm(bias, x, w);
+    fact("addmm", r);
+    r.pow(2).sum().backward();
+    fact("addmm.bias", bias);
+    fact("addmm.w", w);
+    fact("addmm.scaled", torch::addmm(bias, x, w, 0.5, 2.0));
+  }
+  {
+    Tensor p = torch::tensor({0.2, 0.7, 0.9}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor y = torch::tensor({0.0, 1.0, 1.0}, torch::kDouble);
+    Tensor l = torch::binary_cross_entropy(p, y);
+    fact("bce", l);
+    l.backward();
+    fact("bce.p", p);
+    Tensor z = torch::tensor({-1.0, 0.5, 3.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor l2 = torch::binary_cross_entropy_with_logits(z, y);
+    fact("bce_logits", l2);
+    l2.backward();
+    fact("bce_logits.z", z);
+    fact("bce.sum", torch::binary_cross_entropy(p, y, {}, at::Reduction::Sum));
+    fact("bce.none", torch::binary_cross_entropy(p, y, {}, at::Reduction::None));
+  }
+}
+// Weights, pos_weight and the target's gradient; second derivatives.
+void more_losses_and_norms() {
+  {
+    Tensor x = v34(), h = x * 1;
+    Tensor r = h.norm(3, {0}) + h.norm(INFINITY, {0}) + h.norm(0.5, {0}, false);
+    fact("norm.p", r);
+    r.sum().backward();
+    fact("norm.p.leaf", x);
+    Tensor z = torch::tensor({{2.0, 0.0}, {0.0, 0.0}}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor pz = z.prod(1);
+    fact("prod.zeros.dim", pz);
+    (pz * torch::tensor({3.0, 5.0}, torch::kDouble)).sum().backward();
+    fact("prod.zeros.dim.leaf", z);
+    fact("var.int", torch::var(v34(), 1));
+    fact("std.unbiased_false", torch::std(v34(), false));
+  }
+  {
+    Tensor x = torch::tensor({-1.0, 0.5, 3.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor y = torch::tensor({0.0, 1.0, 0.25}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor w = torch::tensor({1.0, 2.0, 0.5}, torch::kDouble), pw = torch::tensor({3.0, 1.0, 2.0}, torch::kDouble);
+    Tensor l = torch::binary_cross_entropy_with_logits(x, y, w, pw, at::Reduction::Mean);
+    fact("bce_logits.weights", l);
+    l.backward();
+    fact("bce_logits.weights.x", x);
+    fact("bce_logits.weights.y", y);
+    Tensor p = torch::tensor({0.0, 1.0, 0.5}, torch::dtype(torch::kDouble).requires_grad(true));
+    Tensor l2 = torch::binary_cross_entropy(p, torch::tensor({0.0, 1.0, 1.0}, torch::kDouble), w, at::Reduction::Sum);
+    fact("bce.weight_edges", l2);
+    l2.backward();
+    fact("bce.weight_edges.p", p);
+    Tensor wg = torch::tensor({2.0}, torch::requires_grad());
+    attempt("bce.weight_grad", [&] { (void)torch::binary_cross_entropy(torch::tensor({0.5}), torch::tensor({1.0}), wg); });
+    attempt("bce_logits.pos_weight_grad",
+            [&] { (void)torch::binary_cross_entropy_with_logits(torch::tensor({0.5}), torch::tensor({1.0}), {}, wg); });
+    {
+      torch::NoGradGuard ng;
+      attempt("bce.weight_grad.no_grad",
+              [&] { (void)torch::binary_cross_entropy(torch::tensor({0.5}), torch::tensor({1.0}), wg); });
+    }
+    attempt("bce.range", [] { (void)torch::binary_cross_entropy(torch::tensor({1.5}), torch::tensor({1.0})); });
+    attempt("bce.target_grad", [] {
+      Tensor p = torch::tensor({0.5}, torch::requires_grad()), t = torch::tensor({1.0}, torch::requires_grad());
+      torch::binary_cross_entropy(p, t).backward();
+      fact("bce.target_grad.t", t);
+    });
+  }
+  {
+    Tensor x = v34();
+    Tensor g = torch::autograd::grad({(x * x).var() + x.pow(2).prod(1).sum() + torch::addmm(x.sum(0), x.t(), x).sum()},
+                                     {x}, {}, true, true)[0];
+    fact("stats.second", g);
+    g.sum().backward();
+    fact("stats.second.leaf", x);
+  }
+}
 }  // namespace
 
 int main() {
@@ -406,5 +564,8 @@ int main() {
   loss_spellings();
   by_position();
   scans_and_flips();
+  more_reductions();
+  products_and_losses();
+  more_losses_and_norms();
   return 0;
 }

@@ -158,6 +158,19 @@ std::vector<Case> cases() {
   add("logsumexp, cumsum, flip, tril, triu",
       [](const V& x) { return x[0].logsumexp(1, true) + x[0].cumsum(0).flip({1}) + x[0].tril(-1) - x[0].triu(1); },
       [] { return V{rnd({3, 4})}; });
+  add("prod, amax, amin, var, std, norm",
+      [](const V& x) {
+        return x[0].prod(1, true) + x[0].amax(1, true) - x[0].amin(0) + x[0].var(1, true, true) +
+               x[0].std(0) * x[0].norm(3, {1}, true) + x[0].norm();
+      },
+      [] { return V{pos({3, 4})}; });
+  add("addmm, outer, binary cross-entropies",
+      [](const V& x) {
+        return torch::addmm(x[0], x[1], x[2]) + torch::outer(x[3], x[0]) +
+               torch::binary_cross_entropy(x[3].sigmoid().view({3, 1}).expand({3, 2}), x[4].sigmoid()) +
+               torch::binary_cross_entropy_with_logits(x[4], x[4].sigmoid().detach(), {}, x[4].abs().detach());
+      },
+      [] { return V{rnd({2}), rnd({3, 4}), rnd({4, 2}), rnd({3}), rnd({3, 2})}; }, 1e-4, 1e-5);
   add("repeat", [](const V& x) { return x[0].repeat({2, 1, 3}); }, [] { return V{rnd({3, 2})}; });
   add("clone, contiguous", [](const V& x) { return x[0].t().contiguous().clone() * 2; }, [] { return V{rnd({2, 3})}; });
   return c;

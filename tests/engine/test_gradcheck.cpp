@@ -99,6 +99,24 @@ TEST_CASE("gradcheck: gather, index_select, scatter_add, logsumexp, cumsum, flip
   CHECK(gradcheck([](const V& x) { return x[0].tril(1) - x[0].triu(-1) * x[0]; }, {rnd({3, 4})}));
 }
 
+TEST_CASE("gradcheck: prod, amax, var, std, norm, addmm, outer, binary cross-entropies", "[gradcheck]") {
+  torch::manual_seed(8);
+  CHECK(gradcheck([](const V& x) { return x[0].prod() + x[0].prod(1, true).sum(); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].amax(1) - x[0].amin({0, 1}, true).sum(); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].var() + x[0].std(1).sum() + x[0].var(0, false, true).sum(); },
+                  {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return x[0].norm() + x[0].norm(3, {1}).sum() + x[0].norm(1, {0}).sum(); },
+                  {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return torch::addmm(x[0], x[1], x[2], 0.5, 2) + torch::outer(x[3], x[3].narrow(0, 0, 2)); },
+                  {rnd({2}), rnd({3, 4}), rnd({4, 2}), rnd({3})}));
+  // The weights are constants: LibTorch refuses one that requires grad.
+  const Tensor w = torch::rand({5}, torch::kDouble) + 0.5;
+  CHECK(gradcheck([&](const V& x) { return torch::binary_cross_entropy(x[0].sigmoid(), x[1].sigmoid(), w); },
+                  {rnd({5}), rnd({5})}));
+  CHECK(gradcheck([&](const V& x) { return torch::binary_cross_entropy_with_logits(x[0], x[1].sigmoid(), w, w * 2); },
+                  {rnd({5}), rnd({5})}));
+}
+
 TEST_CASE("gradcheck: advanced indexing and index_put_, repeats and dims apart included", "[gradcheck]") {
   using torch::indexing::Slice;
   torch::manual_seed(5);

@@ -111,6 +111,8 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& a, const Tensor& v);
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& bias, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1);
+Tensor outer(const Tensor& a, const Tensor& b);
 
 // --- shape
 Tensor t(const Tensor& a);
@@ -143,11 +145,36 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool k
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim = false);
+Tensor prod(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor amax(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
+// As the methods: the whole tensor's with no argument or a bool, over dims with an int or a list.
+inline Tensor var(const Tensor& a) { return a.var(); }
+template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+Tensor var(const Tensor& a, B unbiased) { return a.var(unbiased); }
+Tensor var(const Tensor& a, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+inline Tensor std(const Tensor& a) { return a.std(); }
+template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+Tensor std(const Tensor& a, B unbiased) { return a.std(unbiased); }
+Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+Tensor norm(const Tensor& a, Scalar p = 2);
+Tensor norm(const Tensor& a, std::optional<Scalar> p, IntArrayRef dims, bool keepdim = false);
+Tensor all(const Tensor& a);
+Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& a);
+Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
 
 enum class Reduction { None, Mean, Sum };
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction r = Reduction::Mean);
 Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt,
+                            Reduction r = Reduction::Mean);
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const std::optional<Tensor>& weight = std::nullopt,
+                                        const std::optional<Tensor>& pos_weight = std::nullopt,
+                                        Reduction r = Reduction::Mean);
 
 // Internal-but-public: the gradient of sum over broadcast dims (sum_to_size).
 Tensor sum_to_size(const Tensor& g, IntArrayRef shape);

@@ -316,6 +316,29 @@ class Tensor {
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;  // no dims: all of them
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  // var/std of the whole tensor take a bool only, as LibTorch's: an int
+  // names a dim (x.var(1) is the variance over dim 1).
+  Tensor var() const { return spread_of_all(true, false); }
+  template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Tensor var(B unbiased) const { return spread_of_all(unbiased, false); }
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std() const { return spread_of_all(true, true); }
+  template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Tensor std(B unbiased) const { return spread_of_all(unbiased, true); }
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor spread_of_all(bool unbiased, bool is_std) const;  // var or std of every element
+  Tensor norm(Scalar p = 2) const;
+  Tensor norm(std::optional<Scalar> p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
   // Factories with this tensor's dtype and device unless `o` names others.
   Tensor new_empty(IntArrayRef size, const TensorOptions& o = {}) const;
   Tensor new_zeros(IntArrayRef size, const TensorOptions& o = {}) const;

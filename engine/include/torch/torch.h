@@ -176,9 +176,16 @@ using gradlab::add_out;
 using gradlab::div_out;
 using gradlab::mul_out;
 using gradlab::sub_out;
+using gradlab::all;
 using gradlab::allclose;
+using gradlab::amax;
+using gradlab::amin;
+using gradlab::any;
 using gradlab::argmax;
+using gradlab::addmm;
 using gradlab::argmin;
+using gradlab::binary_cross_entropy;
+using gradlab::binary_cross_entropy_with_logits;
 using gradlab::bmm;
 using gradlab::cat;
 using gradlab::clamp;
@@ -207,11 +214,15 @@ using gradlab::mse_loss;
 using gradlab::mul;
 using gradlab::mv;
 using gradlab::nll_loss;
+using gradlab::outer;
+using gradlab::norm;
 using gradlab::pow;
+using gradlab::prod;
 using gradlab::reshape;
 using gradlab::softmax;
 using gradlab::square;
 using gradlab::squeeze;
+using gradlab::std;
 using gradlab::stack;
 using gradlab::sub;
 using gradlab::sum;
@@ -220,6 +231,7 @@ using gradlab::transpose;
 using gradlab::tril;
 using gradlab::triu;
 using gradlab::unsqueeze;
+using gradlab::var;
 using gradlab::where;
 
 using InferenceMode = gradlab::autograd::InferenceMode;
@@ -280,6 +292,21 @@ inline Tensor mse_loss(const Tensor& a, const Tensor& b, int64_t reduction) {
   GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, "mse_loss: ", reduction,
                 " is not a valid value for reduction");
   return gradlab::mse_loss(a, b, static_cast<gradlab::Reduction>(reduction));
+}
+
+inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                                   int64_t reduction) {
+  GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, "binary_cross_entropy: ",
+                reduction, " is not a valid value for reduction");
+  return gradlab::binary_cross_entropy(input, target, weight, static_cast<gradlab::Reduction>(reduction));
+}
+inline Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                               const std::optional<Tensor>& weight,
+                                               const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END,
+                "binary_cross_entropy_with_logits: ", reduction, " is not a valid value for reduction");
+  return gradlab::binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                                   static_cast<gradlab::Reduction>(reduction));
 }
 
 namespace nn {

@@ -252,6 +252,67 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return unsafe_view(r, out_shape);
 }
 
+namespace {
+// addmm: beta·bias + alpha·(m1 m2). The bias's gradient is beta·g (the engine
+// sums it back to the bias's shape); the products' are mm's, scaled by alpha.
+struct Addmm {
+  ColumnMajor layout;
+  double beta, alpha;
+};
+Tensor scaled(const Tensor& t, double by) { return by == 1 ? t : t * by; }
+GradList addmm_bw(Op<Addmm>& n, Grads& g) {
+  GradList r(3);
+  if (n.should_compute_output(0)) r[0] = scaled(g[0], n.beta);
+  if (n.should_compute_output(1)) {
+    const Tensor b = n.saved_at(1);
+    r[1] = scaled(n.layout.a ? b.mm(g[0].t()).t() : g[0].mm(b.t()), n.alpha);
+  }
+  if (n.should_compute_output(2)) {
+    const Tensor a = n.saved_at(0);
+    r[2] = scaled(n.layout.b ? g[0].t().mm(a).t() : a.t().mm(g[0]), n.alpha);
+  }
+  return r;
+}
+}  // namespace
+
+Tensor addmm(const Tensor& bias, const Tensor& m1, const Tensor& m2, Scalar beta, Scalar alpha) {
+  check_defined(bias, 0, "self");
+  check_defined(m1, 1, "mat1");
+  check_defined(m2, 2, "mat2");
+  GRADLAB_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
+  GRADLAB_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
+  GRADLAB_CHECK(m1.size(1) == m2.size(0), "mat1 and mat2 shapes cannot be multiplied (", m1.size(0), "x",
+                m1.size(1), " and ", m2.size(0), "x", m2.size(1), ")");
+  check_same_dtype(m1, m2);
+  const double b = beta.toDouble(), a = alpha.toDouble();
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    GRADLAB_CHECK(is_expandable_to(bias.sizes(), {m1.size(0), m2.size(1)}), "The expanded size of the tensor (",
+                  m2.size(1), ") must match the existing size (", bias.size(-1), ") at non-singleton dimension 1");
+    out = scaled(bias, b) + scaled(gemm_out(m1, m2), a);
+  }
+  if (auto fn = record("AddmmBackward0", {&bias, &m1, &m2}, addmm_bw,
+                       [&] { return Addmm{{column_major(m1), column_major(m2)}, b, a}; })) {
+    if (fn->should_compute_output(2)) fn->save(m1);
+    else fn->save(Tensor());
+    if (fn->should_compute_output(1)) fn->save(m2);
+    else fn->save(Tensor());
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+Tensor outer(const Tensor& a, const Tensor& b) {
+  check_defined(a, 0, "self");
+  check_defined(b, 1, "vec2");
+  GRADLAB_CHECK(a.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");
+  GRADLAB_CHECK(b.dim() == 1, "outer: Expected 1-D argument vec2, but got ", b.dim(), "-D");
+  return a.reshape({a.size(0), 1}) * b;  // as ATen writes it, so the graph is PyTorch's
+}
+Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, Scalar beta, Scalar alpha) const {
+  return gradlab::addmm(*this, m1, m2, beta, alpha);
+}
+Tensor Tensor::outer(const Tensor& v) const { return gradlab::outer(*this, v); }
 Tensor Tensor::mm(const Tensor& o) const { return gradlab::mm(*this, o); }
 Tensor Tensor::matmul(const Tensor& o) const { return gradlab::matmul(*this, o); }
 Tensor Tensor::mv(const Tensor& v) const { return gradlab::mv(*this, v); }

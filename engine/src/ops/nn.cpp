@@ -141,4 +141,122 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction red) {
   return nll_loss(log_softmax(input, 1), target, red);
 }
 
+// ---------------------------------------------------------------- binary cross-entropy
+namespace {
+// The loss of each element summed or averaged as asked.
+Tensor reduce_loss(const Tensor& l, Reduction r) {
+  return r == Reduction::None ? l : r == Reduction::Sum ? l.sum() : l.mean();
+}
+// Which optional weights a binary cross-entropy has (saved after input and target).
+struct Bce : Reduced {
+  bool weight, pos_weight;
+};
+Tensor saved_or_none(Op<Bce>& n, bool present, size_t& i) { return present ? n.saved_at(i++) : Tensor(); }
+// PyTorch's binary_cross_entropy_backward: g (x - y) / max((1 - x) x, 1e-12);
+// the target's: -logit(x) g. Both times the weight, over the count for a mean.
+GradList bce_bw(Op<Bce>& n, Grads& g) {
+  size_t i = 2;
+  const Tensor x = n.saved_at(0), y = n.saved_at(1), w = saved_or_none(n, n.weight, i);
+  Tensor dx, dy;
+  if (n.should_compute_output(0)) dx = g[0] * (x - y) / ((1 - x) * x).clamp_min(1e-12);
+  if (n.should_compute_output(1)) dy = (x / (1 - x)).log().neg() * g[0];
+  for (Tensor* d : {&dx, &dy}) {
+    if (d->defined() && w.defined()) *d = *d * w;
+    if (d->defined() && n.mean) *d = *d / n.count;
+  }
+  return {dx, dy};
+}
+// d/dx = (σ(x) - y) g, or with pos_weight p: ((p y + 1 - y) σ(x) - p y) g; d/dy = -x g, or with p:
+// (log(1 - σ(x)) - p log σ(x)) g. Both times the weight, over the count for a mean.
+GradList bce_logits_bw(Op<Bce>& n, Grads& g) {
+  size_t i = 2;
+  const Tensor x = n.saved_at(0), y = n.saved_at(1), w = saved_or_none(n, n.weight, i);
+  const Tensor pw = saved_or_none(n, n.pos_weight, i);
+  Tensor dx, dy;
+  if (n.should_compute_output(0)) {
+    if (pw.defined()) {
+      const Tensor t = pw * y;
+      dx = ((t + 1 - y) * x.sigmoid() - t) * g[0];
+    } else {
+      dx = (x.sigmoid() - y) * g[0];
+    }
+    if (w.defined()) dx = dx * w;
+    if (n.mean) dx = dx / n.count;
+  }
+  if (n.should_compute_output(1)) {
+    dy = pw.defined() ? ((1 - x.sigmoid()).log() - pw * x.sigmoid().log()) * g[0] : x * -g[0];
+    if (w.defined()) dy = dy * w;
+    if (n.mean) dy = dy / n.count;
+  }
+  return {dx, dy};
+}
+// Weights are not differentiable: LibTorch refuses one that requires grad
+// (while a graph is being recorded) rather than silently give it none.
+void check_no_requires_grad(const Tensor& t, const char* arg, const char* op) {
+  GRADLAB_CHECK(!t.defined() || !t.requires_grad() || !detail::grad_mode(), "The function '", op,
+                "' is not differentiable with respect to argument '", arg,
+                "'. This input cannot have requires_grad True.");
+}
+void check_bce_shapes(const Tensor& input, const Tensor& target) {
+  GRADLAB_CHECK(input.sizes().equals(target.sizes()), "Using a target size (", target.sizes(),
+                ") that is different to the input size (", input.sizes(), ") is deprecated. Please ensure they have the same size.");
+}
+}  // namespace
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                            Reduction red) {
+  check_defined(input, 0, "self");
+  check_defined(target, 1, "target");
+  check_bce_shapes(input, target);
+  const Tensor w = weight.value_or(Tensor());
+  check_no_requires_grad(w, "weight", "binary_cross_entropy");
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    GRADLAB_CHECK(((input >= 0) * (input <= 1)).all().item<bool>(), "all elements of input should be between 0 and 1");
+    Tensor l = (target - 1) * (1 - input).log().clamp_min(-100) - target * input.log().clamp_min(-100);
+    if (w.defined()) l = l * w;
+    out = reduce_loss(l, red).clone();
+  }
+  auto state = [&] { return Bce{{red == Reduction::Mean, static_cast<double>(input.numel()), red}, w.defined(), false}; };
+  if (auto fn = record("BinaryCrossEntropyBackward0", {&input, &target}, bce_bw, state)) {
+    fn->save(input);
+    fn->save(target);
+    if (w.defined()) fn->save(w);
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                                        const std::optional<Tensor>& pos_weight, Reduction red) {
+  check_defined(input, 0, "self");
+  check_defined(target, 1, "target");
+  check_bce_shapes(input, target);
+  const Tensor w = weight.value_or(Tensor()), pw = pos_weight.value_or(Tensor());
+  check_no_requires_grad(w, "weight", "binary_cross_entropy_with_logits");
+  check_no_requires_grad(pw, "pos_weight", "binary_cross_entropy_with_logits");
+  Tensor out;
+  {
+    // Stable for large |x|: log(1 + e^-x) = m + log(e^-m + e^(-x-m)), m = max(-x, 0).
+    autograd::NoGradGuard ng;
+    const Tensor m = (-input).clamp_min(0);
+    const Tensor softplus = ((-m).exp() + (-input - m).exp()).log() + m;
+    Tensor l = (1 - target) * input + (pw.defined() ? ((pw - 1) * target + 1) * softplus : softplus);
+    if (w.defined()) l = l * w;
+    out = reduce_loss(l, red).clone();
+  }
+  auto state = [&] {
+    return Bce{{red == Reduction::Mean, static_cast<double>(input.numel()), red}, w.defined(), pw.defined()};
+  };
+  if (auto fn = record("BinaryCrossEntropyWithLogitsBackward0", {&input, &target}, bce_logits_bw, state)) {
+    fn->save(input);
+    fn->save(target);
+    if (w.defined()) fn->save(w);
+    if (pw.defined()) fn->save(pw);
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+
 }  // namespace gradlab
