@@ -195,6 +195,16 @@ struct DoubleInPlace : Function<DoubleInPlace> {
   static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2}; }
 };
 
+// Changes its input in place but returns another tensor: PyTorch refuses.
+struct DirtyNotReturned : Function<DirtyNotReturned> {
+  static Tensor forward(AutogradContext* ctx, Tensor v) {
+    v.mul_(2);
+    ctx->mark_dirty({v});
+    return v * 3;
+  }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0]}; }
+};
+
 // Changes its input in place and also returns a second tensor.
 struct DirtyAndCopy : Function<DirtyAndCopy> {
   static variable_list forward(AutogradContext* ctx, Tensor v) {
@@ -314,6 +324,7 @@ void custom_functions() {
   out.sum().backward();
   fact("fn.dirty.x", x);
   attempt("fn.dirty.leaf", [] { DoubleInPlace::apply(leaf3()); });
+  attempt("fn.dirty.not_returned", [] { (void)DirtyNotReturned::apply(leaf3() * 1); });
   // A view changed in place inside a Function: the base's history becomes
   // CopySlices around the Function's node, the view's AsStridedBackward0.
   for (const bool through_view : {true, false}) {

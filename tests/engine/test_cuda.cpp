@@ -171,6 +171,13 @@ std::vector<Case> cases() {
                torch::binary_cross_entropy_with_logits(x[4], x[0].sigmoid().expand({3, 2}), {}, torch::ones_like(x[4]) * 1.5);
       },
       [] { return V{rnd({2}), rnd({3, 4}), rnd({4, 2}), rnd({3}), rnd({3, 2})}; }, 1e-4, 1e-5);
+  add("masked_fill_ with a number and with a 0-d tensor",
+      [](const V& x) {
+        Tensor h = x[0] * 1;
+        h.masked_fill_(x[0] > 0.3, x[1].sum());
+        return h.masked_fill(x[0] < -0.5, 2.0);
+      },
+      [] { return V{rnd({6}), rnd({2})}; });
   add("repeat", [](const V& x) { return x[0].repeat({2, 1, 3}); }, [] { return V{rnd({3, 2})}; });
   add("clone, contiguous", [](const V& x) { return x[0].t().contiguous().clone() * 2; }, [] { return V{rnd({2, 3})}; });
   return c;

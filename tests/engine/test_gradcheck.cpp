@@ -99,7 +99,7 @@ TEST_CASE("gradcheck: gather, index_select, scatter_add, logsumexp, cumsum, flip
   CHECK(gradcheck([](const V& x) { return x[0].tril(1) - x[0].triu(-1) * x[0]; }, {rnd({3, 4})}));
 }
 
-TEST_CASE("gradcheck: prod, amax, var, std, norm, addmm, outer, binary cross-entropies", "[gradcheck]") {
+TEST_CASE("gradcheck: prod, amax, var, std, norm, addmm, outer, masked_fill_, binary cross-entropies", "[gradcheck]") {
   torch::manual_seed(8);
   CHECK(gradcheck([](const V& x) { return x[0].prod() + x[0].prod(1, true).sum(); }, {rnd({3, 4})}));
   CHECK(gradcheck([](const V& x) { return x[0].amax(1) - x[0].amin({0, 1}, true).sum(); }, {rnd({3, 4})}));
@@ -109,6 +109,13 @@ TEST_CASE("gradcheck: prod, amax, var, std, norm, addmm, outer, binary cross-ent
                   {rnd({3, 4})}));
   CHECK(gradcheck([](const V& x) { return torch::addmm(x[0], x[1], x[2], 0.5, 2) + torch::outer(x[3], x[3].narrow(0, 0, 2)); },
                   {rnd({2}), rnd({3, 4}), rnd({4, 2}), rnd({3})}));
+  CHECK(gradcheck(
+      [](const V& x) {
+        Tensor h = x[0] * 1;
+        h.masked_fill_(x[0] > 0.3, x[1].sum());
+        return h.masked_fill(x[0] < -0.5, 2.0);
+      },
+      {rnd({6}), rnd({2})}));
   // The weights are constants: LibTorch refuses one that requires grad.
   const Tensor w = torch::rand({5}, torch::kDouble) + 0.5;
   CHECK(gradcheck([&](const V& x) { return torch::binary_cross_entropy(x[0].sigmoid(), x[1].sigmoid(), w); },

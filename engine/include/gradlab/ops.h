@@ -124,6 +124,13 @@ Tensor squeeze(const Tensor& a, int64_t dim);
 Tensor unsqueeze(const Tensor& a, int64_t dim);
 Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor stack(TensorList tensors, int64_t dim = 0);
+// The free spellings of the view methods.
+inline Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) { return a.narrow(dim, start, length); }
+inline Tensor select(const Tensor& a, int64_t dim, int64_t index) { return a.select(dim, index); }
+inline Tensor permute(const Tensor& a, IntArrayRef dims) { return a.permute(dims); }
+inline std::vector<Tensor> split(const Tensor& a, int64_t size, int64_t dim = 0) { return a.split(size, dim); }
+inline std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0) { return a.chunk(chunks, dim); }
+inline std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0) { return a.unbind(dim); }
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor flip(const Tensor& self, IntArrayRef dims);

@@ -306,6 +306,9 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   // `value` where `mask` (bool, broadcast to this tensor's shape) holds.
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;  // a 0-d value
+  Tensor& masked_fill_(const Tensor& mask, Scalar value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;  // where(condition, *this, other)
   // Along one dim by position: out[i][j] = x[i][index[i][j]] for dim 1.
   Tensor gather(int64_t dim, const Tensor& index) const;

@@ -156,8 +156,12 @@ void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx
                   variable_list& outputs) {
   const variable_list dirty = std::move(ctx.dirty_);
   const variable_list non_differentiable = std::move(ctx.non_differentiable_);
-  for (const Tensor& d : dirty)
-    if (d.defined()) bump_version(d);
+  bool all_dirty_returned = true;
+  for (const Tensor& d : dirty) {
+    if (!d.defined()) continue;
+    bump_version(d);
+    all_dirty_returned = all_dirty_returned && holds(outputs, d);
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& var = outputs[i];
     if (!var.defined()) {
@@ -210,6 +214,10 @@ void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx
     if (differentiable && var.is_view() && var.unsafeGetTensorImpl()->base)
       var.unsafeGetTensorImpl()->creation_meta = CreationMeta::InCustomFunction;
   }
+  // Every tensor marked dirty must come back as an output (PyTorch checks it last).
+  GRADLAB_CHECK(all_dirty_returned,
+                "Some elements marked as dirty during the forward method were not returned as output. The inputs that "
+                "are modified inplace must all be outputs of the Function.");
   ctx.commit_saved(node ? outputs : variable_list());
 }
 
