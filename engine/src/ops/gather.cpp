@@ -17,16 +17,6 @@ Tensor on_host(const Tensor& t) {
   return t.contiguous().to(Device(DeviceType::CPU));
 }
 
-// The shape as [before dim, along dim, after dim].
-struct Split3 {
-  int64_t pre = 1, n = 1, post = 1;
-};
-Split3 split3(IntArrayRef s, int64_t dim) {
-  Split3 r;
-  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d)
-    (d < dim ? r.pre : d == dim ? r.n : r.post) *= s[static_cast<size_t>(d)];
-  return r;
-}
 
 // For each element of `index` (host, contiguous, long, of self's rank), the
 // offset in a contiguous tensor of `sizes` that it picks along `dim`.

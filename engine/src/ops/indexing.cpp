@@ -228,6 +228,14 @@ Tensor index_op(const Tensor& self, const Positions& p) {
   return out;
 }
 
+// Records a write at `p` into a copy of `self` (`out`, already written) as
+// index_put's node.
+Tensor recorded_put(const Tensor& self, const Tensor& out, const Positions& p, const Tensor& values, bool accumulate) {
+  if (auto fn = record(accumulate ? "IndexPutImplBackward0" : "IndexPutBackward0", {&self, &values}, index_put_bw,
+                       [&] { return Indexed{DimVector(out.sizes()), p, accumulate}; }))
+    finish(std::move(fn), out);
+  return out;
+}
 // index_put (out of place): a copy of `self` with `values` written (or added) at `p`.
 Tensor index_put_op(const Tensor& self, const Positions& p, const Tensor& values, bool accumulate) {
   Tensor out;
@@ -236,17 +244,18 @@ Tensor index_put_op(const Tensor& self, const Positions& p, const Tensor& values
     out = self.clone();
   }
   scatter_at(out, p, values, accumulate);
-  if (auto fn = record(accumulate ? "IndexPutImplBackward0" : "IndexPutBackward0", {&self, &values}, index_put_bw,
-                       [&] { return Indexed{DimVector(self.sizes()), p, accumulate}; }))
-    finish(std::move(fn), out);
-  return out;
+  return recorded_put(self, out, p, values, accumulate);
 }
 
 // d/dx x[i] scatters g back, summing repeats: PyTorch's index_put_ with
-// accumulate into zeros that need no gradient.
+// accumulate into zeros that need no gradient (written directly: nobody else
+// sees them, so there is nothing to copy first). index_select's backward too;
+// PyTorch names that one's double-backward node IndexAddBackward0.
 GradList index_bw(Op<Indexed>& n, Grads& g) {
-  const Tensor zeros_need_nothing = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  return {index_put_op(zeros_need_nothing, n.pos, g[0], true)};
+  const Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  scatter_at(r, n.pos, g[0], true);
+  const Tensor zeros_need_nothing;
+  return {recorded_put(zeros_need_nothing, r, n.pos, g[0], true)};
 }
 // The written positions lose self's gradient (unless added to) and pass it
 // to the values, which the engine sums back to their shape.
@@ -258,13 +267,6 @@ GradList index_put_bw(Op<Indexed>& n, Grads& g) {
   }
   if (n.should_compute_output(1)) values_grad = index_op(g[0], n.pos);
   return {self_grad, values_grad};
-}
-
-// index_select's gradient adds each slice back (an index_add under
-// create_graph, as PyTorch's; PyTorch names it IndexAddBackward0).
-GradList index_select_bw(Op<Indexed>& n, Grads& g) {
-  const Tensor zeros_need_nothing = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  return {index_put_op(zeros_need_nothing, n.pos, g[0], true)};
 }
 
 // x.index_put_ with tensor indices, once the other indices were applied.
@@ -295,10 +297,7 @@ Tensor without_leading_ones(const Tensor& v) {
 }
 
 // A bool index (or 0-d bool tensor) on the dim it adds: all of it or none.
-Tensor bool_index(bool keep) {
-  Tensor t = zeros({keep ? 1 : 0}, TensorOptions(ScalarType::Long));
-  return t;
-}
+Tensor bool_index(bool keep) { return zeros({keep ? 1 : 0}, TensorOptions(ScalarType::Long)); }
 
 // Applies the ints, slices, None, ellipsis and bools of x.index({...}) as
 // views, as LibTorch's applySlicing does, and collects the tensor indices by
@@ -425,7 +424,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   for (int64_t v : flat) GRADLAB_CHECK(v >= 0 && v < p.indexed_sizes[0], "index out of range in self");
   p.flat = std::make_shared<const std::vector<int64_t>>(std::move(flat));
   Tensor out = gather_at(*this, p);
-  if (auto fn = record("IndexSelectBackward0", {this}, index_select_bw, [&] { return Indexed{DimVector(sizes()), p}; }))
+  if (auto fn = record("IndexSelectBackward0", {this}, index_bw, [&] { return Indexed{DimVector(sizes()), p}; }))
     finish(std::move(fn), out);
   return out;
 }

@@ -150,6 +150,17 @@ inline auto sizes_of(const Tensor& t) {
 // --- shape helpers
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);
+// A shape as [before dim, along dim, after dim], for loops along one dim of
+// a contiguous tensor.
+struct Split3 {
+  int64_t pre = 1, n = 1, post = 1;
+};
+inline Split3 split3(IntArrayRef s, int64_t dim) {
+  Split3 r;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d)
+    (d < dim ? r.pre : d == dim ? r.n : r.post) *= s[static_cast<size_t>(d)];
+  return r;
+}
 // Sums `g` down to `shape` (the reverse of broadcasting).
 Tensor sum_to(const Tensor& g, IntArrayRef shape);
 

@@ -51,11 +51,8 @@ Tensor prod_of_others(const Tensor& x, int64_t dim, bool all) {
   autograd::NoGradGuard ng;
   Tensor src = x.contiguous().to(Device(DeviceType::CPU));
   Tensor out = empty(x.sizes(), TensorOptions(x.scalar_type()));
-  int64_t pre = 1, n = x.numel(), post = 1;
-  if (!all) {
-    n = x.size(dim);
-    for (int64_t d = 0; d < x.dim(); ++d) (d < dim ? pre : d > dim ? post : n) *= d == dim ? 1 : x.size(d);
-  }
+  const Split3 s = all ? Split3{1, x.numel(), 1} : split3(x.sizes(), dim);
+  const int64_t pre = s.pre, n = s.n, post = s.post;
   dispatch_floating(x.scalar_type(), "prod_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = src.data_ptr<T>();
@@ -99,8 +96,8 @@ Tensor prod_impl(const Tensor& a, std::optional<int64_t> dim, bool keepdim, std:
     DimVector kept(src.sizes());
     if (src.dim() > 0) kept[static_cast<size_t>(d)] = 1;
     Tensor host = empty(kept, TensorOptions(rt));
-    int64_t pre = 1, n = src.dim() > 0 ? src.size(d) : 1, post = 1;
-    for (int64_t i = 0; i < src.dim(); ++i) (i < d ? pre : post) *= i == d ? 1 : src.size(i);
+    const Split3 s = split3(src.sizes(), d);
+    const int64_t pre = s.pre, n = s.n, post = s.post;
     dispatch_all(rt, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = src.data_ptr<T>();
