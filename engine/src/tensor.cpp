@@ -308,6 +308,25 @@ Tensor Tensor::data() const {
 }
 Tensor Tensor::variable_data() const { return data(); }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  GRADLAB_CHECK(defined(), "set_data: the tensor is undefined");
+  GRADLAB_CHECK(new_data.defined(), "set_data: new_data is undefined");
+  TensorImpl* me = impl().get();
+  const TensorImpl* src = new_data.impl().get();
+  // The version counter keeps its count (LibTorch's shallow copy keeps the
+  // counter itself): a graph that saved this tensor still checks against it.
+  const uint32_t version = me->version();
+  me->sizes = src->sizes;
+  me->strides = src->strides;
+  me->offset = src->offset;
+  me->numel = src->numel;
+  me->dtype = src->dtype;
+  me->storage = src->storage;
+  me->separate_version = make_intrusive<VersionCounter>();
+  me->separate_version->version = version;
+  me->refresh_contiguous();
+}
+
 // ------------------------------------------------------------ assignment into memory
 Tensor& Tensor::operator=(const Tensor& o) && {
   copy_(o);

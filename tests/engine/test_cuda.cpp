@@ -426,3 +426,38 @@ TEST_CASE("CUDA: the default device moves factories to the GPU", "[cuda]") {
   CHECK(e.sum().item<float>() == 3.0f);
   CHECK_FALSE(torch::zeros({1}).is_cuda());
 }
+
+// A model built on the CPU, moved with Module::to, trained on the GPU: the
+// same weights as the CPU run, and the parameters (the optimiser's handles)
+// are the module's own, now on the GPU.
+TEST_CASE("CUDA: a module moved to the GPU trains as on the CPU (SGD with momentum, Adam)", "[cuda]") {
+  auto train = [](torch::Device device, bool adam) {
+    torch::manual_seed(11);
+    torch::nn::Sequential model(torch::nn::Linear(3, 8), torch::nn::ReLU(), torch::nn::Linear(8, 2));
+    Tensor x = torch::randn({16, 3}), target = torch::randn({16, 2});
+    model->to(device);
+    x = x.to(device);
+    target = target.to(device);
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    if (adam)
+      opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(0.01));
+    else
+      opt = std::make_unique<torch::optim::SGD>(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+    for (int i = 0; i < 5; ++i) {
+      opt->zero_grad();
+      torch::nn::functional::mse_loss(model->forward(x), target).backward();
+      opt->step();
+    }
+    return model->parameters();
+  };
+  for (bool adam : {false, true}) {
+    INFO((adam ? "Adam" : "SGD"));
+    const V gpu = train(torch::kCUDA, adam), cpu = train(torch::kCPU, adam);
+    REQUIRE(gpu.size() == cpu.size());
+    for (size_t i = 0; i < gpu.size(); ++i) {
+      CHECK(gpu[i].is_cuda());
+      CHECK(gpu[i].grad().is_cuda());
+      CHECK(agree(gpu[i], cpu[i], 1e-4, 1e-5));
+    }
+  }
+}

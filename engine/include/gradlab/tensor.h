@@ -230,6 +230,9 @@ class Tensor {
   Tensor detach() const;
   Tensor& detach_() const;
   Tensor data() const;           // shares storage, fresh version counter, no autograd
+  // Points this tensor at new_data's memory, shape and dtype, keeping its
+  // autograd identity (grad, requires_grad, hooks): how Module::to moves parameters.
+  void set_data(const Tensor& new_data) const;
   Tensor variable_data() const;  // same as data()
   Tensor tensor_data() const;    // shares storage and version counter
 

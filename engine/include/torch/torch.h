@@ -14,7 +14,10 @@
 #include "gradlab/autograd.h"
 #include "gradlab/dot.h"
 #include "gradlab/function.h"
+#include "gradlab/nn/init.h"
+#include "gradlab/nn/modules.h"
 #include "gradlab/ops.h"
+#include "gradlab/optim.h"
 #include "gradlab/tensor.h"
 
 namespace c10 {
@@ -293,6 +296,17 @@ struct kSum {};
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
 inline constexpr enumtype::kSum kSum{};
+// torch::nn::init's tokens: kaiming_uniform_(w, 0, torch::kFanOut, torch::kReLU).
+inline constexpr gradlab::nn::init::token::kFanIn kFanIn{};
+inline constexpr gradlab::nn::init::token::kFanOut kFanOut{};
+inline constexpr gradlab::nn::init::token::kLinear kLinear{};
+inline constexpr gradlab::nn::init::token::kSigmoid kSigmoid{};
+inline constexpr gradlab::nn::init::token::kTanh kTanh{};
+inline constexpr gradlab::nn::init::token::kReLU kReLU{};
+inline constexpr gradlab::nn::init::token::kLeakyReLU kLeakyReLU{};
+using gradlab::OrderedDict;
+using gradlab::linear;
+namespace optim = gradlab::optim;
 // torch::mse_loss(input, target, at::Reduction::Sum), as ATen takes it.
 inline Tensor mse_loss(const Tensor& a, const Tensor& b, int64_t reduction) {
   GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, "mse_loss: ", reduction,
@@ -329,6 +343,9 @@ inline Tensor sigmoid(const Tensor& x) { return gradlab::sigmoid(x); }
 inline Tensor tanh(const Tensor& x) { return gradlab::tanh(x); }
 inline Tensor softmax(const Tensor& x, int64_t dim) { return gradlab::softmax(x, dim); }
 inline Tensor log_softmax(const Tensor& x, int64_t dim) { return gradlab::log_softmax(x, dim); }
+inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
+  return gradlab::linear(input, weight, bias);
+}
 // A loss's options, of which gradlab has the reduction: torch::kNone, kMean
 // (the default) or kSum, given to reduction(), which returns the options.
 template <class Self>
@@ -366,12 +383,38 @@ inline Tensor nll_loss(const Tensor& a, const Tensor& b, const NLLLossFuncOption
   return gradlab::nll_loss(a, b, o.reduction());
 }
 }  // namespace functional
-// The modules, for `torch::nn::ReLU()(x)`, `loss_fn(x, y)` and `loss_fn->forward(x, y)`.
-struct ReLU {
-  Tensor operator()(const Tensor& x) const { return gradlab::relu(x); }
-  Tensor forward(const Tensor& x) const { return gradlab::relu(x); }
-  const ReLU* operator->() const { return this; }
-};
+// The modules (nn/modules.h): `torch::nn::Linear(4, 8)`, `torch::nn::ReLU()(x)`.
+using gradlab::nn::AnyModule;
+using gradlab::nn::Module;
+using gradlab::nn::ModuleHolder;
+using gradlab::nn::NamedAnyModule;
+using gradlab::nn::FlattenOptions;
+using gradlab::nn::LinearOptions;
+using gradlab::nn::LogSoftmaxOptions;
+using gradlab::nn::ReLUOptions;
+using gradlab::nn::SoftmaxOptions;
+using gradlab::nn::Flatten;
+using gradlab::nn::FlattenImpl;
+using gradlab::nn::Functional;
+using gradlab::nn::FunctionalImpl;
+using gradlab::nn::Identity;
+using gradlab::nn::IdentityImpl;
+using gradlab::nn::Linear;
+using gradlab::nn::LinearImpl;
+using gradlab::nn::LogSoftmax;
+using gradlab::nn::LogSoftmaxImpl;
+using gradlab::nn::ReLU;
+using gradlab::nn::ReLUImpl;
+using gradlab::nn::Sequential;
+using gradlab::nn::SequentialImpl;
+using gradlab::nn::Sigmoid;
+using gradlab::nn::SigmoidImpl;
+using gradlab::nn::Softmax;
+using gradlab::nn::SoftmaxImpl;
+using gradlab::nn::Tanh;
+using gradlab::nn::TanhImpl;
+namespace init = gradlab::nn::init;
+// The loss modules, for `loss_fn(x, y)` and `loss_fn->forward(x, y)`.
 using MSELossOptions = functional::MSELossFuncOptions;
 using NLLLossOptions = functional::NLLLossFuncOptions;
 using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
@@ -395,6 +438,16 @@ void synchronize(int64_t device_index = -1);
 }  // namespace cuda
 
 }  // namespace torch
+
+// A module type's holder, as LibTorch's macro makes it: TORCH_MODULE(Net)
+// turns `struct NetImpl : torch::nn::Module` into the shared handle `Net`.
+#define TORCH_MODULE_IMPL(Name, ImplType)                              \
+  class Name : public torch::nn::ModuleHolder<ImplType> { /* NOLINT */ \
+   public:                                                             \
+    using torch::nn::ModuleHolder<ImplType>::ModuleHolder;             \
+    using Impl = ImplType;                                             \
+  }
+#define TORCH_MODULE(Name) TORCH_MODULE_IMPL(Name, Name##Impl)
 
 // LibTorch's checking macros, for code written against LibTorch. Without a
 // message TORCH_CHECK says what LibTorch says.

@@ -1,0 +1,103 @@
+// The built-in modules: what each computes and how LibTorch prints it.
+#include "gradlab/nn/modules.h"
+
+#include <cmath>
+
+#include "gradlab/autograd.h"
+#include "gradlab/nn/init.h"
+#include "gradlab/ops.h"
+
+namespace gradlab {
+
+// As ATen 1.13's linear: a matrix input with a bias is one addmm
+// (AddmmBackward0); anything else is matmul, then the bias added in place
+// (so the output is at version 1).
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
+  Tensor out = matmul(input, weight.t());
+  if (bias.defined()) out.add_(bias);
+  return out;
+}
+
+}  // namespace gradlab
+
+namespace gradlab::nn {
+
+LinearImpl::LinearImpl(const LinearOptions& o) : Module("torch::nn::LinearImpl"), options(o) { reset(); }
+
+void LinearImpl::reset() {
+  weight = register_parameter("weight", empty({options.out_features(), options.in_features()}));
+  if (options.bias())
+    bias = register_parameter("bias", empty({options.out_features()}));
+  else
+    bias = register_parameter("bias", {}, /*requires_grad=*/false);
+  reset_parameters();
+}
+
+void LinearImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const auto fans = init::_calculate_fan_in_and_fan_out(weight);
+    const double bound = 1 / std::sqrt(static_cast<double>(fans.first));
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor LinearImpl::forward(const Tensor& input) { return linear(input, weight, bias); }
+
+void LinearImpl::pretty_print(std::ostream& os) const {
+  os << std::boolalpha << "torch::nn::Linear(in_features=" << options.in_features()
+     << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
+}
+
+Tensor ReLUImpl::forward(Tensor input) { return options.inplace() ? input.relu_() : relu(input); }
+void ReLUImpl::pretty_print(std::ostream& os) const {
+  os << "torch::nn::ReLU(";
+  if (options.inplace()) os << std::boolalpha << "inplace=" << options.inplace();
+  os << ")";
+}
+
+Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }
+void TanhImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Tanh()"; }
+Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }
+void SigmoidImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Sigmoid()"; }
+void IdentityImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Identity()"; }
+
+Tensor SoftmaxImpl::forward(const Tensor& input) { return softmax(input, options.dim()); }
+void SoftmaxImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Softmax(dim=" << options.dim() << ")"; }
+Tensor LogSoftmaxImpl::forward(const Tensor& input) { return log_softmax(input, options.dim()); }
+void LogSoftmaxImpl::pretty_print(std::ostream& os) const {
+  os << "torch::nn::LogSoftmax(dim=" << options.dim() << ")";
+}
+
+Tensor FlattenImpl::forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
+void FlattenImpl::pretty_print(std::ostream& os) const {
+  os << "torch::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
+}
+
+void FunctionalImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Functional()"; }
+
+SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> named) : SequentialImpl() {
+  for (const auto& m : named) push_back(m.name, m.module);
+}
+
+void SequentialImpl::push_back(std::string name, AnyModule m) {
+  register_module(std::move(name), m.ptr());
+  modules_.push_back(std::move(m));
+}
+
+std::shared_ptr<Module> SequentialImpl::ptr(size_t i) const {
+  GRADLAB_CHECK(i < modules_.size(), "Index out of range");
+  return modules_[i].ptr();
+}
+
+Tensor SequentialImpl::run(const Tensor& input) {
+  GRADLAB_CHECK(!is_empty(), "Cannot call forward() on an empty Sequential");
+  Tensor x = modules_.front().forward(input);
+  for (size_t i = 1; i < modules_.size(); ++i) x = modules_[i].forward(x);
+  return x;
+}
+
+void SequentialImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Sequential"; }
+
+}  // namespace gradlab::nn

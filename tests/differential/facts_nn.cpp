@@ -1,0 +1,330 @@
+// Modules and optimisers, engine vs LibTorch: what a course's training loop
+// touches. Seeded initialisation, the order and names of parameters, the
+// graphs a Linear layer records, printing, training mode, zero_grad, every
+// optimiser option over several steps (values and versions of the weights),
+// and the errors students meet. Built against both; see CMakeLists.txt.
+#include "facts_common.h"
+
+#include <sstream>
+
+using facts::attempt;
+using facts::emit;
+using facts::fact;
+using facts::json;
+using torch::Tensor;
+namespace F = torch::nn::functional;
+
+namespace {
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() {
+    fc1 = register_module("fc1", torch::nn::Linear(3, 4));
+    fc2 = register_module("fc2", torch::nn::Linear(torch::nn::LinearOptions(4, 2).bias(false)));
+    scale = register_parameter("scale", torch::ones({2}));
+  }
+  Tensor forward(Tensor x) { return fc2->forward(torch::relu(fc1->forward(x))) * scale; }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  Tensor scale;
+};
+TORCH_MODULE(Net);
+
+// A holder the student forgot to fill (kept out of the optimiser's sight, so
+// that it cannot prove the access null at compile time and warn).
+[[gnu::noinline]] torch::nn::Linear unregistered() { return nullptr; }
+
+void text(const std::string& label, const std::string& s) { emit(label, json{{"text", s}}); }
+template <class M>
+std::string printed(const M& m) {
+  std::ostringstream os;
+  os << m;
+  return os.str();
+}
+json keys(const torch::OrderedDict<std::string, Tensor>& d) {
+  json r = json::array();
+  for (const auto& item : d) r.push_back(item.key());
+  return r;
+}
+
+void linear_layers() {
+  torch::manual_seed(0);
+  torch::nn::Linear lin(3, 2);
+  fact("linear.weight", lin->weight);
+  fact("linear.bias", lin->bias);
+  text("linear.name", lin->name());
+  text("linear.print", printed(lin));
+  emit("linear.named_parameters", json{{"keys", keys(lin->named_parameters())}});
+
+  Tensor x = torch::tensor({{1.0f, -2.0f, 0.5f}, {0.0f, 1.0f, 2.0f}});
+  Tensor y = lin(x);
+  fact("linear.2d", y);
+  y.sum().backward();
+  fact("linear.2d.weight", lin->weight);
+  fact("linear.2d.bias", lin->bias);
+  fact("linear.1d", lin(torch::tensor({1.0f, 2.0f, 3.0f})));
+  Tensor x3 = torch::arange(12, torch::kFloat).reshape({2, 2, 3});
+  fact("linear.3d", lin->forward(x3));
+  fact("linear.3d.transposed", lin->forward(x3.transpose(0, 1)));
+  fact("linear.functional", F::linear(x, lin->weight));
+  fact("linear.torch", torch::linear(x, lin->weight, lin->bias));
+
+  torch::nn::Linear nobias(torch::nn::LinearOptions(3, 2).bias(false));
+  fact("linear.nobias.forward", nobias(x));
+  emit("linear.nobias.named_parameters", json{{"keys", keys(nobias->named_parameters())}});
+  text("linear.nobias.print", printed(nobias));
+  attempt("linear.shape_mismatch", [&] { lin(torch::ones({2, 4})); });
+}
+
+void module_tree() {
+  torch::manual_seed(1);
+  Net net;
+  emit("net.named_parameters", json{{"keys", keys(net->named_parameters())}});
+  emit("net.own_parameters", json{{"keys", keys(net->named_parameters(false))}});
+  emit("net.sizes", json{{"parameters", net->parameters().size()}, {"children", net->children().size()},
+                         {"modules", net->modules().size()}, {"buffers", net->buffers().size()}});
+  json names = json::array();
+  for (const auto& m : net->named_modules()) names.push_back(m.key());
+  emit("net.named_modules", json{{"keys", names}});
+  text("net.print", printed(*net));
+  text("net.name", net->name());
+  fact("net.scale", net->scale);
+  emit("net.as", json{{"linear", net->fc1->as<torch::nn::Linear>() != nullptr},
+                      {"impl", net->fc1->as<torch::nn::LinearImpl>() != nullptr},
+                      {"relu", net->fc1->as<torch::nn::ReLU>() != nullptr}});
+
+  net->eval();
+  emit("net.eval", json{{"self", net->is_training()}, {"child", net->fc1->is_training()}});
+  net->train();
+  emit("net.train", json{{"self", net->is_training()}, {"child", net->fc2->is_training()}});
+
+  Tensor x = torch::tensor({{0.5f, -1.0f, 2.0f}, {1.0f, 1.0f, -1.0f}});
+  Tensor out = net(x);
+  fact("net.out", out);
+  out.pow(2).sum().backward();
+  for (const auto& p : net->named_parameters()) fact("net.grad." + p.key(), p.value());
+  net->zero_grad();
+  for (const auto& p : net->named_parameters()) fact("net.zeroed." + p.key(), p.value());
+  net(x).sum().backward();
+  net->zero_grad(true);
+  fact("net.set_to_none.fc1.weight", net->fc1->weight);
+
+  // The shared handle: parameters() hands out the module's own tensors.
+  torch::NoGradGuard guard;
+  net->parameters()[0].fill_(0.25);
+  fact("net.shared_handle", net->fc1->weight);
+}
+
+void module_errors() {
+  attempt("error.duplicate_parameter", [] {
+    torch::nn::Module m;
+    m.register_parameter("w", torch::ones({1}));
+    m.register_parameter("w", torch::ones({1}));
+  });
+  attempt("error.empty_parameter_name", [] {
+    torch::nn::Module m;
+    m.register_parameter("", torch::ones({1}));
+  });
+  attempt("error.dotted_parameter_name", [] {
+    torch::nn::Module m;
+    m.register_parameter("a.b", torch::ones({1}));
+  });
+  attempt("error.duplicate_module", [] {
+    torch::nn::Module m;
+    m.register_module("fc", torch::nn::Linear(1, 1));
+    m.register_module("fc", torch::nn::Linear(1, 1));
+  });
+  attempt("error.dotted_module_name", [] {
+    torch::nn::Module m;
+    m.register_module("a.b", torch::nn::Linear(1, 1));
+  });
+  attempt("error.empty_holder", [] {
+    torch::nn::Linear fc = unregistered();
+    fc->forward(torch::ones({1, 1}));
+  });
+  attempt("error.missing_key", [] { torch::nn::Linear(1, 1)->named_parameters()["weights"]; });
+  attempt("error.empty_sequential", [] { torch::nn::Sequential()->forward(torch::ones({1})); });
+  attempt("error.stack_module_named_modules", [] {
+    torch::nn::Module m;
+    m.named_modules();
+  });
+  attempt("error.stack_module_children", [] {
+    torch::nn::Module m;
+    m.register_module("fc", torch::nn::Linear(1, 1));
+    if (m.modules(false).size() != 1) throw std::runtime_error("wrong count");
+  });
+  attempt("error.fan_of_vector", [] { torch::nn::init::xavier_uniform_(torch::empty({3})); });
+}
+
+void sequential_models() {
+  torch::manual_seed(2);
+  torch::nn::Sequential seq(torch::nn::Linear(2, 3), torch::nn::ReLU(), torch::nn::Linear(3, 1), torch::nn::Sigmoid());
+  emit("seq.named_parameters", json{{"keys", keys(seq->named_parameters())}});
+  text("seq.print", printed(seq));
+  emit("seq.size", json{{"size", seq->size()}});
+  text("seq.item1", seq[1]->name());
+  Tensor x = torch::tensor({{1.0f, 2.0f}, {-1.0f, 0.5f}, {0.0f, -3.0f}});
+  Tensor y = seq->forward(x);
+  fact("seq.out", y);
+  F::mse_loss(y, torch::ones({3, 1})).backward();
+  fact("seq.grad.0.weight", seq[0]->as<torch::nn::Linear>()->weight);
+  fact("seq.grad.2.bias", seq->ptr(2)->as<torch::nn::LinearImpl>()->bias);
+
+  torch::nn::Sequential named({{"fc", torch::nn::Linear(2, 2)},
+                               {"act", torch::nn::Tanh()},
+                               {"soft", torch::nn::Softmax(1)}});
+  named->push_back("log", torch::nn::LogSoftmax(torch::nn::LogSoftmaxOptions(1)));
+  named->push_back(torch::nn::Identity());
+  emit("seq.named.keys", json{{"keys", keys(named->named_parameters())}});
+  json mods = json::array();
+  for (const auto& m : named->named_children()) mods.push_back(m.key());
+  emit("seq.named.children", json{{"keys", mods}});
+  text("seq.named.print", printed(named));
+  fact("seq.named.out", named->forward(x));
+
+  torch::nn::Sequential fn(torch::nn::Functional(torch::relu), torch::nn::Flatten(),
+                           torch::nn::ReLU(torch::nn::ReLUOptions(true)));
+  text("seq.functional.print", printed(fn));
+  Tensor a = torch::tensor({{{-1.0f, 2.0f}}, {{3.0f, -4.0f}}}).requires_grad_();
+  fact("seq.functional.out", fn->forward(a * 1));
+  text("seq.flatten.print", printed(torch::nn::Flatten(torch::nn::FlattenOptions().start_dim(0))));
+}
+
+void init_functions() {
+  torch::manual_seed(3);
+  Tensor w = torch::empty({4, 3}).requires_grad_();
+  torch::nn::init::xavier_uniform_(w);
+  fact("init.xavier_uniform", w);
+  torch::nn::init::xavier_normal_(w, 2.0);
+  fact("init.xavier_normal", w);
+  torch::nn::init::kaiming_uniform_(w, 0, torch::kFanOut, torch::kReLU);
+  fact("init.kaiming_uniform", w);
+  torch::nn::init::kaiming_normal_(w);
+  fact("init.kaiming_normal", w);
+  torch::nn::init::normal_(w, 1.0, 0.5);
+  fact("init.normal", w);
+  torch::nn::init::uniform_(w, -2, 2);
+  fact("init.uniform", w);
+  torch::nn::init::constant_(w, 0.5);
+  fact("init.constant", w);
+  torch::nn::init::zeros_(w);
+  fact("init.zeros", w);
+  torch::nn::init::ones_(w);
+  fact("init.ones", w);
+  emit("init.gain", json{{"tanh", torch::nn::init::calculate_gain(torch::kTanh)},
+                         {"relu", torch::nn::init::calculate_gain(torch::kReLU)},
+                         {"leaky", torch::nn::init::calculate_gain(torch::kLeakyReLU, 0.2)},
+                         {"sigmoid", torch::nn::init::calculate_gain(torch::kSigmoid)}});
+}
+
+// A few steps of a small regression, the loop students write, for one optimiser.
+template <class Opt, class Options>
+void train(const std::string& label, const Options& options, int steps = 3) {
+  torch::manual_seed(4);
+  torch::nn::Sequential model(torch::nn::Linear(3, 4), torch::nn::Tanh(), torch::nn::Linear(4, 1));
+  Opt opt(model->parameters(), options);
+  Tensor x = torch::randn({5, 3});
+  Tensor target = torch::randn({5, 1});
+  for (int i = 0; i < steps; ++i) {
+    opt.zero_grad();
+    Tensor loss = F::mse_loss(model->forward(x), target);
+    loss.backward();
+    opt.step();
+  }
+  for (const auto& p : model->named_parameters()) fact(label + "." + p.key(), p.value());
+  fact(label + ".loss", F::mse_loss(model->forward(x), target));
+}
+
+void optimisers() {
+  using namespace torch::optim;
+  train<SGD>("sgd", SGDOptions(0.1));
+  train<SGD>("sgd.momentum", SGDOptions(0.1).momentum(0.9));
+  train<SGD>("sgd.dampening", SGDOptions(0.1).momentum(0.9).dampening(0.5));
+  train<SGD>("sgd.nesterov", SGDOptions(0.05).momentum(0.8).nesterov(true));
+  train<SGD>("sgd.weight_decay", SGDOptions(0.1).momentum(0.5).weight_decay(0.01));
+  train<Adam>("adam", AdamOptions(0.01), 4);
+  train<Adam>("adam.amsgrad", AdamOptions(0.02).amsgrad(true).betas(std::make_tuple(0.8, 0.9)), 4);
+  train<Adam>("adam.weight_decay", AdamOptions(0.01).weight_decay(0.1).eps(1e-6), 4);
+  train<AdamW>("adamw", AdamWOptions(0.01), 4);
+
+  attempt("optim.bad_lr", [] { SGD({torch::ones({1}, torch::requires_grad())}, SGDOptions(-1)); });
+  attempt("optim.nesterov", [] {
+    SGD({torch::ones({1}, torch::requires_grad())}, SGDOptions(0.1).nesterov(true));
+  });
+  attempt("optim.bad_beta", [] {
+    Adam({torch::ones({1}, torch::requires_grad())}, AdamOptions().betas(std::make_tuple(0.9, 1.0)));
+  });
+  attempt("optim.bad_eps", [] { Adam({torch::ones({1}, torch::requires_grad())}, AdamOptions().eps(-1)); });
+  attempt("optim.non_leaf", [] { SGD({torch::ones({1}, torch::requires_grad()) * 2}, SGDOptions(0.1)); });
+
+  // What a step does to the parameters' versions and gradients.
+  Tensor w = torch::tensor({1.0f, -2.0f}, torch::requires_grad());
+  Tensor v = torch::tensor({0.5f, 0.5f}, torch::requires_grad());
+  SGD sgd({w}, SGDOptions(0.5));
+  (w * w).sum().backward();
+  sgd.step();
+  fact("optim.sgd.version", w);
+  sgd.zero_grad();
+  fact("optim.sgd.zero_grad", w);
+  Adam adam({v}, AdamOptions(0.1));
+  (v * 3).sum().backward();
+  adam.step();
+  fact("optim.adam.version", v);
+  emit("optim.sizes", json{{"sgd", sgd.size()}, {"adam", adam.size()}, {"adam_state", adam.state().size()},
+                           {"sgd_state", sgd.state().size()}});
+
+  // A closure: step runs it with grad mode on and returns its loss.
+  Tensor z = torch::tensor({2.0f}, torch::requires_grad());
+  SGD closure_opt({z}, SGDOptions(0.25));
+  Tensor loss = closure_opt.step([&] {
+    closure_opt.zero_grad();
+    Tensor l = (z * z).sum();
+    l.backward();
+    return l;
+  });
+  fact("optim.closure.loss", loss);
+  fact("optim.closure.param", z);
+
+  // Two groups, each with its own learning rate; the lr read and changed
+  // through the group's options, as a schedule does.
+  Tensor a = torch::tensor({1.0f}, torch::requires_grad());
+  Tensor b = torch::tensor({1.0f}, torch::requires_grad());
+  std::vector<OptimizerParamGroup> groups{OptimizerParamGroup({a}),
+                                          OptimizerParamGroup({b}, std::make_unique<SGDOptions>(0.5))};
+  SGD grouped(groups, SGDOptions(0.1));
+  (a + b).sum().backward();
+  grouped.step();
+  static_cast<SGDOptions&>(grouped.param_groups()[0].options()).lr(1.0);
+  grouped.param_groups()[1].options().set_lr(0.0);
+  grouped.step();
+  fact("optim.groups.a", a);
+  fact("optim.groups.b", b);
+  emit("optim.groups.lr", json{{"first", grouped.param_groups()[0].options().get_lr()},
+                               {"second", static_cast<SGDOptions&>(grouped.param_groups()[1].options()).lr()}});
+}
+
+void moving_modules() {
+  torch::manual_seed(5);
+  torch::nn::Linear lin(2, 2);
+  Tensor handle = lin->weight;
+  torch::optim::SGD opt(lin->parameters(), torch::optim::SGDOptions(0.1));
+  lin->to(torch::kDouble);
+  fact("to.double.weight", lin->weight);
+  fact("to.double.handle", handle);
+  Tensor y = lin(torch::ones({1, 2}, torch::kDouble));
+  fact("to.double.out", y);
+  y.sum().backward();
+  opt.step();
+  fact("to.double.stepped", lin->weight);
+}
+
+}  // namespace
+
+int main() {
+  linear_layers();
+  module_tree();
+  module_errors();
+  sequential_models();
+  init_functions();
+  optimisers();
+  moving_modules();
+  return 0;
+}
