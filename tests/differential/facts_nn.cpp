@@ -301,6 +301,112 @@ void optimisers() {
                                {"second", static_cast<SGDOptions&>(grouped.param_groups()[1].options()).lr()}});
 }
 
+// The class-index losses with their options, and cross-entropy against probabilities.
+void class_losses() {
+  torch::manual_seed(6);
+  const Tensor logits = torch::randn({4, 3});
+  const Tensor target = torch::tensor({2, 0, 1, 2}, torch::kLong);
+  const Tensor weight = torch::tensor({0.2f, 1.0f, 3.0f});
+  auto leaf = [&] { return logits.clone().requires_grad_(); };
+  auto loss_and_grad = [&](const std::string& label, const std::function<Tensor(const Tensor&)>& f) {
+    Tensor x = leaf();
+    Tensor l = f(x);
+    fact(label, l);
+    l.sum().backward();
+    fact(label + ".grad", x);
+  };
+  using Opts = F::CrossEntropyFuncOptions;
+  loss_and_grad("ce.weight.mean", [&](const Tensor& x) { return F::cross_entropy(x, target, Opts().weight(weight)); });
+  loss_and_grad("ce.weight.sum",
+                [&](const Tensor& x) { return F::cross_entropy(x, target, Opts().weight(weight).reduction(torch::kSum)); });
+  loss_and_grad("ce.weight.none", [&](const Tensor& x) {
+    return F::cross_entropy(x, target, Opts().weight(weight).reduction(torch::kNone));
+  });
+  loss_and_grad("ce.ignore.mean", [&](const Tensor& x) { return F::cross_entropy(x, target, Opts().ignore_index(2)); });
+  loss_and_grad("ce.ignore.weight.none", [&](const Tensor& x) {
+    return F::cross_entropy(x, target, Opts().ignore_index(0).weight(weight).reduction(torch::kNone));
+  });
+  loss_and_grad("ce.all_ignored", [&](const Tensor& x) {
+    return F::cross_entropy(x, torch::full({4}, 1, torch::kLong), Opts().ignore_index(1));
+  });
+  loss_and_grad("ce.smooth.mean", [&](const Tensor& x) { return F::cross_entropy(x, target, Opts().label_smoothing(0.1)); });
+  loss_and_grad("ce.smooth.weight.ignore", [&](const Tensor& x) {
+    return F::cross_entropy(x, target, Opts().label_smoothing(0.3).weight(weight).ignore_index(0));
+  });
+  loss_and_grad("ce.smooth.none.ignore", [&](const Tensor& x) {
+    return F::cross_entropy(x, target, Opts().label_smoothing(0.2).ignore_index(2).reduction(torch::kNone));
+  });
+  loss_and_grad("ce.smooth.sum", [&](const Tensor& x) {
+    return F::cross_entropy(x, target, Opts().label_smoothing(0.2).reduction(torch::kSum));
+  });
+
+  const Tensor probs = torch::softmax(torch::randn({4, 3}), 1);
+  loss_and_grad("ce.probs.mean", [&](const Tensor& x) { return F::cross_entropy(x, probs); });
+  loss_and_grad("ce.probs.weight.smooth", [&](const Tensor& x) {
+    return F::cross_entropy(x, probs, Opts().weight(weight).label_smoothing(0.25));
+  });
+  loss_and_grad("ce.probs.none",
+                [&](const Tensor& x) { return F::cross_entropy(x, probs, Opts().reduction(torch::kNone)); });
+  Tensor soft = probs.clone().requires_grad_();
+  F::cross_entropy(leaf(), soft, Opts().reduction(torch::kSum)).backward();
+  fact("ce.probs.target_grad", soft);
+
+  // A 1-d input and a 0-d target: one sample without a batch.
+  loss_and_grad("ce.unbatched", [&](const Tensor& x) { return F::cross_entropy(x[1], target[1]); });
+  // (N, C, d) and (N, C, H, W): the spatial losses.
+  const Tensor seq_target = torch::tensor({{0, 2, 1, 1, 0}, {2, 2, 0, 1, 1}}, torch::kLong);
+  Tensor x3 = torch::randn({2, 3, 5}).requires_grad_();
+  Tensor l3 = F::cross_entropy(x3, seq_target, Opts().weight(weight).ignore_index(1));
+  fact("ce.3d", l3);
+  l3.backward();
+  fact("ce.3d.grad", x3);
+  fact("ce.3d.none", F::cross_entropy(x3, seq_target, Opts().reduction(torch::kNone)));
+  Tensor x4 = torch::randn({2, 3, 2, 2}).requires_grad_();
+  const Tensor img_target = torch::tensor({{{0, 1}, {2, 2}}, {{1, 1}, {0, 2}}}, torch::kLong);
+  Tensor l4 = F::cross_entropy(x4, img_target, Opts().label_smoothing(0.1));
+  fact("ce.4d", l4);
+  l4.backward();
+  fact("ce.4d.grad", x4);
+  fact("nll.4d.none", F::nll_loss(x4.log_softmax(1), img_target, F::NLLLossFuncOptions().reduction(torch::kNone)));
+  fact("nll.5d", F::nll_loss(torch::randn({1, 3, 2, 1, 2}).requires_grad_(), torch::zeros({1, 2, 1, 2}, torch::kLong)));
+
+  // Second derivatives through the weighted loss, 2-d and spatial.
+  for (const bool spatial : {false, true}) {
+    Tensor x = spatial ? x4.detach().clone().requires_grad_() : leaf();
+    const Tensor t = spatial ? img_target : target;
+    Tensor l = F::cross_entropy(x, t, Opts().weight(weight));
+    Tensor g = torch::autograd::grad({l}, {x}, {}, true, true)[0];
+    const std::string label = spatial ? "ce.double.4d" : "ce.double.2d";
+    fact(label + ".g", g);
+    Tensor gg = torch::autograd::grad({g.pow(2).sum()}, {x})[0];
+    fact(label + ".gg", gg);
+  }
+
+  // The ATen spellings and the modules.
+  fact("nll.aten", torch::nll_loss(logits.log_softmax(1), target, weight, at::Reduction::Sum, 2));
+  fact("ce.aten", torch::cross_entropy_loss(logits, target, weight, at::Reduction::Mean, 0, 0.15));
+  torch::nn::CrossEntropyLoss ce_module(torch::nn::CrossEntropyLossOptions().weight(weight).label_smoothing(0.05));
+  fact("ce.module", ce_module(logits, target));
+  torch::nn::NLLLoss nll_module(torch::nn::NLLLossOptions().ignore_index(0).reduction(torch::kSum));
+  fact("nll.module", nll_module->forward(logits.log_softmax(1), target));
+
+  attempt("error.ce.target_bounds", [&] { F::cross_entropy(logits, torch::tensor({0, 1, 3, 0}, torch::kLong)); });
+  attempt("error.ce.negative_target", [&] { F::cross_entropy(logits, torch::tensor({0, -1, 2, 0}, torch::kLong)); });
+  attempt("error.ce.weight_size", [&] { F::cross_entropy(logits, target, Opts().weight(torch::ones({2}))); });
+  attempt("error.ce.weight_requires_grad",
+          [&] { F::cross_entropy(logits, target, Opts().weight(torch::ones({3}, torch::requires_grad()))); });
+  attempt("error.ce.prob_int", [&] { F::cross_entropy(logits, torch::ones({4, 3}, torch::kLong)); });
+  attempt("error.ce.prob_ignore", [&] { F::cross_entropy(logits, probs, Opts().ignore_index(1)); });
+  attempt("error.ce.smoothing", [&] { F::cross_entropy(logits, target, Opts().label_smoothing(1.5)); });
+  attempt("error.ce.batch", [&] { F::cross_entropy(logits, torch::tensor({0, 1}, torch::kLong)); });
+  attempt("error.ce.3d_target", [&] { F::cross_entropy(x3, torch::zeros({2, 4}, torch::kLong)); });
+  attempt("error.nll.0d", [&] { F::nll_loss(torch::tensor(1.0f), torch::tensor(0, torch::kLong)); });
+  attempt("error.nll.float_target", [&] { F::nll_loss(logits, torch::zeros({4})); });
+  attempt("error.nll.unbatched", [&] { F::nll_loss(logits[0], target[0]); });
+  attempt("error.nll.batch", [&] { F::nll_loss(logits, torch::zeros({3}, torch::kLong)); });
+  fact("nll.aten.unbatched", torch::nll_loss(logits[0].log_softmax(0), target[0], {}));
+}
+
 void moving_modules() {
   torch::manual_seed(5);
   torch::nn::Linear lin(2, 2);
@@ -325,6 +431,7 @@ int main() {
   sequential_models();
   init_functions();
   optimisers();
+  class_losses();
   moving_modules();
   return 0;
 }

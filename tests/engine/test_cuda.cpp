@@ -171,6 +171,17 @@ std::vector<Case> cases() {
                torch::binary_cross_entropy_with_logits(x[4], x[0].sigmoid().expand({3, 2}), {}, torch::ones_like(x[4]) * 1.5);
       },
       [] { return V{rnd({2}), rnd({3, 4}), rnd({4, 2}), rnd({3}), rnd({3, 2})}; }, 1e-4, 1e-5);
+  add("cross-entropy: weights, ignore_index, smoothing, probabilities, spatial",
+      [](const V& x) {
+        namespace F = torch::nn::functional;
+        using Opts = F::CrossEntropyFuncOptions;
+        const Tensor w = torch::tensor({0.5, 1.0, 2.0}, torch::kDouble).to(x[0].device(), x[0].scalar_type());
+        const Tensor t = torch::tensor({2, 0, 1, 2}, torch::kLong).to(x[0].device());
+        return F::cross_entropy(x[0], t, Opts().weight(w).ignore_index(1).label_smoothing(0.1)) +
+               F::cross_entropy(x[0], x[1].softmax(1), Opts().weight(w)) +
+               F::cross_entropy(x[2], t.view({2, 2}), Opts().reduction(torch::kNone)).sum();
+      },
+      [] { return V{rnd({4, 3}), rnd({4, 3}), rnd({2, 3, 2})}; });
   add("masked_fill_ with a number and with a 0-d tensor",
       [](const V& x) {
         Tensor h = x[0] * 1;

@@ -124,6 +124,32 @@ TEST_CASE("gradcheck: prod, amax, var, std, norm, addmm, outer, masked_fill_, bi
                   {rnd({5}), rnd({5})}));
 }
 
+TEST_CASE("gradcheck: cross-entropy with weights, ignore_index, label smoothing, probabilities, spatial inputs",
+          "[gradcheck]") {
+  torch::manual_seed(9);
+  namespace F = torch::nn::functional;
+  using Opts = F::CrossEntropyFuncOptions;
+  const Tensor w = torch::rand({3}, torch::kDouble) + 0.5;
+  const Tensor t = torch::tensor({2, 0, 1, 2, 1}, torch::kLong);
+  CHECK(gradcheck([&](const V& x) { return F::cross_entropy(x[0], t, Opts().weight(w).ignore_index(1)); },
+                  {rnd({5, 3})}));
+  CHECK(gradcheck([&](const V& x) { return F::cross_entropy(x[0], t, Opts().label_smoothing(0.2).weight(w)); },
+                  {rnd({5, 3})}));
+  CHECK(gradcheck(
+      [&](const V& x) {
+        return F::cross_entropy(x[0], t, Opts().label_smoothing(0.3).ignore_index(2).reduction(torch::kNone));
+      },
+      {rnd({5, 3})}));
+  // Probability targets: the gradient reaches the target too.
+  CHECK(gradcheck([&](const V& x) { return F::cross_entropy(x[0], x[1].softmax(1), Opts().weight(w).label_smoothing(0.1)); },
+                  {rnd({5, 3}), rnd({5, 3})}));
+  const Tensor t3 = torch::tensor({{0, 2, 1, 1}, {2, 2, 0, 1}}, torch::kLong);
+  CHECK(gradcheck([&](const V& x) { return F::cross_entropy(x[0], t3, Opts().weight(w).reduction(torch::kNone)); },
+                  {rnd({2, 3, 4})}));
+  CHECK(gradcheck([&](const V& x) { return F::cross_entropy(x[0], t3.view({2, 2, 2}), Opts().weight(w)); },
+                  {rnd({2, 3, 2, 2})}));
+}
+
 TEST_CASE("gradcheck: advanced indexing and index_put_, repeats and dims apart included", "[gradcheck]") {
   using torch::indexing::Slice;
   torch::manual_seed(5);

@@ -175,7 +175,13 @@ Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
 enum class Reduction { None, Mean, Sum };
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction r = Reduction::Mean);
+// With class weights and an ignored class: (C), (N, C) or (N, C, d1, ...) inputs.
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::optional<Tensor>& weight, Reduction r,
+                int64_t ignore_index = -100);
 Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
+// Targets as class indices or, shaped as the input, as probabilities.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, Reduction r,
+                     int64_t ignore_index = -100, double label_smoothing = 0.0);
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt,
                             Reduction r = Reduction::Mean);
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,

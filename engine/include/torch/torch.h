@@ -314,6 +314,27 @@ inline Tensor mse_loss(const Tensor& a, const Tensor& b, int64_t reduction) {
   return gradlab::mse_loss(a, b, static_cast<gradlab::Reduction>(reduction));
 }
 
+// ATen's spellings of the class-index losses, the reduction an at::Reduction.
+inline gradlab::Reduction checked_reduction(const char* op, int64_t reduction) {
+  GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, op, ": ", reduction,
+                " is not a valid value for reduction");
+  return static_cast<gradlab::Reduction>(reduction);
+}
+inline Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                       int64_t reduction = at::Reduction::Mean, int64_t ignore_index = -100) {
+  return gradlab::nll_loss(input, target, weight, checked_reduction("nll_loss", reduction), ignore_index);
+}
+inline Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
+                          int64_t reduction = at::Reduction::Mean, int64_t ignore_index = -100) {
+  return gradlab::nll_loss(input, target, weight, checked_reduction("nll_loss_nd", reduction), ignore_index);
+}
+inline Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
+                                 int64_t reduction = at::Reduction::Mean, int64_t ignore_index = -100,
+                                 double label_smoothing = 0.0) {
+  return gradlab::cross_entropy(input, target, weight, checked_reduction("cross_entropy_loss", reduction),
+                                ignore_index, label_smoothing);
+}
+
 inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                                    int64_t reduction) {
   GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, "binary_cross_entropy: ",
@@ -363,8 +384,37 @@ class ReductionOptions {
   }
   gradlab::Reduction reduction_ = gradlab::Reduction::Mean;
 };
-struct NLLLossFuncOptions : ReductionOptions<NLLLossFuncOptions> {};
-struct CrossEntropyFuncOptions : ReductionOptions<CrossEntropyFuncOptions> {};
+// The class-index losses also take class weights and an ignored class;
+// cross-entropy also label smoothing.
+template <class Self>
+class ClassLossOptions : public ReductionOptions<Self> {
+ public:
+  Self& weight(const Tensor& w) {
+    weight_ = w;
+    return static_cast<Self&>(*this);
+  }
+  const Tensor& weight() const { return weight_; }
+  Self& ignore_index(int64_t i) {
+    ignore_index_ = i;
+    return static_cast<Self&>(*this);
+  }
+  int64_t ignore_index() const { return ignore_index_; }
+
+ private:
+  Tensor weight_;
+  int64_t ignore_index_ = -100;
+};
+struct NLLLossFuncOptions : ClassLossOptions<NLLLossFuncOptions> {};
+struct CrossEntropyFuncOptions : ClassLossOptions<CrossEntropyFuncOptions> {
+  CrossEntropyFuncOptions& label_smoothing(double s) {
+    label_smoothing_ = s;
+    return *this;
+  }
+  double label_smoothing() const { return label_smoothing_; }
+
+ private:
+  double label_smoothing_ = 0.0;
+};
 // MSELoss's options also take the reduction in the constructor, as LibTorch's do.
 struct MSELossFuncOptions : ReductionOptions<MSELossFuncOptions> {
   MSELossFuncOptions() = default;
@@ -376,11 +426,16 @@ struct MSELossFuncOptions : ReductionOptions<MSELossFuncOptions> {
 inline Tensor mse_loss(const Tensor& a, const Tensor& b, const MSELossFuncOptions& o = {}) {
   return gradlab::mse_loss(a, b, o.reduction());
 }
+inline std::optional<Tensor> optional_weight(const Tensor& w) { return w.defined() ? std::optional<Tensor>(w) : std::nullopt; }
 inline Tensor cross_entropy(const Tensor& a, const Tensor& b, const CrossEntropyFuncOptions& o = {}) {
-  return gradlab::cross_entropy(a, b, o.reduction());
+  return gradlab::cross_entropy(a, b, optional_weight(o.weight()), o.reduction(), o.ignore_index(), o.label_smoothing());
 }
+// LibTorch's functional nll_loss, unlike ATen's, wants a batch dimension.
 inline Tensor nll_loss(const Tensor& a, const Tensor& b, const NLLLossFuncOptions& o = {}) {
-  return gradlab::nll_loss(a, b, o.reduction());
+  GRADLAB_CHECK(a.dim() >= 2, "Expected 2 or more dimensions (got ", a.dim(), ")");
+  GRADLAB_CHECK(b.dim() >= 1 && a.size(0) == b.size(0), "Expected input batch_size (", a.size(0),
+                ") to match target batch_size (", b.dim() >= 1 ? b.size(0) : 0, ").");
+  return gradlab::nll_loss(a, b, optional_weight(o.weight()), o.reduction(), o.ignore_index());
 }
 }  // namespace functional
 // The modules (nn/modules.h): `torch::nn::Linear(4, 8)`, `torch::nn::ReLU()(x)`.
@@ -418,17 +473,17 @@ namespace init = gradlab::nn::init;
 using MSELossOptions = functional::MSELossFuncOptions;
 using NLLLossOptions = functional::NLLLossFuncOptions;
 using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
-template <class Options, Tensor (*F)(const Tensor&, const Tensor&, gradlab::Reduction)>
+template <class Options, Tensor (*F)(const Tensor&, const Tensor&, const Options&)>
 struct LossModule {
   LossModule(const Options& o = {}) : options(o) {}  // NOLINT: implicit, as LibTorch's
-  Tensor forward(const Tensor& input, const Tensor& target) const { return F(input, target, options.reduction()); }
+  Tensor forward(const Tensor& input, const Tensor& target) const { return F(input, target, options); }
   Tensor operator()(const Tensor& input, const Tensor& target) const { return forward(input, target); }
   const LossModule* operator->() const { return this; }
   Options options;
 };
-using MSELoss = LossModule<MSELossOptions, gradlab::mse_loss>;
-using NLLLoss = LossModule<NLLLossOptions, gradlab::nll_loss>;
-using CrossEntropyLoss = LossModule<CrossEntropyLossOptions, gradlab::cross_entropy>;
+using MSELoss = LossModule<MSELossOptions, functional::mse_loss>;
+using NLLLoss = LossModule<NLLLossOptions, functional::nll_loss>;
+using CrossEntropyLoss = LossModule<CrossEntropyLossOptions, functional::cross_entropy>;
 }  // namespace nn
 
 namespace cuda {

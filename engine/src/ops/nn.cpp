@@ -1,4 +1,4 @@
-// Loss functions: mse_loss, nll_loss, cross_entropy (= nll_loss ∘ log_softmax).
+// Loss functions: mse_loss and binary cross-entropy (nll.cpp has nll_loss and cross_entropy).
 #include "ops/ops_internal.h"
 
 namespace gradlab {
@@ -48,37 +48,6 @@ GradList mse_bw(Op<Reduced>& n, Grads& g) {
   return {n.should_compute_output(0) ? mse_loss_backward(g[0], x, y, n) : Tensor(),
           n.should_compute_output(1) ? mse_loss_backward(g[0], y, x, n) : Tensor()};
 }
-// d nll: -1 at each row's target (divided by N for the mean)
-struct NllState : Reduced {
-  DimVector sizes;  // the input's
-};
-// nll_loss_backward is linear in g: its own backward (create_graph) is
-// nll_loss of the incoming gradient; the input's share is zero, as in PyTorch.
-GradList nll_backward_bw(Op<NllState>& n, Grads& g) {
-  return {n.should_compute_output(0) ? nll_loss(g[0], n.saved_at(0), n.reduction) : Tensor(),
-          n.should_compute_output(1) ? zeros_like(g[0]) : Tensor()};
-}
-GradList nll_bw(Op<NllState>& n, Grads& g) {
-  Tensor target = n.saved_at(0);
-  Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  {
-    autograd::NoGradGuard ng;
-    Tensor tc = target.to(Device(DeviceType::CPU)).contiguous();
-    const int64_t* t = tc.data_ptr<int64_t>();
-    Tensor scale = n.mean ? g[0].div(n.count).neg() : g[0].neg();
-    for (int64_t i = 0; i < tc.numel(); ++i)
-      r.select(0, i).select(0, t[i]).copy_(n.mean || scale.dim() == 0 ? scale : scale.select(0, i));
-  }
-  // Under create_graph, an op of its own over g and the loss's input.
-  if (detail::grad_mode()) {
-    auto fn = detail::make_pooled<Op<NllState>>("NllLossBackwardBackward0", nll_backward_bw, NllState(n));
-    connect(*fn, {&g[0]});
-    fn->add_next_edge(n.next_edge(0));
-    fn->save(target);
-    finish(std::move(fn), r);
-  }
-  return {r};
-}
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
@@ -102,43 +71,6 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
     finish(std::move(fn), out);
   }
   return out;
-}
-
-Tensor nll_loss(const Tensor& lp, const Tensor& target, Reduction red) {
-  check_defined(lp, 0, "self");
-  check_defined(target, 1, "target");
-  GRADLAB_CHECK(lp.dim() == 2 && target.dim() == 1, "nll_loss: expected 2-D input and 1-D target, got ", lp.dim(),
-                "-D and ", target.dim(), "-D");
-  GRADLAB_CHECK(lp.size(0) == target.size(0), "Expected input batch_size (", lp.size(0),
-                ") to match target batch_size (", target.size(0), ").");
-  GRADLAB_CHECK(target.scalar_type() == ScalarType::Long, "expected scalar type Long but found ", c10_name(target.scalar_type()));
-  Tensor tc = target.to(Device(DeviceType::CPU)).contiguous();
-  const int64_t* t = tc.data_ptr<int64_t>();
-  Tensor out;
-  {
-    autograd::NoGradGuard ng;
-    std::vector<Tensor> picked;
-    for (int64_t i = 0; i < tc.numel(); ++i) {
-      GRADLAB_CHECK(t[i] >= 0 && t[i] < lp.size(1), "Target ", t[i], " is out of bounds.");
-      picked.push_back(lp.select(0, i).select(0, t[i]).neg().reshape({1}));
-    }
-    Tensor all = cat(picked, 0);
-    out = red == Reduction::None ? all : (red == Reduction::Sum ? all.sum() : all.mean());
-  }
-  out = out.tensor_data();
-  out.unsafeGetTensorImpl()->is_view = false;
-  auto state = [&] {
-    return NllState{Reduced{red == Reduction::Mean, static_cast<double>(lp.size(0)), red}, DimVector(lp.sizes())};
-  };
-  if (auto fn = record("NllLossBackward0", {&lp}, nll_bw, state)) {
-    fn->save(target);
-    finish(std::move(fn), out);
-  }
-  return out;
-}
-
-Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction red) {
-  return nll_loss(log_softmax(input, 1), target, red);
 }
 
 // ---------------------------------------------------------------- binary cross-entropy
@@ -189,13 +121,6 @@ GradList bce_logits_bw(Op<Bce>& n, Grads& g) {
     if (n.mean) dy = dy / n.count;
   }
   return {dx, dy};
-}
-// Weights are not differentiable: LibTorch refuses one that requires grad
-// (while a graph is being recorded) rather than silently give it none.
-void check_no_requires_grad(const Tensor& t, const char* arg, const char* op) {
-  GRADLAB_CHECK(!t.defined() || !t.requires_grad() || !detail::grad_mode(), "The function '", op,
-                "' is not differentiable with respect to argument '", arg,
-                "'. This input cannot have requires_grad True.");
 }
 void check_bce_shapes(const Tensor& input, const Tensor& target) {
   GRADLAB_CHECK(input.sizes().equals(target.sizes()), "Using a target size (", target.sizes(),

@@ -169,6 +169,13 @@ Tensor new_empty(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor unary_kernel(backend::Unary op, const Tensor& x, double a = 0, double b = 0);
 Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, ScalarType out_type, double alpha = 1);
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype);
+// Weights are not differentiable: LibTorch refuses one that requires grad
+// (while a graph is being recorded) rather than silently give it none.
+inline void check_no_requires_grad(const Tensor& t, const char* arg, const char* op) {
+  GRADLAB_CHECK(!t.defined() || !t.requires_grad() || !detail::grad_mode(), "The function '", op,
+                "' is not differentiable with respect to argument '", arg,
+                "'. This input cannot have requires_grad True.");
+}
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, Scalar b);
 // PyTorch's rule for writing a result of dtype `result` into an existing
