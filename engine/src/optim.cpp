@@ -152,7 +152,9 @@ void adam_update(std::unique_ptr<OptimizerParamState>& slot, const Tensor& p, co
   s.exp_avg_sq().mul_(beta2).add_(grad * grad, 1 - beta2);
   Tensor second = s.exp_avg_sq();
   if (o.amsgrad()) {
-    s.max_exp_avg_sq().copy_(s.max_exp_avg_sq().maximum(s.exp_avg_sq()));
+    // LibTorch's max_out(max, exp_avg_sq, max): the state read second (and refused
+    // as argument #1 if amsgrad was turned on after the first step).
+    s.max_exp_avg_sq().copy_(s.exp_avg_sq().maximum(s.max_exp_avg_sq()));
     second = s.max_exp_avg_sq();
   }
   Tensor denom = (second.sqrt() / std::sqrt(bias_correction2)).add_(o.eps());

@@ -407,6 +407,59 @@ void class_losses() {
   fact("nll.aten.unbatched", torch::nll_loss(logits[0].log_softmax(0), target[0], {}));
 }
 
+// Loss modules are modules: registered as a network's criterion, printed,
+// held empty; the binary cross-entropies through their options.
+struct ClassifierImpl : torch::nn::Module {
+  ClassifierImpl() {
+    fc = register_module("fc", torch::nn::Linear(3, 2));
+    criterion = register_module("criterion", torch::nn::CrossEntropyLoss(torch::nn::CrossEntropyLossOptions().label_smoothing(0.1)));
+  }
+  Tensor loss(const Tensor& x, const Tensor& y) { return criterion(fc(x), y); }
+  torch::nn::Linear fc{nullptr};
+  torch::nn::CrossEntropyLoss criterion{nullptr};
+};
+TORCH_MODULE(Classifier);
+
+void loss_modules() {
+  torch::manual_seed(8);
+  Classifier net;
+  text("losses.classifier.print", printed(*net));
+  emit("losses.classifier.parameters", json{{"keys", keys(net->named_parameters())}});
+  Tensor l = net->loss(torch::randn({4, 3}), torch::tensor({0, 1, 1, 0}, torch::kLong));
+  fact("losses.classifier.loss", l);
+  text("losses.mse.print", printed(torch::nn::MSELoss(torch::kSum)));
+  text("losses.nll.print", printed(torch::nn::NLLLoss()));
+  text("losses.bce.print", printed(torch::nn::BCELoss()));
+  text("losses.bce_logits.print", printed(torch::nn::BCEWithLogitsLoss()));
+  text("losses.mse.name", torch::nn::MSELoss()->name());
+  torch::nn::MSELoss empty{nullptr};
+  emit("losses.empty_holder", json{{"empty", empty.is_empty()}});
+
+  const Tensor p = torch::rand({5}).requires_grad_(), y = torch::rand({5}), w = torch::rand({5});
+  Tensor bce = F::binary_cross_entropy(p, y, F::BinaryCrossEntropyFuncOptions().weight(w).reduction(torch::kSum));
+  fact("losses.bce.functional", bce);
+  bce.backward();
+  fact("losses.bce.functional.grad", p);
+  torch::nn::BCEWithLogitsLoss with_logits(torch::nn::BCEWithLogitsLossOptions().pos_weight(torch::full({5}, 2.0)));
+  fact("losses.bce_logits.module", with_logits(p, y));
+  fact("losses.bce_logits.functional",
+       F::binary_cross_entropy_with_logits(p, y, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone)));
+  torch::nn::BCELoss bce_module(torch::nn::BCELossOptions().weight(w));
+  fact("losses.bce.module", bce_module->forward(p, y));
+
+  torch::nn::Sequential seq(torch::nn::Linear(1, 1), torch::nn::ReLU());
+  attempt("error.sequential_at_wrong_type", [&] { seq->at<torch::nn::LinearImpl>(1); });
+  // amsgrad turned on after the first step: the state it needs was never made.
+  attempt("error.amsgrad_toggled", [] {
+    Tensor v = torch::ones({2}, torch::requires_grad());
+    torch::optim::Adam adam({v}, torch::optim::AdamOptions(0.1));
+    (v * v).sum().backward();
+    adam.step();
+    static_cast<torch::optim::AdamOptions&>(adam.param_groups()[0].options()).amsgrad(true);
+    adam.step();
+  });
+}
+
 void moving_modules() {
   torch::manual_seed(5);
   torch::nn::Linear lin(2, 2);
@@ -432,6 +485,7 @@ int main() {
   init_functions();
   optimisers();
   class_losses();
+  loss_modules();
   moving_modules();
   return 0;
 }

@@ -582,6 +582,134 @@ void spellings() {
 }
 }  // namespace
 
+// sort, topk, scatter, masked_select/masked_scatter, diag, cumprod: values,
+// indices (ties and NaN included), gradients, second derivatives, errors.
+void choosing() {
+  torch::manual_seed(21);
+  const Tensor ties = torch::tensor({1.0f, 0.0f, 1.0f, 0.0f, 1.0f, 2.0f, 1.0f});
+  fact("sort.ties", std::get<1>(ties.sort()));
+  fact("sort.ties.descending", std::get<1>(ties.sort(0, true)));
+  fact("argsort.ties", torch::argsort(ties, 0, true));
+  fact("topk.ties", std::get<1>(ties.topk(3)));
+  fact("topk.ties.smallest", std::get<1>(ties.topk(3, -1, false)));
+  fact("topk.ties.unsorted", std::get<1>(ties.topk(4, 0, true, false)));
+  const Tensor many = torch::randint(0, 5, {200}).to(torch::kFloat);
+  fact("topk.partial_sort", std::get<1>(many.topk(3)));
+  fact("topk.partial_sort.smallest", std::get<1>(torch::topk(many, 2, 0, false)));
+  const Tensor nan = torch::tensor({1.0f, NAN, 0.0f, NAN, -1.0f});
+  fact("sort.nan", std::get<1>(nan.sort()));
+  fact("sort.nan.descending", std::get<1>(torch::sort(nan, 0, true)));
+  fact("topk.nan", std::get<1>(nan.topk(3)));
+  fact("topk.nan.smallest", std::get<1>(nan.topk(2, 0, false)));
+
+  const Tensor w = torch::arange(1, 13, torch::kDouble).reshape({3, 4});
+  op("sort.values", leaf({3, 4}), [&](const Tensor& a) { return std::get<0>(a.sort()) * w; });
+  op("sort.dim0", leaf({3, 4}), [&](const Tensor& a) { return std::get<0>(a.sort(0, true)) * w; });
+  op("topk.values", leaf({3, 4}), [&](const Tensor& a) { return std::get<0>(a.topk(2)) * w.narrow(1, 0, 2); });
+  op("topk.dim0", leaf({3, 4}), [&](const Tensor& a) { return std::get<0>(a.topk(2, 0, false)) * w.narrow(0, 0, 2); });
+  fact("topk.indices", std::get<1>(leaf({3, 4}).topk(2)));
+  attempt("topk.k_too_large", [] { torch::ones({3}).topk(4); });
+
+  const Tensor idx = torch::tensor({{1, 0}, {2, 2}, {0, 1}}, torch::kLong);
+  op("scatter.src", leaf({3, 4}), [&](const Tensor& a) { return a.scatter(1, idx, a.narrow(1, 0, 2) * 3) * w; });
+  op("scatter.value", leaf({3, 4}), [&](const Tensor& a) { return a.scatter(1, idx, 5.0) * w; });
+  op("scatter.dim0", leaf({3, 4}), [&](const Tensor& a) {
+    return torch::scatter(a, 0, torch::tensor({{2, 0, 1, 0}}, torch::kLong), a.narrow(0, 1, 1).exp()) * w;
+  });
+  inplace("scatter_.src", leaf({3, 4}), [&](Tensor& t) { t.scatter_(1, idx, t.narrow(1, 2, 2).detach() * 2); });
+  inplace("scatter_.value", leaf({3, 4}), [&](Tensor& t) { t.scatter_(1, idx, -1.0); });
+  Tensor onehot = torch::zeros({3, 4});
+  onehot.scatter_(1, torch::tensor({{3}, {0}, {2}}, torch::kLong), 1.0);
+  fact("scatter_.one_hot", onehot);
+  attempt("scatter.leaf_inplace", [&] { leaf({3, 4}).scatter_(1, idx, 1.0); });
+  attempt("scatter.bounds", [&] { torch::zeros({3, 4}).scatter(1, torch::tensor({{4}}, torch::kLong), 1.0); });
+  attempt("scatter.dtype", [&] { torch::zeros({3, 4}).scatter(1, idx, torch::ones({3, 2}, torch::kDouble)); });
+  attempt("scatter.index_dtype", [&] { torch::zeros({3, 4}).scatter(1, idx.to(torch::kInt), 1.0); });
+
+  op("masked_select", leaf({3, 4}), [&](const Tensor& a) { return a.masked_select(a > 0) * 2; });
+  op("masked_select.broadcast", leaf({3, 4}), [&](const Tensor& a) {
+    return torch::masked_select(a, torch::tensor({true, false, true, true}));
+  });
+  op("masked_select.expanded", leaf({1, 4}),
+     [&](const Tensor& a) { return a.masked_select(torch::tensor({{true}, {false}, {true}})).pow(2); });
+  Tensor src = leaf({6});
+  op("masked_scatter", leaf({2, 3}), [&](const Tensor& a) { return a.masked_scatter(a < 0, src) * 3; });
+  fact("masked_scatter.src", src);
+  inplace("masked_scatter_", leaf({2, 3}), [&](Tensor& t) { t.masked_scatter_(t.detach() > 0, src * 2); });
+  fact("masked_scatter_.src", src);
+  attempt("masked_select.not_bool", [] { torch::ones({2}).masked_select(torch::ones({2})); });
+
+  op("diag.vector", leaf({3}), [&](const Tensor& a) { return torch::diag(a) * w.narrow(1, 0, 3); });
+  op("diag.vector.offset", leaf({3}), [&](const Tensor& a) { return a.diag(-1) * torch::arange(16, torch::kDouble).reshape({4, 4}); });
+  op("diag.matrix", leaf({3, 3}), [&](const Tensor& a) { return a.diag(1) * 3; });
+  op("diag.rectangular", leaf({3, 4}), [&](const Tensor& a) { return a.diag(1).exp(); });
+  op("diag.rectangular.below", leaf({3, 4}), [&](const Tensor& a) { return a.diag(-1) * 2; });
+  attempt("diag.3d", [] { torch::ones({2, 2, 2}).diag(); });
+
+  op("cumprod", leaf({3, 4}), [&](const Tensor& a) { return a.cumprod(1) * w; });
+  op("cumprod.dim0", leaf({3, 4}), [&](const Tensor& a) { return torch::cumprod(a, 0) * w; });
+  const Tensor zeros_in = torch::tensor({{2.0, 0.0, 3.0, -1.0}, {0.0, 1.5, 0.0, 2.0}, {1.0, 2.0, 3.0, 0.0}},
+                                        torch::kDouble).requires_grad_();
+  op("cumprod.zeros", zeros_in, [&](const Tensor& a) { return a.cumprod(1) * w; });
+  fact("cumprod.int", torch::tensor({1, 2, 3, 4}).cumprod(0));
+
+  // Second derivatives: sort's backward is a scatter, cumprod's a reversed cumsum over a quotient.
+  for (const char* which : {"sort", "topk", "cumprod", "masked_select", "diag"}) {
+    Tensor x = leaf({3, 3});
+    Tensor y = std::string(which) == "sort"    ? std::get<0>(x.sort(1))
+               : std::string(which) == "topk"  ? std::get<0>(x.topk(2, 0))
+               : std::string(which) == "cumprod" ? x.cumprod(1)
+               : std::string(which) == "diag"  ? x.diag()
+                                               : x.masked_select(x > 0);
+    Tensor g = torch::autograd::grad({(y * y).sum()}, {x}, {}, true, true)[0];
+    fact(std::string(which) + ".double.g", g);
+    fact(std::string(which) + ".double.gg", torch::autograd::grad({g.pow(3).sum()}, {x})[0]);
+  }
+}
+
+// What a matrix product hands back: the gradient of w through w.t() comes out
+// in w's layout (so AccumulateGrad takes it, at version 0), the dtype errors
+// of each product, and undefined operands refused by name.
+void products_contract() {
+  torch::manual_seed(22);
+  auto layout = [](const std::string& label, const Tensor& g) {
+    emit(label, json{{"is_view", g.is_view()}, {"strides", g.strides().vec()}, {"version", g._version()},
+                     {"values", values(g)}});
+  };
+  Tensor w = torch::randn({3, 4}, torch::requires_grad());
+  Tensor b = torch::randn({3}, torch::requires_grad());
+  const Tensor x = torch::randn({2, 4});
+  torch::mm(x, w.t()).sum().backward();
+  layout("mm.through_t.grad", w.grad());
+  w.mutable_grad().reset();
+  torch::addmm(b, x, w.t()).pow(2).sum().backward();
+  layout("addmm.through_t.grad", w.grad());
+  layout("addmm.bias.grad", b.grad());
+  Tensor v = torch::randn({4, 3}, torch::requires_grad());
+  torch::mm(x.t().contiguous().t(), v).sum().backward();
+  layout("mm.column_major_a.grad", v.grad());
+  Tensor u = torch::randn({4, 2}, torch::requires_grad());
+  torch::mm(u.t(), torch::randn({4, 3})).sum().backward();
+  layout("mm.a_through_t.grad", u.grad());
+  Tensor z = torch::randn({3, 4}, torch::requires_grad());
+  (z.t() * torch::randn({4, 3})).sum().backward();
+  layout("mul.through_t.grad", z.grad());
+
+  const Tensor d = torch::randn({4, 3}, torch::kDouble);
+  attempt("mm.dtype", [&] { torch::mm(x, d); });
+  attempt("addmm.dtype.mat", [&] { torch::addmm(b, x.to(torch::kDouble), w.t()); });
+  attempt("addmm.dtype.self", [&] { torch::addmm(b.to(torch::kDouble), x, w.t()); });
+  attempt("matmul.dtype", [&] { torch::matmul(x.unsqueeze(0), d); });
+  attempt("mv.dtype", [&] { torch::mv(w, x[0].to(torch::kDouble)); });
+  attempt("bmm.dtype", [&] { torch::bmm(x.unsqueeze(0), d.unsqueeze(0)); });
+  attempt("dot.dtype", [&] { torch::dot(x[0], x[1].to(torch::kDouble)); });
+  attempt("maximum.undefined_self", [&] { torch::maximum(Tensor(), x); });
+  attempt("maximum.undefined_other", [&] { torch::maximum(x, Tensor()); });
+  attempt("add.undefined", [&] { torch::add(x, Tensor()); });
+  attempt("mul.undefined", [&] { Tensor() * x; });
+  attempt("where.undefined", [&] { torch::where(x > 0, x, Tensor()); });
+}
+
 int main() {
   std::cout.precision(17);
   unary();
@@ -597,5 +725,7 @@ int main() {
   products_and_losses();
   more_losses_and_norms();
   spellings();
+  choosing();
+  products_contract();
   return 0;
 }

@@ -150,6 +150,24 @@ TEST_CASE("gradcheck: cross-entropy with weights, ignore_index, label smoothing,
                   {rnd({2, 3, 2, 2})}));
 }
 
+TEST_CASE("gradcheck: sort, topk, scatter, masked_select, masked_scatter, diag, cumprod (zeros included)",
+          "[gradcheck]") {
+  torch::manual_seed(10);
+  // Unique per row: with repeats scatter keeps one write and the others' gradients are meaningless.
+  const Tensor idx = torch::tensor({{1, 0}, {2, 3}, {0, 1}}, torch::kLong);
+  CHECK(gradcheck([](const V& x) { return std::get<0>(x[0].sort(1)) + std::get<0>(x[0].topk(2, 0)).sum(); },
+                  {rnd({3, 4})}));
+  CHECK(gradcheck([&](const V& x) { return x[0].scatter(1, idx, x[1]) + x[0].scatter(1, idx, 2.0); },
+                  {rnd({3, 4}), rnd({3, 2})}));
+  CHECK(gradcheck([](const V& x) { return x[0].masked_select(x[0].detach() > 0).sum() + x[0].masked_scatter(x[0].detach() < 0, x[1]); },
+                  {rnd({3, 4}), rnd({12})}));
+  CHECK(gradcheck([](const V& x) { return x[0].diag(1).sum() + x[1].diag(-1).sum() + x[1].diag().diag(); },
+                  {rnd({3, 4}), rnd({3, 3})}));
+  CHECK(gradcheck([](const V& x) { return x[0].cumprod(1); }, {rnd({3, 4})}));
+  const Tensor with_zeros = torch::tensor({{2.0, 0.0, 3.0, -1.0}, {0.0, 1.5, 0.0, 2.0}}, torch::kDouble);
+  CHECK(gradcheck([](const V& x) { return x[0].cumprod(1); }, {with_zeros}));
+}
+
 TEST_CASE("gradcheck: advanced indexing and index_put_, repeats and dims apart included", "[gradcheck]") {
   using torch::indexing::Slice;
   torch::manual_seed(5);

@@ -135,6 +135,14 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor flip(const Tensor& self, IntArrayRef dims);
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+Tensor diag(const Tensor& self, int64_t diagonal = 0);
 Tensor tril(const Tensor& self, int64_t diagonal = 0);
 Tensor triu(const Tensor& self, int64_t diagonal = 0);
 

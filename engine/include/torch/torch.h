@@ -15,6 +15,7 @@
 #include "gradlab/dot.h"
 #include "gradlab/function.h"
 #include "gradlab/nn/init.h"
+#include "gradlab/nn/loss.h"
 #include "gradlab/nn/modules.h"
 #include "gradlab/ops.h"
 #include "gradlab/optim.h"
@@ -196,7 +197,14 @@ using gradlab::clamp;
 using gradlab::clamp_max;
 using gradlab::clamp_min;
 using gradlab::cross_entropy;
+using gradlab::argsort;
+using gradlab::cumprod;
 using gradlab::cumsum;
+using gradlab::diag;
+using gradlab::masked_select;
+using gradlab::scatter;
+using gradlab::sort;
+using gradlab::topk;
 using gradlab::div;
 using gradlab::dot;
 using gradlab::equal;
@@ -287,11 +295,11 @@ using gradlab::autograd::impl::gradient_edge;
 }  // namespace impl
 }  // namespace autograd
 
-// LibTorch's option tokens for a loss's reduction.
+// LibTorch's option tokens for a loss's reduction (nn/loss.h).
 namespace enumtype {
-struct kNone {};
-struct kMean {};
-struct kSum {};
+using gradlab::enumtype::kMean;
+using gradlab::enumtype::kNone;
+using gradlab::enumtype::kSum;
 }  // namespace enumtype
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
@@ -367,76 +375,17 @@ inline Tensor log_softmax(const Tensor& x, int64_t dim) { return gradlab::log_so
 inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
   return gradlab::linear(input, weight, bias);
 }
-// A loss's options, of which gradlab has the reduction: torch::kNone, kMean
-// (the default) or kSum, given to reduction(), which returns the options.
-template <class Self>
-class ReductionOptions {
- public:
-  Self& reduction(enumtype::kNone) { return set(gradlab::Reduction::None); }
-  Self& reduction(enumtype::kMean) { return set(gradlab::Reduction::Mean); }
-  Self& reduction(enumtype::kSum) { return set(gradlab::Reduction::Sum); }
-  gradlab::Reduction reduction() const { return reduction_; }
-
- private:
-  Self& set(gradlab::Reduction r) {
-    reduction_ = r;
-    return static_cast<Self&>(*this);
-  }
-  gradlab::Reduction reduction_ = gradlab::Reduction::Mean;
-};
-// The class-index losses also take class weights and an ignored class;
-// cross-entropy also label smoothing.
-template <class Self>
-class ClassLossOptions : public ReductionOptions<Self> {
- public:
-  Self& weight(const Tensor& w) {
-    weight_ = w;
-    return static_cast<Self&>(*this);
-  }
-  const Tensor& weight() const { return weight_; }
-  Self& ignore_index(int64_t i) {
-    ignore_index_ = i;
-    return static_cast<Self&>(*this);
-  }
-  int64_t ignore_index() const { return ignore_index_; }
-
- private:
-  Tensor weight_;
-  int64_t ignore_index_ = -100;
-};
-struct NLLLossFuncOptions : ClassLossOptions<NLLLossFuncOptions> {};
-struct CrossEntropyFuncOptions : ClassLossOptions<CrossEntropyFuncOptions> {
-  CrossEntropyFuncOptions& label_smoothing(double s) {
-    label_smoothing_ = s;
-    return *this;
-  }
-  double label_smoothing() const { return label_smoothing_; }
-
- private:
-  double label_smoothing_ = 0.0;
-};
-// MSELoss's options also take the reduction in the constructor, as LibTorch's do.
-struct MSELossFuncOptions : ReductionOptions<MSELossFuncOptions> {
-  MSELossFuncOptions() = default;
-  template <class R, class = decltype(std::declval<ReductionOptions&>().reduction(std::declval<R>()))>
-  MSELossFuncOptions(R r) {  // NOLINT: implicit, as LibTorch's
-    reduction(r);
-  }
-};
-inline Tensor mse_loss(const Tensor& a, const Tensor& b, const MSELossFuncOptions& o = {}) {
-  return gradlab::mse_loss(a, b, o.reduction());
-}
-inline std::optional<Tensor> optional_weight(const Tensor& w) { return w.defined() ? std::optional<Tensor>(w) : std::nullopt; }
-inline Tensor cross_entropy(const Tensor& a, const Tensor& b, const CrossEntropyFuncOptions& o = {}) {
-  return gradlab::cross_entropy(a, b, optional_weight(o.weight()), o.reduction(), o.ignore_index(), o.label_smoothing());
-}
-// LibTorch's functional nll_loss, unlike ATen's, wants a batch dimension.
-inline Tensor nll_loss(const Tensor& a, const Tensor& b, const NLLLossFuncOptions& o = {}) {
-  GRADLAB_CHECK(a.dim() >= 2, "Expected 2 or more dimensions (got ", a.dim(), ")");
-  GRADLAB_CHECK(b.dim() >= 1 && a.size(0) == b.size(0), "Expected input batch_size (", a.size(0),
-                ") to match target batch_size (", b.dim() >= 1 ? b.size(0) : 0, ").");
-  return gradlab::nll_loss(a, b, optional_weight(o.weight()), o.reduction(), o.ignore_index());
-}
+// The losses with their options (nn/loss.h).
+using gradlab::nn::functional::BinaryCrossEntropyFuncOptions;
+using gradlab::nn::functional::BinaryCrossEntropyWithLogitsFuncOptions;
+using gradlab::nn::functional::CrossEntropyFuncOptions;
+using gradlab::nn::functional::MSELossFuncOptions;
+using gradlab::nn::functional::NLLLossFuncOptions;
+using gradlab::nn::functional::binary_cross_entropy;
+using gradlab::nn::functional::binary_cross_entropy_with_logits;
+using gradlab::nn::functional::cross_entropy;
+using gradlab::nn::functional::mse_loss;
+using gradlab::nn::functional::nll_loss;
 }  // namespace functional
 // The modules (nn/modules.h): `torch::nn::Linear(4, 8)`, `torch::nn::ReLU()(x)`.
 using gradlab::nn::AnyModule;
@@ -469,21 +418,22 @@ using gradlab::nn::SoftmaxImpl;
 using gradlab::nn::Tanh;
 using gradlab::nn::TanhImpl;
 namespace init = gradlab::nn::init;
-// The loss modules, for `loss_fn(x, y)` and `loss_fn->forward(x, y)`.
-using MSELossOptions = functional::MSELossFuncOptions;
-using NLLLossOptions = functional::NLLLossFuncOptions;
-using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
-template <class Options, Tensor (*F)(const Tensor&, const Tensor&, const Options&)>
-struct LossModule {
-  LossModule(const Options& o = {}) : options(o) {}  // NOLINT: implicit, as LibTorch's
-  Tensor forward(const Tensor& input, const Tensor& target) const { return F(input, target, options); }
-  Tensor operator()(const Tensor& input, const Tensor& target) const { return forward(input, target); }
-  const LossModule* operator->() const { return this; }
-  Options options;
-};
-using MSELoss = LossModule<MSELossOptions, functional::mse_loss>;
-using NLLLoss = LossModule<NLLLossOptions, functional::nll_loss>;
-using CrossEntropyLoss = LossModule<CrossEntropyLossOptions, functional::cross_entropy>;
+// The loss modules and their options (nn/loss.h).
+using gradlab::nn::BCELoss;
+using gradlab::nn::BCELossImpl;
+using gradlab::nn::BCELossOptions;
+using gradlab::nn::BCEWithLogitsLoss;
+using gradlab::nn::BCEWithLogitsLossImpl;
+using gradlab::nn::BCEWithLogitsLossOptions;
+using gradlab::nn::CrossEntropyLoss;
+using gradlab::nn::CrossEntropyLossImpl;
+using gradlab::nn::CrossEntropyLossOptions;
+using gradlab::nn::MSELoss;
+using gradlab::nn::MSELossImpl;
+using gradlab::nn::MSELossOptions;
+using gradlab::nn::NLLLoss;
+using gradlab::nn::NLLLossImpl;
+using gradlab::nn::NLLLossOptions;
 }  // namespace nn
 
 namespace cuda {

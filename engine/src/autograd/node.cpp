@@ -186,10 +186,11 @@ void AccumulateGrad::accumulate(Tensor& new_grad) {
     return;
   }
   if (!grad.defined()) {
-    // Steal the incoming buffer when nobody else holds it, as PyTorch does.
-    const bool stealable = new_grad.use_count() == 1 && !new_grad.is_view() && new_grad.is_contiguous() &&
-                           !new_grad.requires_grad();
-    grad = stealable ? new_grad : copy_for_grad(variable, new_grad);
+    // Steal the incoming buffer when nobody else holds it, as PyTorch does;
+    // a view (mm's transposed gradient through t()) is stolen detached, as
+    // LibTorch stores new_grad.detach(): no longer a view, same memory and version.
+    const bool stealable = new_grad.use_count() == 1 && new_grad.is_contiguous() && !new_grad.requires_grad();
+    grad = !stealable ? copy_for_grad(variable, new_grad) : new_grad.is_view() ? new_grad.detach() : new_grad;
     return;
   }
   // grad += new_grad in place. When the two agree in shape, dtype and device

@@ -24,14 +24,15 @@ std::string demangle(const char* mangled) {
 }
 }  // namespace
 
-// gradlab's own classes answer with LibTorch's namespace, as the facade names them.
+std::string type_name(const std::type_info& type) {
+  std::string n = demangle(type.name());
+  const std::string ours = "gradlab::nn::";
+  if (n.rfind(ours, 0) == 0) n = "torch::nn::" + n.substr(ours.size());
+  return n;
+}
+
 const std::string& Module::name() const noexcept {
-  if (!name_) {
-    std::string n = demangle(typeid(*this).name());
-    const std::string ours = "gradlab::nn::";
-    if (n.rfind(ours, 0) == 0) n = "torch::nn::" + n.substr(ours.size());
-    name_ = std::move(n);
-  }
+  if (!name_) name_ = type_name(typeid(*this));
   return *name_;
 }
 
@@ -74,11 +75,14 @@ void Module::apply(const NamedModuleApplyFunction& fn, const std::string& name_p
   for (auto& child : children_) child.value()->apply(fn, join_name(name_prefix, child.key()));
 }
 
-OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+// The defined tensors of one of a module's dicts (parameters_ or buffers_),
+// its own or its whole subtree's, named by their path.
+OrderedDict<std::string, Tensor> Module::named_tensors(OrderedDict<std::string, Tensor> Module::*dict,
+                                                       bool recurse) const {
   OrderedDict<std::string, Tensor> r;
-  auto own = [&r](const std::string& prefix, const Module& m) {
-    for (const auto& p : m.parameters_)
-      if (p.value().defined()) r.insert(join_name(prefix, p.key()), p.value());
+  auto own = [&r, dict](const std::string& prefix, const Module& m) {
+    for (const auto& t : m.*dict)
+      if (t.value().defined()) r.insert(join_name(prefix, t.key()), t.value());
   };
   if (!recurse) {
     own("", *this);
@@ -87,20 +91,12 @@ OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
   const_cast<Module*>(this)->apply([&own](const std::string& prefix, Module& m) { own(prefix, m); });
   return r;
 }
+OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+  return named_tensors(&Module::parameters_, recurse);
+}
 std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
-
 OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
-  OrderedDict<std::string, Tensor> r;
-  auto own = [&r](const std::string& prefix, const Module& m) {
-    for (const auto& b : m.buffers_)
-      if (b.value().defined()) r.insert(join_name(prefix, b.key()), b.value());
-  };
-  if (!recurse) {
-    own("", *this);
-    return r;
-  }
-  const_cast<Module*>(this)->apply([&own](const std::string& prefix, Module& m) { own(prefix, m); });
-  return r;
+  return named_tensors(&Module::buffers_, recurse);
 }
 std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }
 

@@ -300,6 +300,8 @@ Tensor minimum(const Tensor& a, const Tensor& b) { return max_min_binary(a, b, f
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_defined(cond, 0, "condition");
+  check_defined(a, 1, "self");
+  check_defined(b, 2, "other");
   GRADLAB_CHECK(cond.scalar_type() == ScalarType::Bool, "where expected condition to be a boolean tensor, but got a tensor with dtype ", c10_name(cond.scalar_type()));
   const ScalarType rt = result_type(a, b);
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
@@ -366,12 +368,8 @@ Tensor& masked_fill_into(Tensor& out, const Tensor& self, const Tensor& mask, co
   auto fn = value ? record("MaskedFillBackward1", {&self, value}, masked_fill_tensor_bw)
                   : record("MaskedFillBackward0", {&self}, masked_fill_bw);
   backend::of(self).where(out, mask, fill, self);
-  if (inplace) bump_version(self);
-  if (fn) {
-    fn->save(mask);
-    if (inplace) finish_inplace(self, fn);
-    else finish(std::move(fn), out);
-  }
+  if (fn) fn->save(mask);
+  finish_written(std::move(fn), self, out, inplace);
   return out;
 }
 }  // namespace

@@ -134,6 +134,11 @@ void backend::Backend::binary_scalar(Binary op, const Tensor& out, const Tensor&
   binary(op, out, a, scalar_like(s, a, out.scalar_type()), alpha);
 }
 
+Tensor on_host(const Tensor& t) {
+  autograd::NoGradGuard ng;
+  return t.contiguous().to(Device(DeviceType::CPU));
+}
+
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype) {
   Tensor t = gradlab::new_empty({}, dtype, like.device());
   backend::of(t).fill(t, s);
@@ -147,7 +152,11 @@ namespace {
 int category(ScalarType t) { return t == ScalarType::Bool ? 0 : (is_floating(t) ? 2 : 1); }
 }  // namespace
 
+// Every binary op asks this first, so it is where an undefined operand is
+// refused (as LibTorch's dispatcher refuses it) before anything reads it.
 ScalarType result_type(const Tensor& a, const Tensor& b) {
+  check_defined(a, 0, "self");
+  check_defined(b, 1, "other");
   const bool a0 = a.dim() == 0, b0 = b.dim() == 0;
   if (a0 == b0) return promote_types(a.scalar_type(), b.scalar_type());
   const Tensor& dim_t = a0 ? b : a;
@@ -161,6 +170,7 @@ ScalarType result_type(const Tensor& a, const Tensor& b) {
 }
 
 ScalarType result_type(const Tensor& a, Scalar b) {
+  check_defined(a, 0, "self");
   const ScalarType t = a.scalar_type();
   const int cb = b.isFloatingPoint() ? 2 : (b.isBoolean() ? 0 : 1);
   if (cb > category(t)) return cb == 2 ? ScalarType::Float : ScalarType::Long;

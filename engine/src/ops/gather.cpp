@@ -1,5 +1,6 @@
 // Ops that read or write along one dim by position, element by element:
-// gather and scatter_add (each other's backward), cumsum, flip, tril/triu.
+// gather and scatter_add (each other's backward), cumsum and cumprod, flip,
+// tril/triu.
 // They compute on the host over a contiguous copy and give the result back on
 // the input's device: the GPU backend has no kernels of its own for them.
 #include <cstring>
@@ -10,12 +11,6 @@
 namespace gradlab {
 
 namespace {
-
-// A contiguous host copy (or the tensor itself), outside any graph.
-Tensor on_host(const Tensor& t) {
-  autograd::NoGradGuard ng;
-  return t.contiguous().to(Device(DeviceType::CPU));
-}
 
 
 // For each element of `index` (host, contiguous, long, of self's rank), the
@@ -82,6 +77,60 @@ struct Diagonal {
   int64_t k;
   bool lower;
 };
+Tensor reversed_cumsum(const Tensor& t, int64_t dim) { return t.flip({dim}).cumsum(dim).flip({dim}); }
+
+// d out_j / d x_k along one slice when x has zeros, in double: positions
+// before the first zero see the usual quotient; the first zero sees the
+// products around it; later positions get nothing (the zero stays a factor).
+void cumprod_grad_with_zeros(const double* x, const double* g, double* gi, int64_t n, int64_t step) {
+  int64_t z = 0;
+  while (z < n && x[z * step] != 0) ++z;
+  double prefix = 1;  // the product of x before k
+  for (int64_t k = 0; k < z; ++k) {
+    double acc = 0, prod = prefix;  // prod: out_j without x_k
+    for (int64_t j = k; j < n; ++j) {
+      if (j > k) prod *= x[j * step];
+      acc += g[j * step] * prod;
+    }
+    gi[k * step] = acc;
+    prefix *= x[k * step];
+  }
+  if (z < n) {
+    double acc = 0, prod = prefix;
+    for (int64_t j = z; j < n; ++j) {
+      if (j > z) prod *= x[j * step];
+      acc += g[j * step] * prod;
+    }
+    gi[z * step] = acc;
+  }
+}
+
+GradList cumprod_bw(Op<Dims>& n, Grads& g) {
+  const int64_t dim = n.dims[0];
+  const Tensor input = n.saved_at(0), output = n.saved_at(1);
+  if (input.numel() <= 1 || input.size(dim) == 1) return {g[0]};
+  const Tensor w = output * g[0];
+  bool zero = false;
+  {
+    autograd::NoGradGuard ng;
+    zero = (input == 0).any().item<bool>();
+  }
+  if (!zero) return {reversed_cumsum(w, dim).div(input)};
+  // With zeros the quotient is undefined: the products, on the host (no graph).
+  autograd::NoGradGuard ng;
+  const Tensor x = on_host(input.to(ScalarType::Double)), gd = on_host(g[0].to(ScalarType::Double));
+  Tensor gi = zeros(input.sizes(), TensorOptions(ScalarType::Double));
+  const Split3 s = split3(input.sizes(), dim);
+  for (int64_t a = 0; a < s.pre; ++a)
+    for (int64_t b = 0; b < s.post; ++b) {
+      const int64_t base = a * s.n * s.post + b;
+      cumprod_grad_with_zeros(x.data_ptr<double>() + base, gd.data_ptr<double>() + base, gi.data_ptr<double>() + base,
+                              s.n, s.post);
+    }
+  return {gi.to(g[0].device(), g[0].scalar_type())};
+}
+
+
 GradList tri_bw(Op<Diagonal>& n, Grads& g) { return {n.lower ? g[0].tril(n.k) : g[0].triu(n.k)}; }
 
 Tensor tri(const Tensor& self, int64_t k, bool lower) {
@@ -175,36 +224,57 @@ Tensor Tensor::flip(IntArrayRef dims) const {
 }
 Tensor flip(const Tensor& self, IntArrayRef dims) { return self.flip(dims); }
 
-Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {
-  checked();
-  dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
-  const ScalarType rt = dtype.value_or(is_floating_point() ? scalar_type() : ScalarType::Long);
+namespace {
+// A running sum or product along dim, in the result type (PyTorch's: the
+// input's if floating, else long), on the host.
+Tensor scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool product) {
+  const ScalarType rt = dtype.value_or(self.is_floating_point() ? self.scalar_type() : ScalarType::Long);
   Tensor src;
   {
     autograd::NoGradGuard ng;
-    src = on_host(to(rt));
+    src = on_host(self.to(rt));
   }
-  Tensor out = empty(sizes(), TensorOptions(rt));
-  const Split3 s = split3(sizes(), this->dim() == 0 ? 0 : dim);
+  Tensor out = empty(self.sizes(), TensorOptions(rt));
+  const Split3 s = split3(self.sizes(), self.dim() == 0 ? 0 : dim);
   dispatch_all(rt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = src.data_ptr<T>();
     T* o = out.data_ptr<T>();
     for (int64_t a = 0; a < s.pre; ++a)
       for (int64_t b = 0; b < s.post; ++b) {
-        T acc = T(0);
+        T acc = T(product ? 1 : 0);
         for (int64_t i = 0; i < s.n; ++i) {
           const int64_t at = (a * s.n + i) * s.post + b;
-          acc = static_cast<T>(acc + in[at]);
+          acc = static_cast<T>(product ? acc * in[at] : acc + in[at]);
           o[at] = acc;
         }
       }
   });
-  if (!device().is_cpu()) out = out.to(device());
+  return self.device().is_cpu() ? out : out.to(self.device());
+}
+}  // namespace
+
+Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {
+  checked();
+  dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
+  Tensor out = scan(*this, dim, dtype, false);
   if (auto fn = record("CumsumBackward0", {this}, cumsum_bw, Dims{DimVector{dim}})) finish(std::move(fn), out);
   return out;
 }
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return self.cumsum(dim, dtype); }
+
+Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const {
+  checked();
+  dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
+  Tensor out = scan(*this, dim, dtype, true);
+  if (auto fn = record("CumprodBackward0", {this}, cumprod_bw, Dims{DimVector{dim}})) {
+    fn->save(*this);
+    fn->save(out, /*is_output=*/true);
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return self.cumprod(dim, dtype); }
 
 Tensor Tensor::tril(int64_t k) const { return tri(*this, k, true); }
 Tensor Tensor::triu(int64_t k) const { return tri(*this, k, false); }

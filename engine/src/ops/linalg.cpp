@@ -57,9 +57,12 @@ GradList mm_bw(Op<ColumnMajor>& n, Grads& g) {
     return r;
   }
   // Otherwise straight to the kernel, which reads the transposes in place.
+  // A column-major operand's gradient is computed transposed and handed back
+  // as a transpose, in the operand's layout, as PyTorch does: the gradient
+  // of w through w.t() is then contiguous and AccumulateGrad takes it as is.
   const Tensor gd = gemm_ready(g[0], n, b.defined() ? g[0].numel() * b.size(0) : 0);
-  if (n.should_compute_output(0)) r[0] = gemm_t(gd, false, b, true);
-  if (n.should_compute_output(1)) r[1] = gemm_t(a, true, gd, false);
+  if (n.should_compute_output(0)) r[0] = n.a ? gemm_t(b, false, gd, true).t() : gemm_t(gd, false, b, true);
+  if (n.should_compute_output(1)) r[1] = n.b ? gemm_t(gd, true, a, false).t() : gemm_t(a, true, gd, false);
   return r;
 }
 // d(Av) = (g vᵀ, Aᵀ g)
@@ -145,6 +148,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   GRADLAB_CHECK(a.size(0) == b.size(0), "inconsistent tensor size, expected tensor [", a.size(0),
                 "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
                 b.size(0), " elements respectively");
+  GRADLAB_CHECK(a.scalar_type() == b.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
+                c10_name(a.scalar_type()), " and ", c10_name(b.scalar_type()));
   check_same_dtype(a, b);
   Tensor out;
   {
@@ -283,6 +288,9 @@ Tensor addmm(const Tensor& bias, const Tensor& m1, const Tensor& m2, Scalar beta
   GRADLAB_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
   GRADLAB_CHECK(m1.size(1) == m2.size(0), "mat1 and mat2 shapes cannot be multiplied (", m1.size(0), "x",
                 m1.size(1), " and ", m2.size(0), "x", m2.size(1), ")");
+  // addmm names its operands in its dtype errors (mm reports the type it expected).
+  GRADLAB_CHECK(m1.scalar_type() == m2.scalar_type(), "mat1 and mat2 must have the same dtype");
+  GRADLAB_CHECK(bias.scalar_type() == m2.scalar_type(), "self and mat2 must have the same dtype");
   check_same_dtype(m1, m2);
   const double b = beta.toDouble(), a = alpha.toDouble();
   Tensor out;

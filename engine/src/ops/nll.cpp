@@ -33,11 +33,7 @@ struct NllState {
 
 Tensor host_double(const Tensor& t) {
   autograd::NoGradGuard ng;
-  return t.detach().to(Device(DeviceType::CPU)).to(ScalarType::Double).contiguous();
-}
-Tensor host_long(const Tensor& t) {
-  autograd::NoGradGuard ng;
-  return t.detach().to(Device(DeviceType::CPU)).contiguous();
+  return on_host(t.to(ScalarType::Double));
 }
 
 // Calls f(target element, input offset, class weight) for each target not ignored.
@@ -81,7 +77,7 @@ GradList nll_bw(Op<NllState>& n, Grads& g) {
   const bool per_element = n.reduction == Reduction::None && gh.dim() > 0;
   const double divisor = n.reduction == Reduction::Mean ? n.total_weight : 1.0;
   std::vector<double> gi(static_cast<size_t>(layout.n * layout.c * layout.k), 0.0);
-  for_each_target(layout, host_long(target), weight.defined() ? host_double(weight) : Tensor(), n.ignore_index,
+  for_each_target(layout, on_host(target), weight.defined() ? host_double(weight) : Tensor(), n.ignore_index,
                   [&](int64_t e, int64_t off, double w) { gi[off] = -w * gp[per_element ? e : 0] / divisor; });
   Tensor r = from_doubles(gi, n.sizes, g[0]);
   // Under create_graph, an op of its own over g and the loss's input.
@@ -136,7 +132,7 @@ Tensor nll_core(const Tensor& input, const Tensor& target, const Tensor& weight,
   const double* xp = x.data_ptr<double>();
   std::vector<double> loss(static_cast<size_t>(l.n * l.k), 0.0);
   double total_weight = 0;
-  for_each_target(l, host_long(target), weight.defined() ? host_double(weight) : Tensor(), ignore,
+  for_each_target(l, on_host(target), weight.defined() ? host_double(weight) : Tensor(), ignore,
                   [&](int64_t e, int64_t off, double w) {
                     loss[e] = -xp[off] * w;
                     total_weight += w;
@@ -204,7 +200,7 @@ Tensor cross_entropy_smoothed(const Tensor& input, const Tensor& target, const T
   if (red == Reduction::Mean) {
     // The divisor is not differentiable: the weights (or the count) of the targets kept.
     double kept = 0;
-    const Tensor t = host_long(target), w = weight.defined() ? host_double(weight) : Tensor();
+    const Tensor t = on_host(target), w = weight.defined() ? host_double(weight) : Tensor();
     for (int64_t i = 0; i < t.numel(); ++i) {
       const int64_t cls = t.data_ptr<int64_t>()[i];
       if (cls != ignore) kept += w.defined() ? w.data_ptr<double>()[cls] : 1.0;

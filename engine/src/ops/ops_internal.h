@@ -169,6 +169,9 @@ Tensor new_empty(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor unary_kernel(backend::Unary op, const Tensor& x, double a = 0, double b = 0);
 Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, ScalarType out_type, double alpha = 1);
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype);
+// A contiguous host copy (or the tensor itself), outside any graph: the ops
+// computed element by element on the host read their operands through it.
+Tensor on_host(const Tensor& t);
 // Weights are not differentiable: LibTorch refuses one that requires grad
 // (while a graph is being recorded) rather than silently give it none.
 inline void check_no_requires_grad(const Tensor& t, const char* arg, const char* op) {
@@ -196,6 +199,17 @@ void check_inplace(const Tensor& self, Overlap overlap = Overlap::Refused);
 void bump_version(const Tensor& self);
 // After an in-place op computed `self`'s new value: records `fn` as its new history.
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
+// Ends an op that wrote `out`, which is `self` itself when it ran in place:
+// the version moves, and fn (if recorded) becomes the result's grad_fn.
+template <class State>
+void finish_written(std::shared_ptr<Op<State>> fn, const Tensor& self, const Tensor& out, bool inplace) {
+  if (inplace) bump_version(self);
+  if (!fn) return;
+  if (inplace)
+    finish_inplace(self, fn);
+  else
+    finish(std::move(fn), out);
+}
 // The part of it for a view whose metadata fn already has (custom Functions'
 // mark_dirty): CopySlices on the base, AsStridedBackward0 on the view.
 void rebase_view_history(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);

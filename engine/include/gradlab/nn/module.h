@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "gradlab/nn/ordered_dict.h"
@@ -28,6 +29,9 @@ inline constexpr bool is_module_holder = std::is_base_of_v<ModuleHolderIndicator
 template <class T, class Contained>
 inline constexpr bool is_module_holder_of = std::is_base_of_v<ModuleHolder<Contained>, std::decay_t<T>>;
 }  // namespace detail
+
+// A type's demangled name, gradlab's own classes named as the facade names them (torch::nn::...).
+std::string type_name(const std::type_info& type);
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
@@ -112,6 +116,7 @@ class Module : public std::enable_shared_from_this<Module> {
  private:
   friend std::ostream& operator<<(std::ostream& os, const Module& m);
   static void check_child_name(const std::string& name);
+  OrderedDict<std::string, Tensor> named_tensors(OrderedDict<std::string, Tensor> Module::*dict, bool recurse) const;
   void pretty_print_recursive(std::ostream& os, const std::string& indentation) const;
   template <class Fn>
   void to_impl(const Fn& convert);

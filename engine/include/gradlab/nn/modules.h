@@ -175,9 +175,9 @@ class SequentialImpl : public Module {
   std::shared_ptr<Module> operator[](size_t i) const { return ptr(i); }
   template <class T>
   T& at(size_t i) {
-    T* m = ptr(i)->as<T>();
-    GRADLAB_CHECK(m != nullptr, "Attempted to cast module at index ", i, " to the requested type, but the module is "
-                  "not of that type");
+    const std::shared_ptr<Module> p = ptr(i);
+    T* m = p->as<T>();
+    GRADLAB_CHECK(m != nullptr, "Attempted to cast module of type ", p->name(), " to type ", type_name(typeid(T)));
     return *m;
   }
   std::vector<AnyModule>::const_iterator begin() const { return modules_.begin(); }
