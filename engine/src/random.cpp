@@ -252,6 +252,25 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions&
 }
 Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o) { return randint(0, high, size, o); }
 
+// PyTorch's CPU randperm: 0..n-1, then for each position i a swap with
+// i + (a 32-bit draw mod the n - i positions left).
+Tensor randperm(int64_t n, const TensorOptions& o) {
+  GRADLAB_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
+  Tensor cpu_t = empty_tensor({n}, o.has_dtype() ? o.dtype() : ScalarType::Long, Device(DeviceType::CPU));
+  CpuGenerator& g = gen();
+  std::lock_guard<std::mutex> lock(g.mu);
+  dispatch_all(cpu_t.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(cpu_t.data_ptr());
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(i);
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const int64_t z = static_cast<int64_t>(g.random() % static_cast<uint64_t>(n - i));
+      std::swap(p[i], p[z + i]);
+    }
+  });
+  return o.device().is_cpu() ? cpu_t : cpu_t.to(o.device());
+}
+
 namespace {
 // Refills a tensor in place from the generator (drawn on the CPU, as PyTorch
 // does, then copied to the tensor's device).

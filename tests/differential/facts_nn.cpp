@@ -460,6 +460,57 @@ void loss_modules() {
   });
 }
 
+// What a training loop borrows: shuffled minibatches (randperm), gradient
+// clipping, leaky_relu.
+void training_utilities() {
+  torch::manual_seed(9);
+  fact("randperm.10", torch::randperm(10));
+  fact("randperm.float", torch::randperm(6, torch::kFloat));
+  fact("randperm.after", torch::rand({3}));
+  fact("randperm.1", torch::randperm(1));
+  fact("randperm.0", torch::randperm(0));
+  attempt("randperm.negative", [] { torch::randperm(-1); });
+
+  auto grads = [](std::vector<Tensor> ps) {
+    for (auto& p : ps) p.mutable_grad() = p.detach() * 3;
+    return ps;
+  };
+  auto a = torch::tensor({1.0f, -2.0f}, torch::requires_grad()), b = torch::tensor({{0.5f, 4.0f}}, torch::requires_grad());
+  emit("clip.norm.total", json{{"value", torch::nn::utils::clip_grad_norm_(grads({a, b}), 1.0)}});
+  fact("clip.norm.a", a);
+  fact("clip.norm.b", b);
+  // The max norm, on double gradients (LibTorch 1.13 raises a dtype error for float ones).
+  auto ad = a.detach().to(torch::kDouble).requires_grad_(), bd = b.detach().to(torch::kDouble).requires_grad_();
+  emit("clip.norm.inf", json{{"value", torch::nn::utils::clip_grad_norm_(grads({ad, bd}), 2.0, INFINITY)}});
+  fact("clip.norm.inf.b", bd);
+  attempt("clip.norm.inf.float", [&] { torch::nn::utils::clip_grad_norm_(grads({a, b}), 2.0, INFINITY); });
+  emit("clip.norm.p1.single", json{{"value", torch::nn::utils::clip_grad_norm_(grads({a})[0], 100.0, 1.0)}});
+  fact("clip.norm.unclipped", a);
+  emit("clip.norm.none", json{{"value", torch::nn::utils::clip_grad_norm_({torch::ones({2}, torch::requires_grad())}, 1.0)}});
+  grads({a, b});
+  torch::nn::utils::clip_grad_value_({a, b}, 2.5);
+  fact("clip.value.a", a);
+  fact("clip.value.b", b);
+  attempt("clip.nonfinite", [] {
+    Tensor n = torch::ones({2}, torch::requires_grad());
+    n.mutable_grad() = torch::tensor({1.0f, INFINITY});
+    torch::nn::utils::clip_grad_norm_(n, 1.0, 2.0, true);
+  });
+
+  Tensor x = torch::tensor({-2.0, -0.5, 0.0, 1.5, static_cast<double>(NAN)}, torch::kDouble).requires_grad_();
+  Tensor y = torch::leaky_relu(x, 0.2);
+  fact("leaky_relu", y);
+  Tensor g = torch::autograd::grad({(y * y).sum()}, {x}, {}, true, true)[0];
+  fact("leaky_relu.g", g);
+  fact("leaky_relu.gg", torch::autograd::grad({g.sum()}, {x})[0]);
+  fact("leaky_relu.functional", F::leaky_relu(x, F::LeakyReLUFuncOptions().negative_slope(0.3)));
+  torch::nn::LeakyReLU module(torch::nn::LeakyReLUOptions().negative_slope(0.1));
+  fact("leaky_relu.module", module(x));
+  text("leaky_relu.print", printed(module));
+  text("leaky_relu.print.default", printed(torch::nn::LeakyReLU()));
+  attempt("leaky_relu.int", [] { torch::leaky_relu(torch::tensor({1, -1})); });
+}
+
 void moving_modules() {
   torch::manual_seed(5);
   torch::nn::Linear lin(2, 2);
@@ -486,6 +537,7 @@ int main() {
   optimisers();
   class_losses();
   loss_modules();
+  training_utilities();
   moving_modules();
   return 0;
 }

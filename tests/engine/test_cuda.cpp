@@ -186,7 +186,8 @@ std::vector<Case> cases() {
       [](const V& x) {
         const Tensor idx = torch::tensor({{1, 0}, {2, 3}, {0, 1}}, torch::kLong).to(x[0].device());
         return std::get<0>(x[0].sort(1)) + x[0].scatter(1, idx, x[1]) + x[0].diag().sum() + x[0].cumprod(1) +
-               std::get<0>(x[0].topk(2, 0)).sum() + x[0].masked_select(x[0].detach() > 0).sum();
+               std::get<0>(x[0].topk(2, 0)).sum() + x[0].masked_select(x[0].detach() > 0).sum() +
+               torch::leaky_relu(x[0], 0.2) * x[0];
       },
       [] { return V{rnd({3, 4}), rnd({3, 2})}; });
   add("masked_fill_ with a number and with a 0-d tensor",

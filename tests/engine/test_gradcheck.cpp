@@ -166,6 +166,7 @@ TEST_CASE("gradcheck: sort, topk, scatter, masked_select, masked_scatter, diag, 
   CHECK(gradcheck([](const V& x) { return x[0].cumprod(1); }, {rnd({3, 4})}));
   const Tensor with_zeros = torch::tensor({{2.0, 0.0, 3.0, -1.0}, {0.0, 1.5, 0.0, 2.0}}, torch::kDouble);
   CHECK(gradcheck([](const V& x) { return x[0].cumprod(1); }, {with_zeros}));
+  CHECK(gradcheck([](const V& x) { return torch::leaky_relu(x[0], 0.2) * x[0]; }, {rnd({3, 4})}));
 }
 
 TEST_CASE("gradcheck: advanced indexing and index_put_, repeats and dims apart included", "[gradcheck]") {

@@ -65,6 +65,8 @@ Tensor randn_like(const Tensor& t, const TensorOptions& o = {});
 Tensor rand_like(const Tensor& t, const TensorOptions& o = {});
 // Wraps memory the caller owns (no copy): float unless options say otherwise.
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o = {});
+// A random permutation of 0..n-1 (long unless the options say otherwise).
+Tensor randperm(int64_t n, const TensorOptions& o = {});
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
 
@@ -182,6 +184,8 @@ Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
 
 enum class Reduction { None, Mean, Sum };
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
+// x where x > 0, else negative_slope * x (LeakyReluBackward0).
+Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction r = Reduction::Mean);
 // With class weights and an ignored class: (C), (N, C) or (N, C, d1, ...) inputs.
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::optional<Tensor>& weight, Reduction r,

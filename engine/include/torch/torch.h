@@ -17,6 +17,7 @@
 #include "gradlab/nn/init.h"
 #include "gradlab/nn/loss.h"
 #include "gradlab/nn/modules.h"
+#include "gradlab/nn/utils.h"
 #include "gradlab/ops.h"
 #include "gradlab/optim.h"
 #include "gradlab/tensor.h"
@@ -164,6 +165,8 @@ using gradlab::ones_like;
 using gradlab::rand;
 using gradlab::rand_like;
 using gradlab::randint;
+using gradlab::randperm;
+using gradlab::leaky_relu;
 using gradlab::randn;
 using gradlab::randn_like;
 using gradlab::tensor;
@@ -369,6 +372,10 @@ struct ReLUFuncOptions {
 };
 inline Tensor relu(Tensor x, const ReLUFuncOptions& o = {}) { return o.inplace_ ? x.relu_() : gradlab::relu(x); }
 inline Tensor sigmoid(const Tensor& x) { return gradlab::sigmoid(x); }
+using LeakyReLUFuncOptions = gradlab::nn::LeakyReLUOptions;
+inline Tensor leaky_relu(const Tensor& x, const LeakyReLUFuncOptions& o = {}) {
+  return gradlab::leaky_relu(x, o.negative_slope());
+}
 inline Tensor tanh(const Tensor& x) { return gradlab::tanh(x); }
 inline Tensor softmax(const Tensor& x, int64_t dim) { return gradlab::softmax(x, dim); }
 inline Tensor log_softmax(const Tensor& x, int64_t dim) { return gradlab::log_softmax(x, dim); }
@@ -407,6 +414,9 @@ using gradlab::nn::Linear;
 using gradlab::nn::LinearImpl;
 using gradlab::nn::LogSoftmax;
 using gradlab::nn::LogSoftmaxImpl;
+using gradlab::nn::LeakyReLU;
+using gradlab::nn::LeakyReLUImpl;
+using gradlab::nn::LeakyReLUOptions;
 using gradlab::nn::ReLU;
 using gradlab::nn::ReLUImpl;
 using gradlab::nn::Sequential;
@@ -418,6 +428,7 @@ using gradlab::nn::SoftmaxImpl;
 using gradlab::nn::Tanh;
 using gradlab::nn::TanhImpl;
 namespace init = gradlab::nn::init;
+namespace utils = gradlab::nn::utils;
 // The loss modules and their options (nn/loss.h).
 using gradlab::nn::BCELoss;
 using gradlab::nn::BCELossImpl;

@@ -57,6 +57,18 @@ void ReLUImpl::pretty_print(std::ostream& os) const {
   os << ")";
 }
 
+Tensor LeakyReLUImpl::forward(Tensor input) {
+  if (!options.inplace()) return leaky_relu(input, options.negative_slope());
+  // In place: the result written back into the input (LibTorch's leaky_relu_).
+  input.copy_(leaky_relu(input, options.negative_slope()));
+  return input;
+}
+void LeakyReLUImpl::pretty_print(std::ostream& os) const {
+  os << std::boolalpha << "torch::nn::LeakyReLU(negative_slope=" << options.negative_slope();
+  if (options.inplace()) os << ", inplace=" << options.inplace();
+  os << ")";
+}
+
 Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }
 void TanhImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Tanh()"; }
 Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }

@@ -185,3 +185,48 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 }  // namespace gradlab
+
+// ---------------------------------------------------------------- leaky_relu
+namespace gradlab {
+namespace {
+struct Slope {
+  double slope;
+};
+Tensor leaky_relu_backward(const Tensor& g, const Tensor& self, double slope);
+// leaky_relu_backward is linear in g: its own backward is itself of the
+// incoming gradient; the input's share is zero (a step), as in PyTorch.
+GradList leaky_backward_bw(Op<Slope>& n, Grads& g) {
+  return {n.should_compute_output(0) ? leaky_relu_backward(g[0], n.saved_at(0), n.slope) : Tensor(),
+          n.should_compute_output(1) ? zeros_like(g[0]) : Tensor()};
+}
+Tensor leaky_relu_backward(const Tensor& g, const Tensor& self, double slope) {
+  Tensor r;
+  {
+    autograd::NoGradGuard ng;
+    r = where(self > 0, g, g * slope);
+  }
+  if (auto fn = record("LeakyReluBackwardBackward0", {&g, &self}, leaky_backward_bw, Slope{slope})) {
+    fn->save(self);
+    finish(std::move(fn), r);
+  }
+  return r;
+}
+GradList leaky_bw(Op<Slope>& n, Grads& g) { return {leaky_relu_backward(g[0], n.saved_at(0), n.slope)}; }
+}  // namespace
+
+Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
+  check_defined(x, 0, "self");
+  GRADLAB_CHECK(x.is_floating_point(), "\"leaky_relu_cpu\" not implemented for '", c10_name(x.scalar_type()), "'");
+  const double slope = negative_slope.toDouble();
+  Tensor out;
+  {
+    autograd::NoGradGuard ng;
+    out = where(x > 0, x, x * slope);
+  }
+  if (auto fn = record("LeakyReluBackward0", {&x}, leaky_bw, Slope{slope})) {
+    fn->save(x);
+    finish(std::move(fn), out);
+  }
+  return out;
+}
+}  // namespace gradlab

@@ -54,6 +54,18 @@ class ReLUImpl : public Module {
   ReLUOptions options;
 };
 
+struct LeakyReLUOptions {
+  GRADLAB_ARG(double, negative_slope) = 1e-2;
+  GRADLAB_ARG(bool, inplace) = false;
+};
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : Module("torch::nn::LeakyReLUImpl"), options(options) {}
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& os) const override;
+  LeakyReLUOptions options;
+};
+
 // Modules without options whose forward is one function of the input.
 class TanhImpl : public Module {
  public:
@@ -196,6 +208,7 @@ class SequentialImpl : public Module {
   }
 GRADLAB_MODULE(Linear);
 GRADLAB_MODULE(ReLU);
+GRADLAB_MODULE(LeakyReLU);
 GRADLAB_MODULE(Tanh);
 GRADLAB_MODULE(Sigmoid);
 GRADLAB_MODULE(Identity);
