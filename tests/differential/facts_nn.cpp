@@ -509,6 +509,21 @@ void training_utilities() {
   text("leaky_relu.print", printed(module));
   text("leaky_relu.print.default", printed(torch::nn::LeakyReLU()));
   attempt("leaky_relu.int", [] { torch::leaky_relu(torch::tensor({1, -1})); });
+  // In place: LeakyReluBackward1 saves the result, and refuses a negative slope in backward.
+  Tensor h = x * 1;
+  torch::leaky_relu_(h, 0.2);
+  fact("leaky_relu_.out", h);
+  Tensor hg = torch::autograd::grad({(h * h).sum()}, {x}, {}, true, true)[0];
+  fact("leaky_relu_.g", hg);
+  fact("leaky_relu_.gg", torch::autograd::grad({hg.sum()}, {x})[0]);
+  torch::nn::LeakyReLU in_place(torch::nn::LeakyReLUOptions().negative_slope(0.1).inplace(true));
+  text("leaky_relu_.print", printed(in_place));
+  fact("leaky_relu_.module", in_place(x * 2));
+  fact("leaky_relu_.functional", F::leaky_relu(x * 3, F::LeakyReLUFuncOptions().negative_slope(0.3).inplace(true)));
+  Tensor negative = x * 1;
+  torch::leaky_relu_(negative, -0.5);
+  attempt("leaky_relu_.negative_slope_backward", [&] { negative.sum().backward(); });
+  attempt("leaky_relu_.leaf", [&] { torch::leaky_relu_(x, 0.1); });
 }
 
 void moving_modules() {

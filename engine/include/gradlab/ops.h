@@ -186,6 +186,7 @@ enum class Reduction { None, Mean, Sum };
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
 // x where x > 0, else negative_slope * x (LeakyReluBackward0).
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
+Tensor& leaky_relu_(Tensor& x, Scalar negative_slope = 0.01);  // LeakyReluBackward1, saves the result
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction r = Reduction::Mean);
 // With class weights and an ignored class: (C), (N, C) or (N, C, d1, ...) inputs.
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::optional<Tensor>& weight, Reduction r,

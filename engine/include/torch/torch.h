@@ -167,6 +167,7 @@ using gradlab::rand_like;
 using gradlab::randint;
 using gradlab::randperm;
 using gradlab::leaky_relu;
+using gradlab::leaky_relu_;
 using gradlab::randn;
 using gradlab::randn_like;
 using gradlab::tensor;
@@ -373,8 +374,8 @@ struct ReLUFuncOptions {
 inline Tensor relu(Tensor x, const ReLUFuncOptions& o = {}) { return o.inplace_ ? x.relu_() : gradlab::relu(x); }
 inline Tensor sigmoid(const Tensor& x) { return gradlab::sigmoid(x); }
 using LeakyReLUFuncOptions = gradlab::nn::LeakyReLUOptions;
-inline Tensor leaky_relu(const Tensor& x, const LeakyReLUFuncOptions& o = {}) {
-  return gradlab::leaky_relu(x, o.negative_slope());
+inline Tensor leaky_relu(Tensor x, const LeakyReLUFuncOptions& o = {}) {
+  return o.inplace() ? gradlab::leaky_relu_(x, o.negative_slope()) : gradlab::leaky_relu(x, o.negative_slope());
 }
 inline Tensor tanh(const Tensor& x) { return gradlab::tanh(x); }
 inline Tensor softmax(const Tensor& x, int64_t dim) { return gradlab::softmax(x, dim); }

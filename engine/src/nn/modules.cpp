@@ -58,10 +58,7 @@ void ReLUImpl::pretty_print(std::ostream& os) const {
 }
 
 Tensor LeakyReLUImpl::forward(Tensor input) {
-  if (!options.inplace()) return leaky_relu(input, options.negative_slope());
-  // In place: the result written back into the input (LibTorch's leaky_relu_).
-  input.copy_(leaky_relu(input, options.negative_slope()));
-  return input;
+  return options.inplace() ? leaky_relu_(input, options.negative_slope()) : leaky_relu(input, options.negative_slope());
 }
 void LeakyReLUImpl::pretty_print(std::ostream& os) const {
   os << std::boolalpha << "torch::nn::LeakyReLU(negative_slope=" << options.negative_slope();

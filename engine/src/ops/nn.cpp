@@ -212,7 +212,35 @@ Tensor leaky_relu_backward(const Tensor& g, const Tensor& self, double slope) {
   return r;
 }
 GradList leaky_bw(Op<Slope>& n, Grads& g) { return {leaky_relu_backward(g[0], n.saved_at(0), n.slope)}; }
+// In place the input is gone: the result decides the side (the same for a positive slope).
+GradList leaky_inplace_bw(Op<Slope>& n, Grads& g) {
+  GRADLAB_CHECK(n.slope > 0,
+                "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+                "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+                "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+                "in-place leakRelu backward calculation with negative slope");
+  return {leaky_relu_backward(g[0], n.saved_at(0), n.slope)};
+}
 }  // namespace
+
+Tensor& leaky_relu_(Tensor& self, Scalar negative_slope) {
+  check_defined(self, 0, "self");
+  GRADLAB_CHECK(self.is_floating_point(), "\"leaky_relu_cpu\" not implemented for '", c10_name(self.scalar_type()), "'");
+  check_inplace(self);
+  const double slope = negative_slope.toDouble();
+  auto fn = record("LeakyReluBackward1", {&self}, leaky_inplace_bw, Slope{slope});
+  {
+    autograd::NoGradGuard ng;
+    Tensor r = where(self > 0, self, self * slope);
+    backend::of(self).copy(self, r);
+  }
+  bump_version(self);
+  if (fn) {
+    finish_inplace(self, fn);
+    fn->save(self, /*is_output=*/true);
+  }
+  return self;
+}
 
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
   check_defined(x, 0, "self");
