@@ -2,12 +2,10 @@
 // training mode, moving, zeroing and printing.
 #include "gradlab/nn/module.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <typeinfo>
 
 #include "gradlab/autograd.h"
+#include "gradlab/function.h"  // demangle
 
 namespace gradlab::nn {
 
@@ -15,17 +13,10 @@ namespace {
 std::string join_name(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }
-std::string demangle(const char* mangled) {
-  int status = 0;
-  char* out = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string r = status == 0 && out ? out : mangled;
-  std::free(out);
-  return r;
-}
 }  // namespace
 
 std::string type_name(const std::type_info& type) {
-  std::string n = demangle(type.name());
+  std::string n = autograd::demangle(type.name());
   const std::string ours = "gradlab::nn::";
   if (n.rfind(ours, 0) == 0) n = "torch::nn::" + n.substr(ours.size());
   return n;
