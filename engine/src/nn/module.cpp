@@ -124,18 +124,16 @@ void Module::train(bool on) {
   is_training_ = on;
 }
 
+// The module and every submodule: parameters keep their identity (set_data),
+// buffers are replaced.
 template <class Fn>
 void Module::to_impl(const Fn& convert) {
-  for (auto& child : children_) child.value()->apply([&convert](Module& m) {
+  apply([&convert](Module& m) {
     for (auto& p : m.parameters_)
       if (p.value().defined()) p.value().set_data(convert(p.value()));
     for (auto& b : m.buffers_)
       if (b.value().defined()) b.value() = convert(b.value());
   });
-  for (auto& p : parameters_)
-    if (p.value().defined()) p.value().set_data(convert(p.value()));
-  for (auto& b : buffers_)
-    if (b.value().defined()) b.value() = convert(b.value());
 }
 void Module::to(Device device, ScalarType dtype, bool non_blocking) {
   to_impl([&](const Tensor& t) { return t.data().to(device, dtype, non_blocking); });

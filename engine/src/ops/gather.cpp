@@ -10,17 +10,12 @@
 
 namespace gradlab {
 
-namespace {
-
-
-// For each element of `index` (host, contiguous, long, of self's rank), the
-// offset in a contiguous tensor of `sizes` that it picks along `dim`.
 std::vector<int64_t> offsets_along(IntArrayRef sizes, const Tensor& index, int64_t dim) {
   const size_t nd = sizes.size();
   std::vector<int64_t> stride(nd, 1), coord(nd, 0), off(static_cast<size_t>(index.numel()));
   for (size_t d = nd; d-- > 1;) stride[d - 1] = stride[d] * sizes[d];
   const int64_t* pi = index.data_ptr<int64_t>();
-  const int64_t n = sizes[static_cast<size_t>(dim)];
+  const int64_t n = nd == 0 ? 1 : sizes[static_cast<size_t>(dim)];  // a 0-d tensor: one place
   for (size_t e = 0; e < off.size(); ++e) {
     const int64_t v = pi[e];
     GRADLAB_CHECK(v >= 0 && v < n, "index ", v, " is out of bounds for dimension ", dim, " with size ", n);
@@ -34,6 +29,8 @@ std::vector<int64_t> offsets_along(IntArrayRef sizes, const Tensor& index, int64
   }
   return off;
 }
+
+namespace {
 
 void check_index(const char* op, const Tensor& self, int64_t dim, const Tensor& index) {
   check_defined(index, 2, "index");

@@ -172,6 +172,10 @@ Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype);
 // A contiguous host copy (or the tensor itself), outside any graph: the ops
 // computed element by element on the host read their operands through it.
 Tensor on_host(const Tensor& t);
+// For each element of `index` (host, contiguous, long, of the tensor's rank),
+// the offset in a contiguous tensor of `sizes` that it picks along `dim`;
+// an index out of range raises PyTorch's error (gather, scatter, scatter_add).
+std::vector<int64_t> offsets_along(IntArrayRef sizes, const Tensor& index, int64_t dim);
 // Weights are not differentiable: LibTorch refuses one that requires grad
 // (while a graph is being recorded) rather than silently give it none.
 inline void check_no_requires_grad(const Tensor& t, const char* arg, const char* op) {

@@ -158,31 +158,13 @@ void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tens
     for (int64_t d = 0; d < index.dim(); ++d) part = part.narrow(d, 0, index.size(d));
     part = on_host(part);
   }
-  const Tensor idx = on_host(index);
-  const Split3 o = split3(self.sizes(), self.dim() == 0 ? 0 : dim);
+  const std::vector<int64_t> off = offsets_along(self.sizes(), on_host(index), dim);
   dispatch_all(self.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* r = result.data_ptr<T>();
     const T* p = src ? part.data_ptr<T>() : nullptr;
     const T v = src ? T() : value.to<T>();
-    const int64_t* ip = idx.data_ptr<int64_t>();
-    // Index positions are walked as (pre, n, post) of the index's own shape;
-    // the self offset uses self's strides for the same coordinates.
-    std::vector<int64_t> coord(static_cast<size_t>(index.dim()), 0);
-    for (int64_t e = 0; e < index.numel(); ++e) {
-      const int64_t at = ip[e];
-      GRADLAB_CHECK(at >= 0 && at < o.n, "index ", at, " is out of bounds for dimension ", dim, " with size ", o.n);
-      int64_t off = 0, stride = 1;
-      for (int64_t d = self.dim(); d-- > 0;) {
-        off += (d == dim ? at : coord[static_cast<size_t>(d)]) * stride;
-        stride *= self.size(d);
-      }
-      r[off] = p ? p[e] : v;
-      for (int64_t d = index.dim(); d-- > 0;) {
-        if (++coord[static_cast<size_t>(d)] < index.size(d)) break;
-        coord[static_cast<size_t>(d)] = 0;
-      }
-    }
+    for (size_t e = 0; e < off.size(); ++e) r[off[e]] = p ? p[e] : v;
   });
   backend::of(out).copy(out, result.to(out.device()));
 }
