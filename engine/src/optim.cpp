@@ -1,7 +1,7 @@
 // The optimisers. Each step runs under NoGradGuard (an update is not part of
 // any graph) and does LibTorch 1.13's arithmetic in LibTorch's order, through
 // the same views: SGD writes through p.data() (the parameter's version does
-// not move), Adam and AdamW write into p itself (it does).
+// not move); Adam, AdamW, RMSprop and Adagrad write into p itself (it does).
 #include "gradlab/optim.h"
 
 #include <cmath>
@@ -15,6 +15,8 @@ namespace gradlab::optim {
 OptimizerParamState::~OptimizerParamState() = default;
 SGDParamState::~SGDParamState() = default;
 AdamParamState::~AdamParamState() = default;
+RMSpropParamState::~RMSpropParamState() = default;
+AdagradParamState::~AdagradParamState() = default;
 Optimizer::~Optimizer() = default;
 
 #define GRADLAB_DEFINE_OPTIONS_VIRTUALS(Name)                                                                   \
@@ -24,6 +26,8 @@ Optimizer::~Optimizer() = default;
 GRADLAB_DEFINE_OPTIONS_VIRTUALS(SGDOptions)
 GRADLAB_DEFINE_OPTIONS_VIRTUALS(AdamOptions)
 GRADLAB_DEFINE_OPTIONS_VIRTUALS(AdamWOptions)
+GRADLAB_DEFINE_OPTIONS_VIRTUALS(RMSpropOptions)
+GRADLAB_DEFINE_OPTIONS_VIRTUALS(AdagradOptions)
 #undef GRADLAB_DEFINE_OPTIONS_VIRTUALS
 
 OptimizerOptions& OptimizerParamGroup::options() {
@@ -201,6 +205,127 @@ Tensor AdamW::step(LossClosure closure) {
     }
   }
   return loss;
+}
+
+// ------------------------------------------------------------------ RMSprop
+RMSprop::RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<RMSpropOptions>(defaults)) {
+  GRADLAB_CHECK(defaults.lr() >= 0, "Invalid learning rate: ", defaults.lr());
+  GRADLAB_CHECK(defaults.eps() >= 0, "Invalid epsilon value: ", defaults.eps());
+  GRADLAB_CHECK(defaults.momentum() >= 0, "Invalid momentum value: ", defaults.momentum());
+  GRADLAB_CHECK(defaults.weight_decay() >= 0, "Invalid weight_decay value: ", defaults.weight_decay());
+  GRADLAB_CHECK(defaults.alpha() >= 0, "Invalid alpha value: ", defaults.alpha());
+}
+
+// square_avg = alpha square_avg + (1 - alpha) g²; the step divides by its
+// root plus eps (centred: by the root of its variance about grad_avg).
+Tensor RMSprop::step(LossClosure closure) {
+  autograd::NoGradGuard no_grad;
+  Tensor loss = run_closure(closure);
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const RMSpropOptions&>(group.options());
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto& slot = state_[state_key(p)];
+      if (!slot) {
+        auto s = std::make_unique<RMSpropParamState>();
+        s->square_avg(zeros_like(p));
+        if (o.momentum() > 0) s->momentum_buffer(zeros_like(p));
+        if (o.centered()) s->grad_avg(zeros_like(p));
+        slot = std::move(s);
+      }
+      auto& s = static_cast<RMSpropParamState&>(*slot);
+      s.step(s.step() + 1);
+      Tensor grad = p.grad();
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+      s.square_avg().mul_(o.alpha()).add_(grad * grad, 1 - o.alpha());
+      Tensor avg;
+      if (o.centered()) {
+        s.grad_avg().mul_(o.alpha()).add_(grad, 1 - o.alpha());
+        avg = s.square_avg().sub(s.grad_avg() * s.grad_avg()).sqrt_().add_(o.eps());
+      } else {
+        avg = s.square_avg().sqrt().add_(o.eps());
+      }
+      if (o.momentum() > 0) {
+        s.momentum_buffer().mul_(o.momentum()).add_(grad / avg);
+        p.add_(s.momentum_buffer(), -o.lr());
+      } else {
+        p.add_(grad / avg, -o.lr());
+      }
+    }
+  }
+  return loss;
+}
+
+// ------------------------------------------------------------------ Adagrad
+Adagrad::Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<AdagradOptions>(defaults)) {
+  GRADLAB_CHECK(defaults.lr() >= 0, "Invalid learning rate: ", defaults.lr());
+  GRADLAB_CHECK(defaults.lr_decay() >= 0, "Invalid lr_decay value: ", defaults.lr_decay());
+  GRADLAB_CHECK(defaults.weight_decay() >= 0, "Invalid weight_decay value: ", defaults.weight_decay());
+  GRADLAB_CHECK(defaults.initial_accumulator_value() >= 0,
+                "Invalid initial_accumulator_value value: ", defaults.initial_accumulator_value());
+  GRADLAB_CHECK(defaults.eps() >= 0, "Invalid epsilon value: ", defaults.eps());
+  for (const auto& group : param_groups_)
+    for (const auto& p : group.params()) state_of(p, defaults);
+}
+
+// Made on first use for a parameter added after the optimiser was built
+// (where LibTorch's internal assertion fails).
+AdagradParamState& Adagrad::state_of(const Tensor& p, const AdagradOptions& o) {
+  auto& slot = state_[state_key(p)];
+  if (!slot) {
+    auto s = std::make_unique<AdagradParamState>();
+    s->sum(full_like(p.data(), o.initial_accumulator_value()));
+    slot = std::move(s);
+  }
+  return static_cast<AdagradParamState&>(*slot);
+}
+
+// sum += g²; p -= clr g / (sqrt(sum) + eps), clr = lr / (1 + (step - 1) lr_decay).
+Tensor Adagrad::step(LossClosure closure) {
+  autograd::NoGradGuard no_grad;
+  Tensor loss = run_closure(closure);
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const AdagradOptions&>(group.options());
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      AdagradParamState& s = state_of(p, o);
+      s.step(s.step() + 1);
+      Tensor grad = p.grad();
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+      const double clr = o.lr() / (1 + static_cast<double>(s.step() - 1) * o.lr_decay());
+      s.sum().add_(grad * grad);
+      const Tensor std = s.sum().sqrt().add_(o.eps());
+      p.add_(grad / std, -clr);
+    }
+  }
+  return loss;
+}
+
+// ------------------------------------------------------------------ schedulers
+LRScheduler::~LRScheduler() = default;
+
+std::vector<double> LRScheduler::get_current_lrs() const {
+  std::vector<double> lrs;
+  for (const auto& group : optimizer_.param_groups()) lrs.push_back(group.options().get_lr());
+  return lrs;
+}
+
+void LRScheduler::step() {
+  const std::vector<double> lrs = get_lrs();
+  auto& groups = optimizer_.param_groups();
+  GRADLAB_CHECK(lrs.size() == groups.size(), "Number of learning rates not equal to the number of param groups\n",
+                "Number of learning rates given: ", lrs.size(), "\nNumber of param groups: ", groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
+  ++step_count_;
+}
+
+std::vector<double> StepLR::get_lrs() {
+  std::vector<double> lrs = get_current_lrs();
+  if (step_count_ != 0 && step_count_ % step_size_ == 0)
+    for (double& lr : lrs) lr *= gamma_;
+  return lrs;
 }
 
 }  // namespace gradlab::optim

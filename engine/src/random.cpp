@@ -274,11 +274,9 @@ Tensor randperm(int64_t n, const TensorOptions& o) {
 namespace {
 // Refills a tensor in place from the generator (drawn on the CPU, as PyTorch
 // does, then copied to the tensor's device).
-Tensor& refill(const Tensor& t, void (*fill)(const Tensor&, double, double), double p, double q) {
-  // In-place methods are const, as in LibTorch: the handle is const, the tensor is not.
+// In-place methods are const, as in LibTorch: the handle is const, the tensor is not.
+Tensor& store_drawn(const Tensor& t, const Tensor& drawn) {
   Tensor& self = const_cast<Tensor&>(t);
-  check_inplace(self);
-  Tensor drawn = generate(self.sizes(), TensorOptions(self.scalar_type()), fill, p, q);
   {
     autograd::NoGradGuard ng;
     backend::of(self).copy(self, drawn.to(self.device()));
@@ -286,9 +284,65 @@ Tensor& refill(const Tensor& t, void (*fill)(const Tensor&, double, double), dou
   bump_version(self);
   return self;
 }
+Tensor& refill(const Tensor& t, void (*fill)(const Tensor&, double, double), double p, double q) {
+  check_inplace(t);
+  return store_drawn(t, generate(t.sizes(), TensorOptions(t.scalar_type()), fill, p, q));
+}
+
+// One draw per element, in order: 1 where a uniform double in [0, 1) falls
+// below p (PyTorch's default CPU kernel; Debian's build has no MKL path).
+void fill_bernoulli(const Tensor& t, double p, double) {
+  CpuGenerator& g = gen();
+  std::lock_guard<std::mutex> lock(g.mu);
+  dispatch_all(t.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(t.data_ptr());
+    for (int64_t i = 0; i < t.numel(); ++i) out[i] = static_cast<T>(g.uniform_double() < p);
+  });
+}
 }  // namespace
 
 Tensor& Tensor::uniform_(double from, double to) const { return refill(*this, fill_uniform, from, to); }
+Tensor& Tensor::bernoulli_(double p) const {
+  GRADLAB_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  return refill(*this, fill_bernoulli, p, 0);
+}
+namespace {
+// Per-element probabilities (broadcast to `sizes`), drawn on the CPU: a
+// double probability is compared with a uniform double, any other with a
+// uniform float, as PyTorch's CPU kernel.
+Tensor draw_bernoulli(IntArrayRef sizes, ScalarType dtype, const Tensor& p) {
+  Tensor probs = p.detach().to(Device(DeviceType::CPU)).expand(sizes).contiguous();
+  Tensor drawn = empty_tensor(sizes, dtype, Device(DeviceType::CPU));
+  CpuGenerator& g = gen();
+  std::lock_guard<std::mutex> lock(g.mu);
+  dispatch_floating(probs.scalar_type(), "bernoulli_tensor_cpu_p_", [&](auto ptag) {
+    using P = typename decltype(ptag)::type;
+    const P* pr = probs.data_ptr<P>();
+    dispatch_all(dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* out = static_cast<T*>(drawn.data_ptr());
+      for (int64_t i = 0; i < drawn.numel(); ++i) {
+        if constexpr (std::is_same_v<P, double>) out[i] = static_cast<T>(g.uniform_double() < pr[i]);
+        else out[i] = static_cast<T>(g.uniform_float() < static_cast<float>(pr[i]));
+      }
+    });
+  });
+  return drawn;
+}
+}  // namespace
+Tensor& Tensor::bernoulli_(const Tensor& p) const {
+  check_inplace(*this);
+  return store_drawn(*this, draw_bernoulli(sizes(), scalar_type(), p));
+}
+// The out-of-place forms are one ATen function each: the result is fresh,
+// at version 0.
+Tensor Tensor::bernoulli() const { return draw_bernoulli(sizes(), scalar_type(), *this).to(device()); }
+Tensor bernoulli(const Tensor& p) { return p.bernoulli(); }
+Tensor bernoulli(const Tensor& self, double p) {
+  GRADLAB_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  return generate(self.sizes(), TensorOptions(self.scalar_type()).device(self.device()), fill_bernoulli, p, 0);
+}
 Tensor& Tensor::normal_(double mean, double std) const { return refill(*this, fill_normal, mean, std); }
 
 }  // namespace gradlab

@@ -448,30 +448,39 @@ TEST_CASE("CUDA: the default device moves factories to the GPU", "[cuda]") {
 
 // A model built on the CPU, moved with Module::to, trained on the GPU: the
 // same weights as the CPU run, and the parameters (the optimiser's handles)
-// are the module's own, now on the GPU.
-TEST_CASE("CUDA: a module moved to the GPU trains as on the CPU (SGD with momentum, Adam)", "[cuda]") {
-  auto train = [](torch::Device device, bool adam) {
+// are the module's own, now on the GPU. Dropout's masks are drawn by the
+// CPU generator on both devices, so they agree too.
+TEST_CASE("CUDA: a module moved to the GPU trains as on the CPU (dropout; SGD, Adam, RMSprop, Adagrad)", "[cuda]") {
+  enum Kind { kSgd, kAdam, kRmsprop, kAdagrad };
+  auto train = [](torch::Device device, Kind kind) {
     torch::manual_seed(11);
-    torch::nn::Sequential model(torch::nn::Linear(3, 8), torch::nn::ReLU(), torch::nn::Linear(8, 2));
+    torch::nn::Sequential model(torch::nn::Linear(3, 8), torch::nn::ReLU(), torch::nn::Dropout(0.25),
+                                torch::nn::Linear(8, 2));
     Tensor x = torch::randn({16, 3}), target = torch::randn({16, 2});
     model->to(device);
     x = x.to(device);
     target = target.to(device);
     std::unique_ptr<torch::optim::Optimizer> opt;
-    if (adam)
+    if (kind == kAdam)
       opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(0.01));
+    else if (kind == kRmsprop)
+      opt = std::make_unique<torch::optim::RMSprop>(model->parameters(),
+                                                    torch::optim::RMSpropOptions(0.01).momentum(0.5).centered(true));
+    else if (kind == kAdagrad)
+      opt = std::make_unique<torch::optim::Adagrad>(model->parameters(), torch::optim::AdagradOptions(0.05));
     else
       opt = std::make_unique<torch::optim::SGD>(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
     for (int i = 0; i < 5; ++i) {
       opt->zero_grad();
-      torch::nn::functional::mse_loss(model->forward(x), target).backward();
+      Tensor out = model->forward(x);
+      (torch::nn::functional::mse_loss(out, target) + torch::nn::functional::l1_loss(out, target)).backward();
       opt->step();
     }
     return model->parameters();
   };
-  for (bool adam : {false, true}) {
-    INFO((adam ? "Adam" : "SGD"));
-    const V gpu = train(torch::kCUDA, adam), cpu = train(torch::kCPU, adam);
+  for (Kind kind : {kSgd, kAdam, kRmsprop, kAdagrad}) {
+    INFO("optimiser " << kind);
+    const V gpu = train(torch::kCUDA, kind), cpu = train(torch::kCPU, kind);
     REQUIRE(gpu.size() == cpu.size());
     for (size_t i = 0; i < gpu.size(); ++i) {
       CHECK(gpu[i].is_cuda());

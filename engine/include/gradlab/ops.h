@@ -67,6 +67,13 @@ Tensor rand_like(const Tensor& t, const TensorOptions& o = {});
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o = {});
 // A random permutation of 0..n-1 (long unless the options say otherwise).
 Tensor randperm(int64_t n, const TensorOptions& o = {});
+Tensor bernoulli(const Tensor& p);            // p holds the probabilities
+Tensor bernoulli(const Tensor& self, double p);  // self's shape and dtype
+// Zeroes each element with probability p and scales the rest by 1/(1-p)
+// when train: input times a bernoulli mask (MulBackward0), as ATen on the
+// CPU. Without train (or p == 0) the input itself comes back.
+Tensor dropout(const Tensor& input, double p, bool train);
+Tensor& dropout_(Tensor& input, double p, bool train);
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
 
@@ -184,6 +191,7 @@ Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
 
 enum class Reduction { None, Mean, Sum };
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean);
 // x where x > 0, else negative_slope * x (LeakyReluBackward0).
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
 Tensor& leaky_relu_(Tensor& x, Scalar negative_slope = 0.01);  // LeakyReluBackward1, saves the result

@@ -166,5 +166,86 @@ class AdamW : public Optimizer {
   Tensor step(LossClosure closure = nullptr) override;
 };
 
+struct RMSpropOptions : OptimizerOptions {
+  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as LibTorch's
+  GRADLAB_OPTIONS_VIRTUALS;
+  GRADLAB_ARG(double, lr);
+  GRADLAB_ARG(double, alpha) = 0.99;
+  GRADLAB_ARG(double, eps) = 1e-8;
+  GRADLAB_ARG(double, weight_decay) = 0;
+  GRADLAB_ARG(double, momentum) = 0;
+  GRADLAB_ARG(bool, centered) = false;
+};
+struct RMSpropParamState : OptimizerParamState {
+  ~RMSpropParamState() override;
+  GRADLAB_ARG(int64_t, step) = 0;
+  GRADLAB_ARG(Tensor, square_avg);
+  GRADLAB_ARG(Tensor, momentum_buffer);
+  GRADLAB_ARG(Tensor, grad_avg);
+};
+// Writes into p itself, as LibTorch 1.13's (the parameter's version moves).
+class RMSprop : public Optimizer {
+ public:
+  RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults = {});
+  RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {})
+      : RMSprop(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
+  Tensor step(LossClosure closure = nullptr) override;
+};
+
+struct AdagradOptions : OptimizerOptions {
+  AdagradOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as LibTorch's
+  GRADLAB_OPTIONS_VIRTUALS;
+  GRADLAB_ARG(double, lr);
+  GRADLAB_ARG(double, lr_decay) = 0;
+  GRADLAB_ARG(double, weight_decay) = 0;
+  GRADLAB_ARG(double, initial_accumulator_value) = 0;
+  GRADLAB_ARG(double, eps) = 1e-10;
+};
+struct AdagradParamState : OptimizerParamState {
+  ~AdagradParamState() override;
+  GRADLAB_ARG(int64_t, step) = 0;
+  GRADLAB_ARG(Tensor, sum);
+};
+// Its state is made when it is built (the sum starts at
+// initial_accumulator_value), and it writes into p itself (the version moves).
+class Adagrad : public Optimizer {
+ public:
+  Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults = {});
+  Adagrad(std::vector<Tensor> params, AdagradOptions defaults = {})
+      : Adagrad(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
+  Tensor step(LossClosure closure = nullptr) override;
+
+ private:
+  AdagradParamState& state_of(const Tensor& p, const AdagradOptions& o);
+};
+
+// Learning-rate schedules: step() sets every group's lr to get_lrs().
+// LibTorch's StepLR multiplies by gamma at the steps whose count (before
+// the step) is a non-zero multiple of step_size: after step_size + 1 calls.
+class LRScheduler {
+ public:
+  explicit LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {}
+  virtual ~LRScheduler();
+  void step();
+
+ protected:
+  virtual std::vector<double> get_lrs() = 0;
+  std::vector<double> get_current_lrs() const;
+  unsigned step_count_{};
+
+ private:
+  Optimizer& optimizer_;
+};
+class StepLR : public LRScheduler {
+ public:
+  StepLR(Optimizer& optimizer, unsigned step_size, double gamma = 0.1)
+      : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {}
+
+ private:
+  std::vector<double> get_lrs() override;
+  const unsigned step_size_;
+  const double gamma_;
+};
+
 }  // namespace gradlab::optim
 #undef GRADLAB_OPTIONS_VIRTUALS

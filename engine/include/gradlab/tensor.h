@@ -425,6 +425,10 @@ class Tensor {
   Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   Tensor& uniform_(double from = 0, double to = 1) const;
   Tensor& normal_(double mean = 0, double std = 1) const;
+  // 1 with probability p, else 0, drawn as PyTorch's CPU generator draws.
+  Tensor& bernoulli_(double p = 0.5) const;
+  Tensor& bernoulli_(const Tensor& p) const;  // per-element probabilities
+  Tensor bernoulli() const;                   // self holds the probabilities
   Tensor& operator+=(const Tensor& o) { return add_(o); }
   Tensor& operator+=(Scalar o) { return add_(o); }
   Tensor& operator-=(const Tensor& o) { return sub_(o); }

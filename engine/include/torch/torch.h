@@ -166,6 +166,9 @@ using gradlab::rand;
 using gradlab::rand_like;
 using gradlab::randint;
 using gradlab::randperm;
+using gradlab::bernoulli;
+using gradlab::dropout;
+using gradlab::dropout_;
 using gradlab::leaky_relu;
 using gradlab::leaky_relu_;
 using gradlab::randn;
@@ -326,6 +329,12 @@ inline Tensor mse_loss(const Tensor& a, const Tensor& b, int64_t reduction) {
   return gradlab::mse_loss(a, b, static_cast<gradlab::Reduction>(reduction));
 }
 
+inline Tensor l1_loss(const Tensor& a, const Tensor& b, int64_t reduction = at::Reduction::Mean) {
+  GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, "l1_loss: ", reduction,
+                " is not a valid value for reduction");
+  return gradlab::l1_loss(a, b, static_cast<gradlab::Reduction>(reduction));
+}
+
 // ATen's spellings of the class-index losses, the reduction an at::Reduction.
 inline gradlab::Reduction checked_reduction(const char* op, int64_t reduction) {
   GRADLAB_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, op, ": ", reduction,
@@ -389,9 +398,13 @@ using gradlab::nn::functional::BinaryCrossEntropyWithLogitsFuncOptions;
 using gradlab::nn::functional::CrossEntropyFuncOptions;
 using gradlab::nn::functional::MSELossFuncOptions;
 using gradlab::nn::functional::NLLLossFuncOptions;
+using gradlab::nn::functional::L1LossFuncOptions;
+using gradlab::nn::functional::l1_loss;
 using gradlab::nn::functional::binary_cross_entropy;
 using gradlab::nn::functional::binary_cross_entropy_with_logits;
 using gradlab::nn::functional::cross_entropy;
+using gradlab::nn::functional::dropout;
+using gradlab::nn::functional::DropoutFuncOptions;
 using gradlab::nn::functional::mse_loss;
 using gradlab::nn::functional::nll_loss;
 }  // namespace functional
@@ -416,6 +429,11 @@ using gradlab::nn::LinearImpl;
 using gradlab::nn::LogSoftmax;
 using gradlab::nn::LogSoftmaxImpl;
 using gradlab::nn::LeakyReLU;
+using gradlab::nn::Dropout;
+using gradlab::nn::ModuleList;
+using gradlab::nn::ModuleListImpl;
+using gradlab::nn::DropoutImpl;
+using gradlab::nn::DropoutOptions;
 using gradlab::nn::LeakyReLUImpl;
 using gradlab::nn::LeakyReLUOptions;
 using gradlab::nn::ReLU;
@@ -441,6 +459,9 @@ using gradlab::nn::CrossEntropyLoss;
 using gradlab::nn::CrossEntropyLossImpl;
 using gradlab::nn::CrossEntropyLossOptions;
 using gradlab::nn::MSELoss;
+using gradlab::nn::L1Loss;
+using gradlab::nn::L1LossImpl;
+using gradlab::nn::L1LossOptions;
 using gradlab::nn::MSELossImpl;
 using gradlab::nn::MSELossOptions;
 using gradlab::nn::NLLLoss;

@@ -11,6 +11,9 @@ std::optional<Tensor> optional_of(const Tensor& t) { return t.defined() ? std::o
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& o) {
   return gradlab::mse_loss(input, target, o.reduction());
 }
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& o) {
+  return gradlab::l1_loss(input, target, o.reduction());
+}
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& o) {
   GRADLAB_CHECK(input.dim() >= 2, "Expected 2 or more dimensions (got ", input.dim(), ")");
   GRADLAB_CHECK(target.dim() >= 1 && input.size(0) == target.size(0), "Expected input batch_size (", input.size(0),
@@ -36,6 +39,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   void Name##Impl::pretty_print(std::ostream& os) const { os << "torch::nn::" #Name "()"; }
 GRADLAB_LOSS_MODULE_DEFS(MSELoss)
 GRADLAB_LOSS_MODULE_DEFS(NLLLoss)
+GRADLAB_LOSS_MODULE_DEFS(L1Loss)
 GRADLAB_LOSS_MODULE_DEFS(CrossEntropyLoss)
 GRADLAB_LOSS_MODULE_DEFS(BCELoss)
 GRADLAB_LOSS_MODULE_DEFS(BCEWithLogitsLoss)

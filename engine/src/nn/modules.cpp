@@ -19,6 +19,33 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return out;
 }
 
+namespace {
+// ATen's _dropout on the CPU: a mask drawn in the input's dtype and layout
+// order, scaled by 1/(1-p), multiplied in; p == 1 multiplies by a 0-d zero.
+Tensor apply_dropout(Tensor& input, double p, bool train, bool inplace) {
+  GRADLAB_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  if (p == 0 || !train || input.numel() == 0) return input;
+  Tensor noise;
+  if (p == 1) {
+    noise = zeros({}, TensorOptions(input.scalar_type()).device(input.device()));
+  } else {
+    noise = empty(input.sizes(), TensorOptions(input.scalar_type()).device(input.device()));
+    noise.bernoulli_(1 - p);
+    noise.div_(1 - p);
+  }
+  return inplace ? input.mul_(noise) : input.mul(noise);
+}
+}  // namespace
+
+Tensor dropout(const Tensor& input, double p, bool train) {
+  Tensor in = input;
+  return apply_dropout(in, p, train, false);
+}
+Tensor& dropout_(Tensor& input, double p, bool train) {
+  apply_dropout(input, p, train, true);
+  return input;
+}
+
 }  // namespace gradlab
 
 namespace gradlab::nn {
@@ -84,6 +111,23 @@ void FlattenImpl::pretty_print(std::ostream& os) const {
   os << "torch::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
 }
 
+DropoutImpl::DropoutImpl(const DropoutOptions& o) : Module("torch::nn::DropoutImpl"), options(o) {
+  GRADLAB_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+                options.p());
+}
+Tensor DropoutImpl::forward(Tensor input) {
+  return functional::dropout(std::move(input),
+                             functional::DropoutFuncOptions().p(options.p()).training(is_training()).inplace(options.inplace()));
+}
+void DropoutImpl::pretty_print(std::ostream& os) const {
+  os << std::boolalpha << "torch::nn::Dropout(p=" << options.p() << ", inplace=" << options.inplace() << ")";
+}
+
+Tensor functional::dropout(Tensor input, const DropoutFuncOptions& o) {
+  if (o.inplace()) return dropout_(input, o.p(), o.training());
+  return gradlab::dropout(input, o.p(), o.training());
+}
+
 void FunctionalImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Functional()"; }
 
 SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> named) : SequentialImpl() {
@@ -106,6 +150,26 @@ Tensor SequentialImpl::run(const Tensor& input) {
   for (size_t i = 1; i < modules_.size(); ++i) x = modules_[i].forward(x);
   return x;
 }
+
+void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
+  modules_.push_back(std::move(module));
+  register_module(std::to_string(modules_.size() - 1), modules_.back());
+}
+
+void ModuleListImpl::insert(size_t index, std::shared_ptr<Module> module) {
+  GRADLAB_CHECK(index <= size(), "Index out of range");
+  if (index == size()) return push_back(std::move(module));
+  modules_.insert(modules_.begin() + static_cast<std::ptrdiff_t>(index), std::move(module));
+  replace_module(std::to_string(index), modules_[index]);
+  register_module(std::to_string(size() - 1), modules_.back());
+}
+
+std::shared_ptr<Module> ModuleListImpl::ptr(size_t i) const {
+  GRADLAB_CHECK(i < modules_.size(), "Index out of range");
+  return modules_[i];
+}
+
+void ModuleListImpl::pretty_print(std::ostream& os) const { os << "torch::nn::ModuleList"; }
 
 void SequentialImpl::pretty_print(std::ostream& os) const { os << "torch::nn::Sequential"; }
 

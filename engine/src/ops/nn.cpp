@@ -48,6 +48,10 @@ GradList mse_bw(Op<Reduced>& n, Grads& g) {
   return {n.should_compute_output(0) ? mse_loss_backward(g[0], x, y, n) : Tensor(),
           n.should_compute_output(1) ? mse_loss_backward(g[0], y, x, n) : Tensor()};
 }
+// The loss of each element summed or averaged as asked.
+Tensor reduce_loss(const Tensor& l, Reduction r) {
+  return r == Reduction::None ? l : r == Reduction::Sum ? l.sum() : l.mean();
+}
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
@@ -58,7 +62,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
     autograd::NoGradGuard ng;
     Tensor d = input - target;
     Tensor sq = d * d;
-    out = red == Reduction::None ? sq : (red == Reduction::Sum ? sq.sum() : sq.mean());
+    out = reduce_loss(sq, red);
   }
   out = out.tensor_data();
   auto reduced = [&] {
@@ -73,12 +77,14 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
   return out;
 }
 
+// ATen's l1_loss is composite: |input - target| and the reduction, recorded
+// as SubBackward0, AbsBackward0 and then MeanBackward0 or SumBackward0.
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction red) {
+  return reduce_loss((input - target).abs(), red);
+}
+
 // ---------------------------------------------------------------- binary cross-entropy
 namespace {
-// The loss of each element summed or averaged as asked.
-Tensor reduce_loss(const Tensor& l, Reduction r) {
-  return r == Reduction::None ? l : r == Reduction::Sum ? l.sum() : l.mean();
-}
 // Which optional weights a binary cross-entropy has (saved after input and target).
 struct Bce : Reduced {
   bool weight, pos_weight;

@@ -82,6 +82,13 @@ struct MSELossOptions : ReductionOptions<MSELossOptions> {
     reduction(r);
   }
 };
+struct L1LossOptions : ReductionOptions<L1LossOptions> {
+  L1LossOptions() = default;
+  template <class R, class = decltype(std::declval<ReductionOptions&>().reduction(std::declval<R>()))>
+  L1LossOptions(R r) {  // NOLINT: implicit, as LibTorch's
+    reduction(r);
+  }
+};
 struct BCELossOptions : WeightedOptions<BCELossOptions> {};
 struct BCEWithLogitsLossOptions : WeightedOptions<BCEWithLogitsLossOptions> {
   BCEWithLogitsLossOptions& pos_weight(const Tensor& w) {
@@ -97,10 +104,12 @@ struct BCEWithLogitsLossOptions : WeightedOptions<BCEWithLogitsLossOptions> {
 namespace functional {
 using MSELossFuncOptions = MSELossOptions;
 using NLLLossFuncOptions = NLLLossOptions;
+using L1LossFuncOptions = L1LossOptions;
 using CrossEntropyFuncOptions = CrossEntropyLossOptions;
 using BinaryCrossEntropyFuncOptions = BCELossOptions;
 using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});
 // Unlike ATen's nll_loss, the functional one wants a batch dimension.
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
@@ -128,6 +137,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   }
 GRADLAB_LOSS_MODULE(MSELoss, mse_loss);
 GRADLAB_LOSS_MODULE(NLLLoss, nll_loss);
+GRADLAB_LOSS_MODULE(L1Loss, l1_loss);
 GRADLAB_LOSS_MODULE(CrossEntropyLoss, cross_entropy);
 GRADLAB_LOSS_MODULE(BCELoss, binary_cross_entropy);
 GRADLAB_LOSS_MODULE(BCEWithLogitsLoss, binary_cross_entropy_with_logits);

@@ -66,6 +66,30 @@ class LeakyReLUImpl : public Module {
   LeakyReLUOptions options;
 };
 
+struct DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit, as LibTorch's
+  GRADLAB_ARG(double, p);
+  GRADLAB_ARG(bool, inplace) = false;
+};
+namespace functional {
+struct DropoutFuncOptions {
+  GRADLAB_ARG(double, p) = 0.5;
+  GRADLAB_ARG(bool, training) = true;
+  GRADLAB_ARG(bool, inplace) = false;
+};
+Tensor dropout(Tensor input, const DropoutFuncOptions& options = {});
+}  // namespace functional
+// Dropout while training (the mask is fresh every forward), the identity
+// after eval().
+class DropoutImpl : public Module {
+ public:
+  explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
+  explicit DropoutImpl(const DropoutOptions& options = {});
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& os) const override;
+  DropoutOptions options;
+};
+
 // Modules without options whose forward is one function of the input.
 class TanhImpl : public Module {
  public:
@@ -201,6 +225,72 @@ class SequentialImpl : public Module {
   std::vector<AnyModule> modules_;
 };
 
+// A list of modules, registered as "0", "1", ... in order; it has no
+// forward: a network iterates it (`for (const auto& m : *layers)`).
+class ModuleListImpl : public Module {
+ public:
+  using Iterator = std::vector<std::shared_ptr<Module>>::iterator;
+  using ConstIterator = std::vector<std::shared_ptr<Module>>::const_iterator;
+  ModuleListImpl() : Module("torch::nn::ModuleListImpl") {}
+  template <class... Modules, class = std::enable_if_t<(sizeof...(Modules) > 0)>>
+  explicit ModuleListImpl(Modules&&... modules) : ModuleListImpl() {
+    (push_back(std::forward<Modules>(modules)), ...);
+  }
+
+  void push_back(std::shared_ptr<Module> module);
+  template <class M>
+  void push_back(const ModuleHolder<M>& holder) {
+    push_back(std::static_pointer_cast<Module>(holder.ptr()));
+  }
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>>>>
+  void push_back(M&& module) {
+    push_back(std::static_pointer_cast<Module>(std::make_shared<std::decay_t<M>>(std::forward<M>(module))));
+  }
+  template <class M>
+  void push_back(std::shared_ptr<M> module) {
+    push_back(std::static_pointer_cast<Module>(std::move(module)));
+  }
+  template <class Container>
+  void extend(const Container& container) {
+    for (const auto& m : container) push_back(m);
+  }
+  // LibTorch 1.13 renumbers after an insert by re-registering the name of
+  // the insertion point only, so the registered children (what printing and
+  // parameters() see) keep the old modules at the later names: copied as is.
+  void insert(size_t index, std::shared_ptr<Module> module);
+  template <class M>
+  void insert(size_t index, const ModuleHolder<M>& holder) {
+    insert(index, std::static_pointer_cast<Module>(holder.ptr()));
+  }
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>>>>
+  void insert(size_t index, M&& module) {
+    insert(index, std::static_pointer_cast<Module>(std::make_shared<std::decay_t<M>>(std::forward<M>(module))));
+  }
+
+  Iterator begin() { return modules_.begin(); }
+  Iterator end() { return modules_.end(); }
+  ConstIterator begin() const { return modules_.begin(); }
+  ConstIterator end() const { return modules_.end(); }
+  template <class T>
+  T& at(size_t i) {
+    T* m = ptr(i)->as<T>();
+    GRADLAB_CHECK(m != nullptr, "Unable to cast module[", i, "] to ", type_name(typeid(T)));
+    return *m;
+  }
+  std::shared_ptr<Module> ptr(size_t i) const;
+  template <class T>
+  std::shared_ptr<T> ptr(size_t i) const {
+    return std::dynamic_pointer_cast<T>(ptr(i));
+  }
+  std::shared_ptr<Module> operator[](size_t i) const { return ptr(i); }
+  size_t size() const noexcept { return modules_.size(); }
+  bool is_empty() const noexcept { return modules_.empty(); }
+  void pretty_print(std::ostream& os) const override;
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+
 #define GRADLAB_MODULE(Name)                                 \
   class Name : public ::gradlab::nn::ModuleHolder<Name##Impl> { \
    public:                                                   \
@@ -209,6 +299,7 @@ class SequentialImpl : public Module {
 GRADLAB_MODULE(Linear);
 GRADLAB_MODULE(ReLU);
 GRADLAB_MODULE(LeakyReLU);
+GRADLAB_MODULE(Dropout);
 GRADLAB_MODULE(Tanh);
 GRADLAB_MODULE(Sigmoid);
 GRADLAB_MODULE(Identity);
@@ -216,6 +307,7 @@ GRADLAB_MODULE(Softmax);
 GRADLAB_MODULE(LogSoftmax);
 GRADLAB_MODULE(Flatten);
 GRADLAB_MODULE(Functional);
+GRADLAB_MODULE(ModuleList);
 // Sequential's holder also takes the named form: Sequential({{"fc", Linear(2, 3)}, ...}).
 class Sequential : public ModuleHolder<SequentialImpl> {
  public:
