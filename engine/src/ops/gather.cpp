@@ -102,6 +102,38 @@ void cumprod_grad_with_zeros(const double* x, const double* g, double* gi, int64
   }
 }
 
+// Under create_graph, with zeros: PyTorch's O(n²) form, whose graph is the
+// second derivative's. Position k's gradient sums g_j times the product of
+// x_i (i <= j, i != k): the product before k times the running products
+// after it, written into the k-th slice of a zero tensor (CopySlices).
+Tensor cumprod_grad_recorded(const Tensor& input, const Tensor& grad, int64_t dim) {
+  const int64_t n = input.size(dim);
+  const TensorOptions opts = TensorOptions(grad.scalar_type()).device(grad.device());
+  // at::zeros called inside ATen fills in place below the autograd layer
+  // but above the version counter: the tensor starts at version 1.
+  Tensor grad_input = zeros(input.sizes(), opts);
+  bump_version(grad_input);
+  DimVector ones_size(input.sizes());
+  ones_size[static_cast<size_t>(dim)] = 1;
+  const Tensor ones = gradlab::ones({1}, opts).expand(ones_size);
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor omitted;
+    if (k == 0) {
+      omitted = cat({ones, input.slice(dim, k + 1).cumprod(dim)}, dim);
+    } else {
+      const Tensor until_k = input.slice(dim, 0, k).prod(dim, true);
+      if (k == n - 1) {
+        omitted = until_k;
+      } else {
+        const Tensor after_k = input.slice(dim, k + 1).cumprod(dim);
+        omitted = cat({until_k, until_k.expand_as(after_k) * after_k}, dim);
+      }
+    }
+    grad_input.select(dim, k).copy_((grad.slice(dim, k) * omitted).sum(dim));
+  }
+  return grad_input;
+}
+
 GradList cumprod_bw(Op<Dims>& n, Grads& g) {
   const int64_t dim = n.dims[0];
   const Tensor input = n.saved_at(0), output = n.saved_at(1);
@@ -113,7 +145,8 @@ GradList cumprod_bw(Op<Dims>& n, Grads& g) {
     zero = (input == 0).any().item<bool>();
   }
   if (!zero) return {reversed_cumsum(w, dim).div(input)};
-  // With zeros the quotient is undefined: the products, on the host (no graph).
+  if (detail::grad_mode()) return {cumprod_grad_recorded(input, g[0], dim)};
+  // With zeros the quotient is undefined: the products, on the host.
   autograd::NoGradGuard ng;
   const Tensor x = on_host(input.to(ScalarType::Double)), gd = on_host(g[0].to(ScalarType::Double));
   Tensor gi = zeros(input.sizes(), TensorOptions(ScalarType::Double));

@@ -220,6 +220,7 @@ struct Indexed {
 };
 GradList index_bw(Op<Indexed>& n, Grads& g);
 GradList index_put_bw(Op<Indexed>& n, Grads& g);
+GradList index_select_bw(Op<Indexed>& n, Grads& g);
 
 Tensor index_op(const Tensor& self, const Positions& p) {
   Tensor out = gather_at(self, p);
@@ -249,14 +250,47 @@ Tensor index_put_op(const Tensor& self, const Positions& p, const Tensor& values
 
 // d/dx x[i] scatters g back, summing repeats: PyTorch's index_put_ with
 // accumulate into zeros that need no gradient (written directly: nobody else
-// sees them, so there is nothing to copy first). index_select's backward too;
-// PyTorch names that one's double-backward node IndexAddBackward0.
+// sees them, so there is nothing to copy first).
 GradList index_bw(Op<Indexed>& n, Grads& g) {
   const Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
   scatter_at(r, n.pos, g[0], true);
   const Tensor zeros_need_nothing;
   return {recorded_put(zeros_need_nothing, r, n.pos, g[0], true)};
 }
+// index_select's node: the gathered rows (one place for the forward and for
+// index_add's backward).
+Tensor index_select_at(const Tensor& self, const Positions& p) {
+  Tensor out = gather_at(self, p);
+  if (auto fn = record("IndexSelectBackward0", {&self}, index_select_bw,
+                       [&] { return Indexed{DimVector(self.sizes()), p}; }))
+    finish(std::move(fn), out);
+  return out;
+}
+// index_add_(dim, index, source)'s backward: self's gradient passes, the
+// source's is the gradient's rows at the index, expanded to its shape.
+GradList index_add_bw(Op<Indexed>& n, Grads& g) {
+  GradList r(2);
+  if (n.should_compute_output(0)) r[0] = g[0];
+  if (n.should_compute_output(1)) {
+    const Tensor rows = index_select_at(g[0], n.pos);
+    r[1] = rows.expand(rows.sizes());
+  }
+  return r;
+}
+// index_select's backward is PyTorch's grad.new_zeros(sizes).index_add_(dim,
+// index, grad): the same sum of repeats as indexing's, recorded as
+// IndexAddBackward0, on zeros written once in place (version 1).
+GradList index_select_bw(Op<Indexed>& n, Grads& g) {
+  const Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
+  scatter_at(r, n.pos, g[0], true);
+  bump_version(r);
+  const Tensor zeros_need_nothing;
+  if (auto fn = record("IndexAddBackward0", {&zeros_need_nothing, &g[0]}, index_add_bw,
+                       [&] { return Indexed{DimVector(r.sizes()), n.pos}; }))
+    finish(std::move(fn), r);
+  return {r};
+}
+
 // The written positions lose self's gradient (unless added to) and pass it
 // to the values, which the engine sums back to their shape.
 GradList index_put_bw(Op<Indexed>& n, Grads& g) {
@@ -423,10 +457,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   std::vector<int64_t> flat(li.data_ptr<int64_t>(), li.data_ptr<int64_t>() + li.numel());
   for (int64_t v : flat) GRADLAB_CHECK(v >= 0 && v < p.indexed_sizes[0], "index out of range in self");
   p.flat = std::make_shared<const std::vector<int64_t>>(std::move(flat));
-  Tensor out = gather_at(*this, p);
-  if (auto fn = record("IndexSelectBackward0", {this}, index_bw, [&] { return Indexed{DimVector(sizes()), p}; }))
-    finish(std::move(fn), out);
-  return out;
+  return index_select_at(*this, p);
 }
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) { return self.index_select(dim, index); }
 

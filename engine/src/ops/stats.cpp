@@ -45,43 +45,44 @@ struct ReducedOver {
 };
 
 // ------------------------------------------------------------------ prod
-// The product of the other elements along `dim` (of all of them when all),
-// on the host: the gradient where the input has zeros, where result / x fails.
-Tensor prod_of_others(const Tensor& x, int64_t dim, bool all) {
-  autograd::NoGradGuard ng;
-  Tensor src = x.contiguous().to(Device(DeviceType::CPU));
-  Tensor out = empty(x.sizes(), TensorOptions(x.scalar_type()));
-  const Split3 s = all ? Split3{1, x.numel(), 1} : split3(x.sizes(), dim);
-  const int64_t pre = s.pre, n = s.n, post = s.post;
-  dispatch_floating(x.scalar_type(), "prod_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* in = src.data_ptr<T>();
-    T* o = out.data_ptr<T>();
-    for (int64_t a = 0; a < pre; ++a)
-      for (int64_t b = 0; b < post; ++b) {
-        auto at = [&](int64_t i) { return (a * n + i) * post + b; };
-        T before = 1;  // prefix products forward, then suffix products backward
-        for (int64_t i = 0; i < n; ++i) o[at(i)] = before, before *= in[at(i)];
-        T after = 1;
-        for (int64_t i = n; i-- > 0;) o[at(i)] *= after, after *= in[at(i)];
-      }
-  });
-  return out.to(x.device());
+// `t` reversed along dim, as PyTorch 1.13's backward formulas reverse it: an
+// index_select with a descending index (IndexSelectBackward0 in a graph).
+Tensor reverse_dim(const Tensor& t, int64_t dim) {
+  return t.index_select(dim, arange(t.size(dim) - 1, -1, -1, TensorOptions(ScalarType::Long).device(t.device())));
 }
-// d/dx prod = prod / x, where no x is zero; else the product of the others.
+// The product of the other elements along dim, safe with zeros: exclusive
+// cumulative products from the front and from the back, multiplied.
+// [a, b, c]: [1, a, ab] * [bc, c, 1]. Built from recorded ops, so under
+// create_graph the second derivative runs through PyTorch's graph.
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& inp, int64_t dim) {
+  if (inp.numel() == 0) return grad.expand_as(inp);
+  const int64_t n = inp.size(dim);
+  if (n == 1) return grad;
+  DimVector ones_size(inp.sizes());
+  ones_size[static_cast<size_t>(dim)] = 1;
+  const Tensor ones = gradlab::ones(ones_size, TensorOptions(grad.scalar_type()).device(grad.device()));
+  const Tensor from_front = cat({ones, inp.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  const Tensor from_back = reverse_dim(cat({ones, reverse_dim(inp.narrow(dim, 1, n - 1), dim)}, dim).cumprod(dim), dim);
+  return grad * (from_front * from_back);
+}
+// PyTorch 1.13's prod_backward: grad * (result / x) where x has no zero;
+// otherwise the products of the others. Over the whole tensor, two or more
+// zeros make every such product 0, and zeros come back (with no graph, even
+// under create_graph).
 GradList prod_bw(Op<ReducedOver>& n, Grads& g) {
   const Tensor x = n.saved_at(0);
   if (x.dim() == 0) return {g[0]};
   Tensor grad = g[0], result = n.saved_at(1);
-  const int64_t dim = n.all ? 0 : n.dims[0];
   if (!n.all) grad = restored(grad, n.dims, n.keepdim), result = restored(result, n.dims, n.keepdim);
-  bool has_zero;
+  int64_t zeros;
   {
     autograd::NoGradGuard ng;
-    has_zero = (x == 0).any().item<bool>();
+    zeros = (x == 0).sum().item<int64_t>();
   }
-  if (!has_zero) return {grad * (result / x)};
-  return {grad * prod_of_others(x, dim, n.all)};
+  if (zeros == 0) return {grad * (result / x)};
+  if (!n.all) return {prod_safe_zeros_backward(grad, x, n.dims[0])};
+  if (zeros > 1) return {zeros_like(x)};
+  return {prod_safe_zeros_backward(grad, x.contiguous().view({-1}), 0).view_as(x)};
 }
 Tensor prod_impl(const Tensor& a, std::optional<int64_t> dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined(a, 0, "self");
