@@ -7,6 +7,7 @@
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,16 @@ inline void fact(const std::string& label, const Tensor& t) {
     }
   }
   emit(label, j);
+}
+
+// A printed text (a module, a graph) as a fact.
+inline void text(const std::string& label, const std::string& s) { emit(label, json{{"text", s}}); }
+// What `os << m` prints.
+template <class M>
+std::string printed(const M& m) {
+  std::ostringstream os;
+  os << m;
+  return os.str();
 }
 
 // Runs a statement and records whether it raised, and what.

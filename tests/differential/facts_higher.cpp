@@ -17,7 +17,7 @@ Tensor leaf(std::vector<double> values, std::vector<int64_t> shape) {
 }
 
 void graph(const std::string& label, const Tensor& t) {
-  emit(label + " graph", json{{"text", facts::graph_desc(t.grad_fn())}});
+  facts::text(label + " graph", facts::graph_desc(t.grad_fn()));
 }
 
 // What of a derivative is compared beyond the values: everything, or

@@ -5,12 +5,12 @@
 // and the errors students meet. Built against both; see CMakeLists.txt.
 #include "facts_common.h"
 
-#include <sstream>
-
 using facts::attempt;
 using facts::emit;
 using facts::fact;
 using facts::json;
+using facts::printed;
+using facts::text;
 using torch::Tensor;
 namespace F = torch::nn::functional;
 
@@ -32,13 +32,6 @@ TORCH_MODULE(Net);
 // that it cannot prove the access null at compile time and warn).
 [[gnu::noinline]] torch::nn::Linear unregistered() { return nullptr; }
 
-void text(const std::string& label, const std::string& s) { emit(label, json{{"text", s}}); }
-template <class M>
-std::string printed(const M& m) {
-  std::ostringstream os;
-  os << m;
-  return os.str();
-}
 json keys(const torch::OrderedDict<std::string, Tensor>& d) {
   json r = json::array();
   for (const auto& item : d) r.push_back(item.key());

@@ -5,24 +5,16 @@
 // Built against both; see CMakeLists.txt.
 #include "facts_common.h"
 
-#include <sstream>
-
 using facts::attempt;
 using facts::emit;
 using facts::fact;
 using facts::json;
+using facts::printed;
+using facts::text;
 using torch::Tensor;
 namespace F = torch::nn::functional;
 
 namespace {
-
-template <class M>
-std::string printed(const M& m) {
-  std::ostringstream os;
-  os << m;
-  return os.str();
-}
-void text(const std::string& label, const std::string& s) { emit(label, json{{"text", s}}); }
 
 // The generator's draws: bernoulli with a scalar p, with per-element
 // probabilities in float and in double, and what rand() gives after them
@@ -157,10 +149,10 @@ void l1_losses() {
   text("L1Loss printed", printed(*criterion));
   Tensor loss = criterion(x, t);
   fact("L1Loss", loss);
-  emit("L1Loss graph", json{{"text", facts::graph_desc(loss.grad_fn())}});
+  text("L1Loss graph", facts::graph_desc(loss.grad_fn()));
   Tensor g = torch::autograd::grad({loss}, {x}, {}, true, true)[0];
   fact("L1Loss gradient (create_graph)", g);
-  emit("L1Loss gradient graph", json{{"text", facts::graph_desc(g.grad_fn())}});
+  text("L1Loss gradient graph", facts::graph_desc(g.grad_fn()));
   fact("L1Loss broadcast target", F::l1_loss(x, torch::randn({4})));
 }
 
