@@ -112,7 +112,7 @@ std::vector<Case> cases() {
   add("softmax, log_softmax", [](const V& x) { return torch::softmax(x[0], 1) + torch::log_softmax(x[0], 0); },
       [] { return V{rnd({4, 5})}; });
   add("mse_loss", [](const V& x) { return torch::mse_loss(x[0], x[1]); }, [] { return V{rnd({4, 3}), rnd({4, 3})}; });
-  add("cross_entropy", [](const V& x) { return torch::cross_entropy(x[0], x[1]); },
+  add("cross_entropy", [](const V& x) { return torch::cross_entropy_loss(x[0], x[1]); },
       [] { return V{rnd({5, 4}), torch::tensor({0, 3, 1, 2, 3}, torch::kLong)}; });
   // Linear algebra.
   add("mm", [](const V& x) { return x[0].mm(x[1]); }, [] { return V{rnd({3, 4}), rnd({4, 2})}; }, 1e-4, 1e-5);
@@ -341,7 +341,7 @@ TEST_CASE("CUDA: second derivatives agree with the CPU's", "[cuda]") {
       {"softmax, log_softmax", [](const Tensor& x) { return (torch::softmax(x, 1) * x + torch::log_softmax(x, 0) * x).sum(); }},
       {"mse_loss, cross_entropy",
        [](const Tensor& x) {
-         return torch::mse_loss(x * x, x) + torch::cross_entropy(x * x, torch::tensor({2, 0, 1, 1}).to(x.device()));
+         return torch::mse_loss(x * x, x) + torch::cross_entropy_loss(x * x, torch::tensor({2, 0, 1, 1}).to(x.device()));
        }},
       {"select, slice, index",
        [](const Tensor& x) {

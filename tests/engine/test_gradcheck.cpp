@@ -65,7 +65,7 @@ TEST_CASE("gradcheck: reductions, softmax, losses", "[gradcheck]") {
   CHECK(gradcheck([](const V& x) { return torch::softmax(x[0], 1); }, {rnd({2, 5})}));
   CHECK(gradcheck([](const V& x) { return torch::log_softmax(x[0], 0); }, {rnd({4, 3})}));
   CHECK(gradcheck([](const V& x) { return torch::mse_loss(x[0], x[1]); }, {rnd({3, 2}), rnd({3, 2})}));
-  CHECK(gradcheck([](const V& x) { return torch::cross_entropy(x[0], torch::tensor({1, 0, 2})); }, {rnd({3, 4})}));
+  CHECK(gradcheck([](const V& x) { return torch::cross_entropy_loss(x[0], torch::tensor({1, 0, 2})); }, {rnd({3, 4})}));
 }
 
 TEST_CASE("gradcheck: matrix products and shape ops", "[gradcheck]") {

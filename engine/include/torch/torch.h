@@ -157,7 +157,6 @@ using gradlab::from_blob;
 using gradlab::full;
 using gradlab::full_like;
 using gradlab::scalar_tensor;
-using gradlab::initial_seed;
 using gradlab::linspace;
 using gradlab::manual_seed;
 using gradlab::ones;
@@ -203,7 +202,6 @@ using gradlab::chunk;
 using gradlab::clamp;
 using gradlab::clamp_max;
 using gradlab::clamp_min;
-using gradlab::cross_entropy;
 using gradlab::argsort;
 using gradlab::cumprod;
 using gradlab::cumsum;
@@ -381,12 +379,10 @@ struct ReLUFuncOptions {
   bool inplace_ = false;
 };
 inline Tensor relu(Tensor x, const ReLUFuncOptions& o = {}) { return o.inplace_ ? x.relu_() : gradlab::relu(x); }
-inline Tensor sigmoid(const Tensor& x) { return gradlab::sigmoid(x); }
 using LeakyReLUFuncOptions = gradlab::nn::LeakyReLUOptions;
 inline Tensor leaky_relu(Tensor x, const LeakyReLUFuncOptions& o = {}) {
   return o.inplace() ? gradlab::leaky_relu_(x, o.negative_slope()) : gradlab::leaky_relu(x, o.negative_slope());
 }
-inline Tensor tanh(const Tensor& x) { return gradlab::tanh(x); }
 inline Tensor softmax(const Tensor& x, int64_t dim) { return gradlab::softmax(x, dim); }
 inline Tensor log_softmax(const Tensor& x, int64_t dim) { return gradlab::log_softmax(x, dim); }
 inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
