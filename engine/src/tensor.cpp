@@ -22,7 +22,7 @@ IntrusivePtr<StorageImpl> backend_storage(size_t nbytes, Device device) {
   auto s = make_intrusive<StorageImpl>();
   // A tensor's device always has its index, as in PyTorch: torch::kCUDA
   // means the current GPU, and the tensor is on cuda:0.
-  s->device = device.is_cuda() ? Device(DeviceType::CUDA, device.normalized()) : device;
+  s->device = device.is_cuda() ? Device(DeviceType::CUDA, device.ordinal()) : device;
   s->nbytes = nbytes;
   s->data = backend::for_device(device).allocate(nbytes);
   s->deleter = [](void* p, Device d) { backend::for_device(d).deallocate(p); };

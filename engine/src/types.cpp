@@ -54,17 +54,17 @@ std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << c10_name
 
 Device::Device(const std::string& spec) {
   if (spec == "cpu") {
-    type = DeviceType::CPU;
+    type_ = DeviceType::CPU;
   } else if (spec.rfind("cuda", 0) == 0) {
-    type = DeviceType::CUDA;
-    if (spec.size() > 5 && spec[4] == ':') index = static_cast<int8_t>(std::stoi(spec.substr(5)));
+    type_ = DeviceType::CUDA;
+    if (spec.size() > 5 && spec[4] == ':') index_ = static_cast<int8_t>(std::stoi(spec.substr(5)));
   } else {
     throw Error("Expected one of cpu, cuda device type at start of device string: " + spec);
   }
 }
 std::string Device::str() const {
-  if (type == DeviceType::CPU) return "cpu";
-  return index < 0 ? "cuda" : "cuda:" + std::to_string(index);
+  if (type_ == DeviceType::CPU) return "cpu";
+  return index_ < 0 ? "cuda" : "cuda:" + std::to_string(index_);
 }
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 

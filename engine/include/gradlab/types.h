@@ -40,20 +40,30 @@ inline ScalarType typeMetaToScalarType(TypeMeta m) { return m.type; }
 
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
 
-struct Device {
-  DeviceType type = DeviceType::CPU;
-  int8_t index = -1;
+// LibTorch's c10::Device: a type and an index (-1: the current device),
+// read through type() and index() as LibTorch's are.
+class Device {
+ public:
   Device() = default;
-  Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}  // NOLINT
+  Device(DeviceType t, int8_t i = -1) : type_(t), index_(i) {}  // NOLINT
   explicit Device(const std::string& spec);
-  bool is_cpu() const { return type == DeviceType::CPU; }
-  bool is_cuda() const { return type == DeviceType::CUDA; }
+  DeviceType type() const noexcept { return type_; }
+  int8_t index() const noexcept { return index_; }
+  bool has_index() const noexcept { return index_ != -1; }
+  void set_index(int8_t i) { index_ = i; }
+  bool is_cpu() const noexcept { return type_ == DeviceType::CPU; }
+  bool is_cuda() const noexcept { return type_ == DeviceType::CUDA; }
   bool operator==(const Device& o) const {
-    return type == o.type && (type == DeviceType::CPU || normalized() == o.normalized());
+    return type_ == o.type_ && (type_ == DeviceType::CPU || ordinal() == o.ordinal());
   }
   bool operator!=(const Device& o) const { return !(*this == o); }
-  int8_t normalized() const { return index < 0 ? 0 : index; }
+  // The GPU's number, the current one (0) where no index was given.
+  int8_t ordinal() const noexcept { return index_ < 0 ? 0 : index_; }
   std::string str() const;  // "cpu", "cuda:0"
+
+ private:
+  DeviceType type_ = DeviceType::CPU;
+  int8_t index_ = -1;
 };
 std::ostream& operator<<(std::ostream& os, const Device& d);
 

@@ -543,7 +543,7 @@ Backend& for_other_device(Device d) {
                         "CMake did not find the CUDA toolkit, or GRADLAB_CUDA was OFF). Hint: check ",
                         "torch::cuda::is_available() before moving tensors to the GPU."));
   }
-  if (d.normalized() != 0)
+  if (d.ordinal() != 0)
     throw Error(str_cat("Could not run an operation on ", d.str(), ": gradlab's CUDA backend uses one GPU, cuda:0 (",
                         cuda_device_count(), " found). Hint: use torch::kCUDA, which is cuda:0."));
   return *b;

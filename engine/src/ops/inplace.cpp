@@ -54,7 +54,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool) const {
   broadcast_shapes(sizes(), src.sizes());
   GRADLAB_CHECK(is_expandable_to(src.sizes(), sizes()), "output with shape ", sizes(),
                 " doesn't match the broadcast shape ", broadcast_shapes(sizes(), src.sizes()).ref());
-  auto fn = record("torch::autograd::CopyBackwards", {this, &src}, copy_bw, Origin{src.scalar_type(), src.device().type});
+  auto fn = record("torch::autograd::CopyBackwards", {this, &src}, copy_bw, Origin{src.scalar_type(), src.device().type()});
   copy_kernel(self, src);
   bump_version(self);
   if (fn) finish_inplace(self, fn);

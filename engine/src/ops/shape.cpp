@@ -488,7 +488,7 @@ Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
     b.copy(out, *this);
   }
   if (is_floating(t) && is_floating(scalar_type())) {
-    if (auto fn = record("ToCopyBackward0", {this}, to_copy_bw, Origin{scalar_type(), device().type}))
+    if (auto fn = record("ToCopyBackward0", {this}, to_copy_bw, Origin{scalar_type(), device().type()}))
       finish(std::move(fn), out);
   }
   return out;
