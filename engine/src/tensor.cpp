@@ -162,7 +162,7 @@ Scalar Tensor::item() const {
     T v = *static_cast<const T*>(c.impl()->data_ptr());
     if constexpr (std::is_same_v<T, bool>) return Scalar(v);
     else if constexpr (std::is_floating_point_v<T>) return Scalar(static_cast<double>(v));
-    else return Scalar(static_cast<long long>(v));
+    else return Scalar(static_cast<int64_t>(v));
   });
 }
 template <class T>

@@ -11,17 +11,22 @@
 namespace gradlab {
 
 // torch::tensor's argument: a number, a (nested) braced list, or a vector.
+// Each number keeps its C++ type (float, double, int, int64_t, bool), as
+// LibTorch's does: a list mixing them is refused, and the tensor takes
+// PyTorch's dtype for that type (int64 for integers, float32 for floats).
 class TensorDataContainer {
  public:
-  TensorDataContainer(double v) : scalar_(v), kind_(Kind::Scalar) {}  // NOLINT
-  TensorDataContainer(float v) : scalar_(v), kind_(Kind::Scalar) {}   // NOLINT
-  TensorDataContainer(int v) : scalar_(v), kind_(Kind::Scalar) {}     // NOLINT
-  TensorDataContainer(long v) : scalar_(v), kind_(Kind::Scalar) {}    // NOLINT
-  TensorDataContainer(long long v) : scalar_(v), kind_(Kind::Scalar) {}  // NOLINT
-  TensorDataContainer(bool v) : scalar_(v), kind_(Kind::Scalar) {}    // NOLINT
+  TensorDataContainer(double v) : scalar_(v), literal_(ScalarType::Double), kind_(Kind::Scalar) {}  // NOLINT
+  TensorDataContainer(float v) : scalar_(v), literal_(ScalarType::Float), kind_(Kind::Scalar) {}    // NOLINT
+  TensorDataContainer(int v) : scalar_(v), literal_(ScalarType::Int), kind_(Kind::Scalar) {}        // NOLINT
+  TensorDataContainer(long v) : scalar_(v), literal_(ScalarType::Long), kind_(Kind::Scalar) {}      // NOLINT
+  TensorDataContainer(bool v) : scalar_(v), literal_(ScalarType::Bool), kind_(Kind::Scalar) {}      // NOLINT
   TensorDataContainer(std::initializer_list<TensorDataContainer> l);  // NOLINT
   template <class T>
   TensorDataContainer(const std::vector<T>& v) : kind_(Kind::List), from_vector_(true) {  // NOLINT
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int> ||
+                      std::is_same_v<T, int64_t>,
+                  "torch::tensor takes a std::vector of float, double, int or int64_t, as LibTorch's does");
     for (const auto& x : v) list_.emplace_back(x);
     finish_list();
   }
@@ -33,11 +38,11 @@ class TensorDataContainer {
   void finish_list();
   void fill(void* dst, ScalarType t, int64_t& pos) const;
   Scalar scalar_;
+  ScalarType literal_ = ScalarType::Float;  // a number's C++ type; a list's elements'
   Kind kind_;
   bool from_vector_ = false;  // LibTorch copies a vector in one go (version 0)
   std::vector<TensorDataContainer> list_;
   DimVector sizes_;
-  ScalarType type_ = ScalarType::Float;
 };
 
 // --- factories
@@ -164,6 +169,13 @@ Tensor max(const Tensor& a);
 Tensor min(const Tensor& a);
 std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+// ATen's max.other / min.other: the elementwise maximum (MaximumBackward0).
+inline Tensor max(const Tensor& a, const Tensor& b) { return maximum(a, b); }
+inline Tensor min(const Tensor& a, const Tensor& b) { return minimum(a, b); }
+// Which elements are NaN, infinite or finite (bool tensors; integers are all finite).
+Tensor isnan(const Tensor& a);
+Tensor isinf(const Tensor& a);
+Tensor isfinite(const Tensor& a);
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);

@@ -249,6 +249,10 @@ class Tensor {
     return to(Device(d), t, non_blocking, copy);
   }
   Tensor to(const TensorOptions& o, bool non_blocking = false, bool copy = false) const;
+  // To other's dtype and device.
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const {
+    return to(other.device(), other.scalar_type(), non_blocking, copy);
+  }
   Tensor cpu() const;
   Tensor cuda() const;
   Tensor toType(ScalarType t) const { return to(t); }
@@ -384,6 +388,11 @@ class Tensor {
   Tensor min() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor max(const Tensor& o) const { return maximum(o); }
+  Tensor min(const Tensor& o) const { return minimum(o); }
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
@@ -502,6 +511,13 @@ Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator==(const Tensor& a, Scalar b);
 Tensor operator!=(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, Scalar b);
+// A number on the left compares as ATen's operators do: 0 < x is x > 0.
+inline Tensor operator>(Scalar a, const Tensor& b) { return b < a; }
+inline Tensor operator<(Scalar a, const Tensor& b) { return b > a; }
+inline Tensor operator>=(Scalar a, const Tensor& b) { return b <= a; }
+inline Tensor operator<=(Scalar a, const Tensor& b) { return b >= a; }
+inline Tensor operator==(Scalar a, const Tensor& b) { return b == a; }
+inline Tensor operator!=(Scalar a, const Tensor& b) { return b != a; }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 

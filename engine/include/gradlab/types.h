@@ -28,9 +28,10 @@ std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 // What Tensor::dtype() returns (caffe2::TypeMeta): prints the C++ type name
 // ("float"), compares equal to its ScalarType.
+// Like LibTorch's, it does not turn into a ScalarType by itself: toScalarType().
 struct TypeMeta {
   ScalarType type;
-  operator ScalarType() const { return type; }  // NOLINT
+  ScalarType toScalarType() const { return type; }
   const char* name() const { return cpp_type_name(type); }
   friend bool operator==(TypeMeta a, ScalarType b) { return a.type == b; }
   friend bool operator==(TypeMeta a, TypeMeta b) { return a.type == b.type; }
@@ -85,9 +86,11 @@ class Scalar {
   Scalar(float v) : kind_(Kind::Double), d_(v) {}   // NOLINT
   Scalar(int v) : kind_(Kind::Int), i_(v) {}        // NOLINT
   Scalar(long v) : kind_(Kind::Int), i_(v) {}       // NOLINT
-  Scalar(long long v) : kind_(Kind::Int), i_(v) {}  // NOLINT
-  Scalar(unsigned v) : kind_(Kind::Int), i_(v) {}   // NOLINT
-  Scalar(unsigned long v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}  // NOLINT
+  // c10::Scalar's integer types, and no others: an unsigned or long long
+  // number (x / v.size()) is ambiguous in LibTorch, so it is here too.
+  Scalar(int16_t v) : kind_(Kind::Int), i_(v) {}  // NOLINT
+  Scalar(int8_t v) : kind_(Kind::Int), i_(v) {}   // NOLINT
+  Scalar(uint8_t v) : kind_(Kind::Int), i_(v) {}  // NOLINT
   // Exactly bool, as c10::Scalar takes it: a plain Scalar(bool) would also
   // take a pointer (torch::pow(x, "2") would compile and mean x^true).
   template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
@@ -111,7 +114,7 @@ class Scalar {
                                  : (kind_ == Kind::Int ? ScalarType::Long : ScalarType::Bool);
   }
   Scalar operator-() const {
-    return kind_ == Kind::Double ? Scalar(-d_) : Scalar(static_cast<long long>(-i_));
+    return kind_ == Kind::Double ? Scalar(-d_) : Scalar(static_cast<int64_t>(-i_));
   }
 
  private:
@@ -134,10 +137,12 @@ class TensorOptions {
  public:
   TensorOptions() = default;
   TensorOptions(ScalarType t) : dtype_(t) {}  // NOLINT
+  TensorOptions(TypeMeta t) : dtype_(t.type) {}  // NOLINT: implicit, as LibTorch's (zeros({2}, x.dtype()))
   TensorOptions(DeviceType d) : device_(Device(d)) {}  // NOLINT
   TensorOptions(Device d) : device_(d) {}  // NOLINT
   TensorOptions dtype(ScalarType t) const { auto o = *this; o.dtype_ = t; return o; }
   TensorOptions dtype(std::optional<ScalarType> t) const { auto o = *this; o.dtype_ = t; return o; }
+  TensorOptions dtype(TypeMeta t) const { return dtype(t.type); }
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
   TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
   ScalarType dtype() const;  // the default dtype when none was given

@@ -465,6 +465,25 @@ Tensor Tensor::pow(const Tensor& e) const { return gradlab::pow(*this, e); }
 Tensor Tensor::maximum(const Tensor& o) const { return gradlab::maximum(*this, o); }
 Tensor Tensor::minimum(const Tensor& o) const { return gradlab::minimum(*this, o); }
 
+// x != x only for NaN; x - x is 0 only for a finite x (inf - inf is NaN).
+Tensor isnan(const Tensor& a) {
+  autograd::NoGradGuard ng;
+  return a != a;
+}
+Tensor isinf(const Tensor& a) {
+  autograd::NoGradGuard ng;
+  return is_floating(a.scalar_type()) ? a.abs() == std::numeric_limits<double>::infinity()
+                                      : zeros(a.sizes(), TensorOptions(ScalarType::Bool).device(a.device()));
+}
+Tensor isfinite(const Tensor& a) {
+  autograd::NoGradGuard ng;
+  return is_floating(a.scalar_type()) ? (a - a) == 0
+                                      : ones(a.sizes(), TensorOptions(ScalarType::Bool).device(a.device()));
+}
+Tensor Tensor::isnan() const { return gradlab::isnan(*this); }
+Tensor Tensor::isinf() const { return gradlab::isinf(*this); }
+Tensor Tensor::isfinite() const { return gradlab::isfinite(*this); }
+
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
 Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }

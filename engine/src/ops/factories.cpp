@@ -32,20 +32,19 @@ TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContain
 void TensorDataContainer::finish_list() {
   sizes_ = DimVector{static_cast<int64_t>(list_.size())};
   if (list_.empty()) {
-    type_ = ScalarType::Float;
+    literal_ = ScalarType::Float;
     return;
   }
   const TensorDataContainer& first = list_.front();
   for (auto s : first.kind_ == Kind::Scalar ? IntArrayRef() : first.sizes_.ref()) sizes_.push_back(s);
-  type_ = first.kind_ == Kind::Scalar ? first.scalar_.default_type() : first.type_;
+  literal_ = first.literal_;
   for (const auto& e : list_) {
     GRADLAB_CHECK(e.kind_ == first.kind_ && (e.kind_ == Kind::Scalar || e.sizes_.ref().equals(first.sizes_)),
                   "Expected all sub-lists to have sizes: ", first.kind_ == Kind::Scalar ? IntArrayRef() : first.sizes_.ref(),
                   " (e.g. ", first.kind_ == Kind::Scalar ? "a scalar" : "a list", "), but got sub-list with sizes: ",
                   e.kind_ == Kind::Scalar ? IntArrayRef() : e.sizes_.ref());
-    const ScalarType t = e.kind_ == Kind::Scalar ? e.scalar_.default_type() : e.type_;
-    GRADLAB_CHECK(t == type_, "Expected all elements of the tensor to have the same scalar type: ", c10_name(type_),
-                  ", but got element of scalar type: ", c10_name(t));
+    GRADLAB_CHECK(e.literal_ == literal_, "Expected all elements of the tensor to have the same scalar type: ",
+                  c10_name(literal_), ", but got element of scalar type: ", c10_name(e.literal_));
   }
 }
 
@@ -62,7 +61,12 @@ void TensorDataContainer::fill(void* dst, ScalarType t, int64_t& pos) const {
 }
 
 Tensor TensorDataContainer::to_tensor(const TensorOptions& o) const {
-  const ScalarType t = o.has_dtype() ? o.dtype() : (kind_ == Kind::Scalar ? scalar_.default_type() : type_);
+  // PyTorch's dtype for the numbers' type: int64 for any integer, the
+  // default float type for float and double.
+  const ScalarType inferred = literal_ == ScalarType::Int    ? ScalarType::Long
+                              : is_floating(literal_) ? Scalar(1.0).default_type()
+                                                      : literal_;
+  const ScalarType t = o.has_dtype() ? o.dtype() : inferred;
   const IntArrayRef sizes = kind_ == Kind::Scalar ? IntArrayRef() : sizes_.ref();
   Tensor cpu_t = empty_tensor(sizes, t, Device(DeviceType::CPU));
   int64_t pos = 0;

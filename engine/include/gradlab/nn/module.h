@@ -28,6 +28,12 @@ template <class T>
 inline constexpr bool is_module_holder = std::is_base_of_v<ModuleHolderIndicator, std::decay_t<T>>;
 template <class T, class Contained>
 inline constexpr bool is_module_holder_of = std::is_base_of_v<ModuleHolder<Contained>, std::decay_t<T>>;
+// LibTorch calls a holder only when its module has one forward that is not a
+// template (it takes &M::forward): Sequential's, or an overloaded one, is not.
+template <class M, class = void>
+inline constexpr bool has_plain_forward = false;
+template <class M>
+inline constexpr bool has_plain_forward<M, std::void_t<decltype(&M::forward)>> = true;
 }  // namespace detail
 
 // A type's demangled name, gradlab's own classes named as the facade names them (torch::nn::...).
@@ -167,6 +173,9 @@ class ModuleHolder : detail::ModuleHolderIndicator {
   }
   template <class... Args>
   decltype(auto) operator()(Args&&... args) {
+    static_assert(detail::has_plain_forward<Contained>,
+                  "LibTorch cannot call this holder: its module's forward() is a template or overloaded (as "
+                  "Sequential's is). Call holder->forward(...) instead.");
     return get()->forward(std::forward<Args>(args)...);
   }
   template <class Arg>

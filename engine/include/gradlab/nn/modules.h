@@ -114,7 +114,10 @@ struct SoftmaxOptions {
   SoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT: implicit, as LibTorch's
   GRADLAB_ARG(int64_t, dim);
 };
-using LogSoftmaxOptions = SoftmaxOptions;
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT: implicit, as LibTorch's
+  GRADLAB_ARG(int64_t, dim);
+};
 class SoftmaxImpl : public Module {
  public:
   explicit SoftmaxImpl(int64_t dim) : SoftmaxImpl(SoftmaxOptions(dim)) {}
@@ -166,7 +169,11 @@ class AnyModule {
  public:
   template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
   AnyModule(std::shared_ptr<M> m)  // NOLINT: implicit, as LibTorch's
-      : module_(m), forward_([p = m.get()](const Tensor& x) -> Tensor { return p->forward(x); }) {}
+      : module_(m), forward_([p = m.get()](const Tensor& x) -> Tensor { return p->forward(x); }) {
+    static_assert(detail::has_plain_forward<M>,
+                  "Can only store module with a forward() method that has a non-templatized argument type (as "
+                  "LibTorch says): a Sequential cannot hold a Sequential, or a module whose forward is overloaded");
+  }
   template <class M>
   AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}  // NOLINT: implicit
   template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>>>, class = void>
