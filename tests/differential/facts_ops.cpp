@@ -551,35 +551,6 @@ void more_losses_and_norms() {
     fact("stats.second.leaf", x);
   }
 }
-// masked_fill_ with a number or a 0-d tensor, the free view functions, and
-// mse_loss of a float and a double tensor.
-void spellings() {
-  {
-    Tensor x = torch::tensor({1.0, -2.0, 3.0}, torch::requires_grad()), h = x * 2;
-    h.masked_fill_(h < 0, 0.5);
-    fact("masked_fill_", h);
-    (h * h).sum().backward();
-    fact("masked_fill_.leaf", x);
-    Tensor y = torch::tensor({1.0, 2.0}, torch::requires_grad()), m = y * 1;
-    m.masked_fill_(torch::tensor({true, false}), torch::tensor(7.0));
-    fact("masked_fill_.tensor", m);
-  }
-  {
-    Tensor x = torch::arange(6, torch::kDouble).view({2, 3}).requires_grad_(), h = x * 1;
-    auto parts = torch::split(h, 2, 1);
-    fact("free.split", parts[1]);
-    fact("free.chunk", torch::chunk(h, 3, 1)[2]);
-    fact("free.narrow", torch::narrow(h, 1, 1, 2));
-    fact("free.select", torch::select(h, 0, 1));
-    fact("free.permute", torch::permute(h, {1, 0}));
-    fact("free.unbind", torch::unbind(h, 1)[0]);
-  }
-  {
-    Tensor a = torch::tensor({1.0, 2.0}, torch::requires_grad());
-    Tensor b = torch::tensor({1.5, 2.5}, torch::dtype(torch::kDouble));
-    attempt("mse.mixed", [&] { fact("mse.mixed.value", torch::mse_loss(a, b)); });
-  }
-}
 }  // namespace
 
 // sort, topk, scatter, masked_select/masked_scatter, diag, cumprod: values,
@@ -724,7 +695,6 @@ int main() {
   more_reductions();
   products_and_losses();
   more_losses_and_norms();
-  spellings();
   choosing();
   products_contract();
   return 0;
