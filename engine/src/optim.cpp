@@ -85,6 +85,19 @@ Tensor Optimizer::run_closure(const LossClosure& closure) {
   return closure();
 }
 
+namespace {
+// The loop every step shares (run under NoGradGuard, after the closure):
+// each parameter that has a gradient, with its group's options.
+template <class Options, class Update>
+void each_param(std::vector<OptimizerParamGroup>& groups, const Update& update) {
+  for (auto& group : groups) {
+    const auto& o = static_cast<const Options&>(group.options());
+    for (auto& p : group.params())
+      if (p.grad().defined()) update(p, o);
+  }
+}
+}  // namespace
+
 // ------------------------------------------------------------------ SGD
 SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
     : Optimizer(std::move(param_groups), std::make_unique<SGDOptions>(defaults)) {
@@ -98,29 +111,25 @@ SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
 Tensor SGD::step(LossClosure closure) {
   autograd::NoGradGuard no_grad;
   Tensor loss = run_closure(closure);
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const SGDOptions&>(group.options());
-    for (auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      Tensor d_p = p.grad().data();
-      if (o.weight_decay() != 0) d_p = d_p.add(p.data(), o.weight_decay());
-      if (o.momentum() != 0) {
-        auto& slot = state_[state_key(p)];
-        Tensor buf;
-        if (!slot) {
-          buf = d_p.clone().detach();
-          auto s = std::make_unique<SGDParamState>();
-          s->momentum_buffer(buf);
-          slot = std::move(s);
-        } else {
-          buf = static_cast<SGDParamState&>(*slot).momentum_buffer();
-          buf.mul_(o.momentum()).add_(d_p, 1 - o.dampening());
-        }
-        d_p = o.nesterov() ? d_p.add(buf, o.momentum()) : buf;
+  each_param<SGDOptions>(param_groups_, [&](Tensor& p, const SGDOptions& o) {
+    Tensor d_p = p.grad().data();
+    if (o.weight_decay() != 0) d_p = d_p.add(p.data(), o.weight_decay());
+    if (o.momentum() != 0) {
+      auto& slot = state_[state_key(p)];
+      Tensor buf;
+      if (!slot) {
+        buf = d_p.clone().detach();
+        auto s = std::make_unique<SGDParamState>();
+        s->momentum_buffer(buf);
+        slot = std::move(s);
+      } else {
+        buf = static_cast<SGDParamState&>(*slot).momentum_buffer();
+        buf.mul_(o.momentum()).add_(d_p, 1 - o.dampening());
       }
-      p.data().add_(d_p, -1 * o.lr());
+      d_p = o.nesterov() ? d_p.add(buf, o.momentum()) : buf;
     }
-  }
+    p.data().add_(d_p, -1 * o.lr());
+  });
   return loss;
 }
 
@@ -175,15 +184,11 @@ Adam::Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults)
 Tensor Adam::step(LossClosure closure) {
   autograd::NoGradGuard no_grad;
   Tensor loss = run_closure(closure);
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdamOptions&>(group.options());
-    for (auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      Tensor grad = p.grad();
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
-      adam_update(state_[state_key(p)], p, grad, o);
-    }
-  }
+  each_param<AdamOptions>(param_groups_, [&](Tensor& p, const AdamOptions& o) {
+    Tensor grad = p.grad();
+    if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+    adam_update(state_[state_key(p)], p, grad, o);
+  });
   return loss;
 }
 
@@ -195,15 +200,11 @@ AdamW::AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions default
 Tensor AdamW::step(LossClosure closure) {
   autograd::NoGradGuard no_grad;
   Tensor loss = run_closure(closure);
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdamWOptions&>(group.options());
-    for (auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      // Decoupled weight decay: the parameter shrinks before the Adam step.
-      if (o.weight_decay() != 0) p.mul_(1 - o.lr() * o.weight_decay());
-      adam_update(state_[state_key(p)], p, p.grad(), o);
-    }
-  }
+  each_param<AdamWOptions>(param_groups_, [&](Tensor& p, const AdamWOptions& o) {
+    // Decoupled weight decay: the parameter shrinks before the Adam step.
+    if (o.weight_decay() != 0) p.mul_(1 - o.lr() * o.weight_decay());
+    adam_update(state_[state_key(p)], p, p.grad(), o);
+  });
   return loss;
 }
 
@@ -222,38 +223,34 @@ RMSprop::RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions d
 Tensor RMSprop::step(LossClosure closure) {
   autograd::NoGradGuard no_grad;
   Tensor loss = run_closure(closure);
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const RMSpropOptions&>(group.options());
-    for (auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      auto& slot = state_[state_key(p)];
-      if (!slot) {
-        auto s = std::make_unique<RMSpropParamState>();
-        s->square_avg(zeros_like(p));
-        if (o.momentum() > 0) s->momentum_buffer(zeros_like(p));
-        if (o.centered()) s->grad_avg(zeros_like(p));
-        slot = std::move(s);
-      }
-      auto& s = static_cast<RMSpropParamState&>(*slot);
-      s.step(s.step() + 1);
-      Tensor grad = p.grad();
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
-      s.square_avg().mul_(o.alpha()).add_(grad * grad, 1 - o.alpha());
-      Tensor avg;
-      if (o.centered()) {
-        s.grad_avg().mul_(o.alpha()).add_(grad, 1 - o.alpha());
-        avg = s.square_avg().sub(s.grad_avg() * s.grad_avg()).sqrt_().add_(o.eps());
-      } else {
-        avg = s.square_avg().sqrt().add_(o.eps());
-      }
-      if (o.momentum() > 0) {
-        s.momentum_buffer().mul_(o.momentum()).add_(grad / avg);
-        p.add_(s.momentum_buffer(), -o.lr());
-      } else {
-        p.add_(grad / avg, -o.lr());
-      }
+  each_param<RMSpropOptions>(param_groups_, [&](Tensor& p, const RMSpropOptions& o) {
+    auto& slot = state_[state_key(p)];
+    if (!slot) {
+      auto s = std::make_unique<RMSpropParamState>();
+      s->square_avg(zeros_like(p));
+      if (o.momentum() > 0) s->momentum_buffer(zeros_like(p));
+      if (o.centered()) s->grad_avg(zeros_like(p));
+      slot = std::move(s);
     }
-  }
+    auto& s = static_cast<RMSpropParamState&>(*slot);
+    s.step(s.step() + 1);
+    Tensor grad = p.grad();
+    if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+    s.square_avg().mul_(o.alpha()).add_(grad * grad, 1 - o.alpha());
+    Tensor avg;
+    if (o.centered()) {
+      s.grad_avg().mul_(o.alpha()).add_(grad, 1 - o.alpha());
+      avg = s.square_avg().sub(s.grad_avg() * s.grad_avg()).sqrt_().add_(o.eps());
+    } else {
+      avg = s.square_avg().sqrt().add_(o.eps());
+    }
+    if (o.momentum() > 0) {
+      s.momentum_buffer().mul_(o.momentum()).add_(grad / avg);
+      p.add_(s.momentum_buffer(), -o.lr());
+    } else {
+      p.add_(grad / avg, -o.lr());
+    }
+  });
   return loss;
 }
 
@@ -286,20 +283,16 @@ AdagradParamState& Adagrad::state_of(const Tensor& p, const AdagradOptions& o) {
 Tensor Adagrad::step(LossClosure closure) {
   autograd::NoGradGuard no_grad;
   Tensor loss = run_closure(closure);
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdagradOptions&>(group.options());
-    for (auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      AdagradParamState& s = state_of(p, o);
-      s.step(s.step() + 1);
-      Tensor grad = p.grad();
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
-      const double clr = o.lr() / (1 + static_cast<double>(s.step() - 1) * o.lr_decay());
-      s.sum().add_(grad * grad);
-      const Tensor std = s.sum().sqrt().add_(o.eps());
-      p.add_(grad / std, -clr);
-    }
-  }
+  each_param<AdagradOptions>(param_groups_, [&](Tensor& p, const AdagradOptions& o) {
+    AdagradParamState& s = state_of(p, o);
+    s.step(s.step() + 1);
+    Tensor grad = p.grad();
+    if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+    const double clr = o.lr() / (1 + static_cast<double>(s.step() - 1) * o.lr_decay());
+    s.sum().add_(grad * grad);
+    const Tensor std = s.sum().sqrt().add_(o.eps());
+    p.add_(grad / std, -clr);
+  });
   return loss;
 }
 

@@ -272,9 +272,9 @@ Tensor randperm(int64_t n, const TensorOptions& o) {
 }
 
 namespace {
-// Refills a tensor in place from the generator (drawn on the CPU, as PyTorch
-// does, then copied to the tensor's device).
-// In-place methods are const, as in LibTorch: the handle is const, the tensor is not.
+// Writes numbers drawn on the CPU (as PyTorch draws them) into a tensor in
+// place, on its device. In-place methods are const, as in LibTorch: the
+// handle is const, the tensor is not.
 Tensor& store_drawn(const Tensor& t, const Tensor& drawn) {
   Tensor& self = const_cast<Tensor&>(t);
   {
@@ -284,6 +284,7 @@ Tensor& store_drawn(const Tensor& t, const Tensor& drawn) {
   bump_version(self);
   return self;
 }
+// Refills a tensor in place from the generator.
 Tensor& refill(const Tensor& t, void (*fill)(const Tensor&, double, double), double p, double q) {
   check_inplace(t);
   return store_drawn(t, generate(t.sizes(), TensorOptions(t.scalar_type()), fill, p, q));
@@ -300,14 +301,6 @@ void fill_bernoulli(const Tensor& t, double p, double) {
     for (int64_t i = 0; i < t.numel(); ++i) out[i] = static_cast<T>(g.uniform_double() < p);
   });
 }
-}  // namespace
-
-Tensor& Tensor::uniform_(double from, double to) const { return refill(*this, fill_uniform, from, to); }
-Tensor& Tensor::bernoulli_(double p) const {
-  GRADLAB_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  return refill(*this, fill_bernoulli, p, 0);
-}
-namespace {
 // Per-element probabilities (broadcast to `sizes`), drawn on the CPU: a
 // double probability is compared with a uniform double, any other with a
 // uniform float, as PyTorch's CPU kernel.
@@ -330,7 +323,16 @@ Tensor draw_bernoulli(IntArrayRef sizes, ScalarType dtype, const Tensor& p) {
   });
   return drawn;
 }
+void check_probability(double p) {
+  GRADLAB_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+}
 }  // namespace
+
+Tensor& Tensor::uniform_(double from, double to) const { return refill(*this, fill_uniform, from, to); }
+Tensor& Tensor::bernoulli_(double p) const {
+  check_probability(p);
+  return refill(*this, fill_bernoulli, p, 0);
+}
 Tensor& Tensor::bernoulli_(const Tensor& p) const {
   check_inplace(*this);
   return store_drawn(*this, draw_bernoulli(sizes(), scalar_type(), p));
@@ -340,7 +342,7 @@ Tensor& Tensor::bernoulli_(const Tensor& p) const {
 Tensor Tensor::bernoulli() const { return draw_bernoulli(sizes(), scalar_type(), *this).to(device()); }
 Tensor bernoulli(const Tensor& p) { return p.bernoulli(); }
 Tensor bernoulli(const Tensor& self, double p) {
-  GRADLAB_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  check_probability(p);
   return generate(self.sizes(), TensorOptions(self.scalar_type()).device(self.device()), fill_bernoulli, p, 0);
 }
 Tensor& Tensor::normal_(double mean, double std) const { return refill(*this, fill_normal, mean, std); }

@@ -20,10 +20,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 namespace {
+void check_dropout_probability(double p) {
+  GRADLAB_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+}
 // ATen's _dropout on the CPU: a mask drawn in the input's dtype and layout
 // order, scaled by 1/(1-p), multiplied in; p == 1 multiplies by a 0-d zero.
 Tensor apply_dropout(Tensor& input, double p, bool train, bool inplace) {
-  GRADLAB_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  check_dropout_probability(p);
   if (p == 0 || !train || input.numel() == 0) return input;
   Tensor noise;
   if (p == 1) {
@@ -112,8 +115,7 @@ void FlattenImpl::pretty_print(std::ostream& os) const {
 }
 
 DropoutImpl::DropoutImpl(const DropoutOptions& o) : Module("torch::nn::DropoutImpl"), options(o) {
-  GRADLAB_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
-                options.p());
+  check_dropout_probability(options.p());
 }
 Tensor DropoutImpl::forward(Tensor input) {
   return functional::dropout(std::move(input),

@@ -251,9 +251,15 @@ Tensor index_put_op(const Tensor& self, const Positions& p, const Tensor& values
 // d/dx x[i] scatters g back, summing repeats: PyTorch's index_put_ with
 // accumulate into zeros that need no gradient (written directly: nobody else
 // sees them, so there is nothing to copy first).
+// g summed back into zeros of the indexed input's shape (index_bw's and
+// index_select_bw's value).
+Tensor summed_back(const Op<Indexed>& n, const Tensor& g) {
+  const Tensor r = zeros(n.sizes, TensorOptions(g.scalar_type()).device(g.device()));
+  scatter_at(r, n.pos, g, true);
+  return r;
+}
 GradList index_bw(Op<Indexed>& n, Grads& g) {
-  const Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  scatter_at(r, n.pos, g[0], true);
+  const Tensor r = summed_back(n, g[0]);
   const Tensor zeros_need_nothing;
   return {recorded_put(zeros_need_nothing, r, n.pos, g[0], true)};
 }
@@ -281,8 +287,7 @@ GradList index_add_bw(Op<Indexed>& n, Grads& g) {
 // index, grad): the same sum of repeats as indexing's, recorded as
 // IndexAddBackward0, on zeros written once in place (version 1).
 GradList index_select_bw(Op<Indexed>& n, Grads& g) {
-  const Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
-  scatter_at(r, n.pos, g[0], true);
+  const Tensor r = summed_back(n, g[0]);
   bump_version(r);
   const Tensor zeros_need_nothing;
   if (auto fn = record("IndexAddBackward0", {&zeros_need_nothing, &g[0]}, index_add_bw,

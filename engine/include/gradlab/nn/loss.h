@@ -74,20 +74,21 @@ struct CrossEntropyLossOptions : ClassLossOptions<CrossEntropyLossOptions> {
  private:
   double label_smoothing_ = 0.0;
 };
-// MSELoss's options also take the reduction in the constructor, as LibTorch's do.
-struct MSELossOptions : ReductionOptions<MSELossOptions> {
-  MSELossOptions() = default;
-  template <class R, class = decltype(std::declval<ReductionOptions&>().reduction(std::declval<R>()))>
-  MSELossOptions(R r) {  // NOLINT: implicit, as LibTorch's
-    reduction(r);
+// The losses whose only option is the reduction also take it in the
+// constructor, as LibTorch's do: MSELossOptions(torch::kSum).
+template <class Self>
+struct ReductionOnlyOptions : ReductionOptions<Self> {
+  ReductionOnlyOptions() = default;
+  template <class R, class = decltype(std::declval<ReductionOptions<Self>&>().reduction(std::declval<R>()))>
+  ReductionOnlyOptions(R r) {  // NOLINT: implicit, as LibTorch's
+    this->reduction(r);
   }
 };
-struct L1LossOptions : ReductionOptions<L1LossOptions> {
-  L1LossOptions() = default;
-  template <class R, class = decltype(std::declval<ReductionOptions&>().reduction(std::declval<R>()))>
-  L1LossOptions(R r) {  // NOLINT: implicit, as LibTorch's
-    reduction(r);
-  }
+struct MSELossOptions : ReductionOnlyOptions<MSELossOptions> {
+  using ReductionOnlyOptions::ReductionOnlyOptions;
+};
+struct L1LossOptions : ReductionOnlyOptions<L1LossOptions> {
+  using ReductionOnlyOptions::ReductionOnlyOptions;
 };
 struct BCELossOptions : WeightedOptions<BCELossOptions> {};
 struct BCEWithLogitsLossOptions : WeightedOptions<BCEWithLogitsLossOptions> {
