@@ -45,11 +45,12 @@ std::string task_name(const Task& t) {
   return fs::path(t.file).filename().string();
 }
 
-Said facts_current(const Rubric& rubric, const GradeRequest& req, const std::string& e) {
+Said facts_current(const Rubric& rubric, const GradeRequest& req, const std::string& e, const std::string& starter) {
   std::string why;
-  const json fresh = facts_document(rubric, run_reference(rubric, req), "", false)["snapshot"];
+  const json fresh = facts_document(rubric, run_reference(rubric, req), "", false, std::nullopt)["snapshot"];
   auto recorded = read_facts(req.facts, rubric, solution_file_key(req.solution), why);
-  const std::string diff = recorded ? facts_difference(*recorded, fresh) : why;
+  std::string diff = recorded ? facts_difference(*recorded, fresh) : why;
+  if (diff.empty()) diff = starter_difference(req.facts, read_file(starter));
   return {diff.empty(), e + ": the recorded facts match a fresh run of the solution",
           diff + (diff.empty() ? "" : " (run `grade record " + e + "` and commit " +
                                           fs::path(req.facts).filename().string() + ")")};
@@ -99,7 +100,7 @@ Said run_task(const Task& t, const Course& course, const Rubric& rubric, const G
   course.set_reference(t.exercise, req);
   const std::string e = t.exercise;
   try {
-    if (t.kind == Kind::Facts) return facts_current(rubric, req, e);
+    if (t.kind == Kind::Facts) return facts_current(rubric, req, e, course.starter_path(e));
     req.submission = t.file;
     if (t.kind == Kind::Solution) {
       const Result sol = grade(rubric, req);

@@ -40,14 +40,16 @@ void print_line(std::ostream& os, const std::string& file, int line, const Style
 
 // An untouched starter: what goes in each blank, instead of every check
 // failing for the same reason.
-void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& blanks, const Style& st) {
+void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& blanks, const Starter& starter,
+                  const Style& st) {
   os << "  Nothing to grade yet: the " << (blanks.size() == 1 ? "blank" : std::to_string(blanks.size()) + " blanks")
      << " between START CODE HERE and END CODE HERE " << (blanks.size() == 1 ? "is" : "are") << " still empty.\n";
   os << "  What goes in " << (blanks.size() == 1 ? "it" : "them") << ":\n";
   size_t shown = 0;
-  for (const auto& b : blanks) {
-    if (b.prompts.empty()) os << "    line " << b.start_line + 1 << "  (write your code here)\n";
-    for (const auto& [line, text] : b.prompts) {
+  for (size_t i = 0; i < blanks.size(); ++i) {
+    const auto said = prompts(blanks[i], starter.recorded ? &starter.recorded->blanks[i] : nullptr);
+    if (said.empty()) os << "    line " << blanks[i].start_line + 1 << "  (write your code here)\n";
+    for (const auto& [line, text] : said) {
       if (++shown > 12) break;
       os << "    line " << line << std::string(line < 10 ? 2 : line < 100 ? 1 : 0, ' ') << "  "
          << reports::visible(text) << "\n";
@@ -55,6 +57,18 @@ void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& b
   }
   os << st.dim() << "  Fill them in, then run ./grade " << r.exercise
      << " again: the report lists every check and its hint." << st.reset() << "\n\n";
+}
+
+// Some blanks filled and some not: the empty ones named, after the checks,
+// since a check failing there may only mean the blank is still to write.
+void print_empty_blanks(std::ostream& os, const std::vector<Blank>& blanks, const std::vector<bool>& empty,
+                        const Starter& starter, const Style& st) {
+  for (size_t i = 0; i < blanks.size(); ++i) {
+    if (!empty[i]) continue;
+    const auto said = prompts(blanks[i], starter.recorded ? &starter.recorded->blanks[i] : nullptr);
+    os << st.yellow() << "  still empty" << st.reset() << ": the blank at line " << blanks[i].start_line
+       << (said.empty() ? std::string() : " (" + reports::visible(said.front().second) + ")") << "\n";
+  }
 }
 
 // Each check with its points; a failed visible one with what was expected,
@@ -90,11 +104,16 @@ Style terminal_style() {
 }
 
 void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir,
-                  const std::string& starter) {
-  const std::vector<Blank> blanks = r.verdict == Verdict::CompileError ? std::vector<Blank>{}
-                                                                 : find_blanks(read_file(r.submission).value_or(""));
-  const bool empty_blanks =
-      r.verdict != Verdict::Passed && untouched(blanks, find_blanks(starter.empty() ? "" : read_file(starter).value_or("")));
+                  const Starter* starter) {
+  // Read from the file's content, wherever it is: the default path is the
+  // starter's own, and a copy elsewhere must read the same.
+  const std::vector<Blank> blanks = !starter || r.verdict == Verdict::CompileError
+                                        ? std::vector<Blank>{}
+                                        : find_blanks(read_file(r.submission).value_or(""));
+  const StarterBlanks* recorded = starter && starter->recorded ? &*starter->recorded : nullptr;
+  const bool paired = !recorded || recorded->blanks.size() == blanks.size();
+  const std::vector<bool> empty = paired ? empty_blanks(blanks, recorded) : std::vector<bool>(blanks.size(), false);
+  const bool all_empty = r.verdict != Verdict::Passed && untouched(blanks, recorded);
   os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << reports::visible(r.submission, false) << st.reset()
      << "\n\n";
   if (r.verdict == Verdict::CompileError) {
@@ -111,8 +130,8 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
       os << st.dim() << "  (the compiler's whole output, " << sum.total_lines << " lines, is in the report)" << st.reset()
          << "\n\n";
     }
-  } else if (empty_blanks) {
-    print_blanks(os, r, blanks, st);
+  } else if (all_empty) {
+    print_blanks(os, r, blanks, *starter, st);
   } else if (r.verdict == Verdict::RuntimeError) {
     os << st.red() << "✗ the program did not finish" << st.reset() << ": " << reports::visible(r.run.message) << "\n";
     if (r.run.line > 0) print_line(os, r.submission, r.run.line, st);
@@ -127,11 +146,12 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
   } else {
     print_checks(os, r, st);
   }
+  if (!all_empty && r.verdict != Verdict::Passed && !blanks.empty()) print_empty_blanks(os, blanks, empty, *starter, st);
   int failed = 0;
   for (const auto& c : r.checks) failed += c.status != CheckStatus::Passed;
   const std::string colour = r.verdict == Verdict::Passed ? st.green() : st.red();
   os << colour << st.bold() << "score " << points(r.score) << "/" << points(r.max_score) << st.reset();
-  if (empty_blanks) os << " — the blanks are empty";
+  if (all_empty) os << " — the blanks are empty";
   else if (r.verdict == Verdict::Passed) os << " — every check passed";
   else if (r.verdict == Verdict::Failed) os << " — " << failed << " of " << r.checks.size() << " checks failed";
   else if (r.verdict == Verdict::CompileError) os << " — does not compile";

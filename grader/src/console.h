@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "blanks.h"
 #include "reports/result.h"
 
 namespace grader {
@@ -22,9 +23,17 @@ struct Style {
 // Colour when stdout is a terminal and NO_COLOR is not set.
 Style terminal_style();
 
-// `starter`: the course's starter file for the exercise ("" when unknown),
-// to tell an untouched starter from a student's work.
+// The exercise's starter as the console knows it: its blanks as recorded
+// with the facts (nullopt: not recorded, and then only a blank without code
+// reads as empty).
+struct Starter {
+  std::optional<StarterBlanks> recorded;
+};
+
+// `starter`: null when no blank can be empty (grading the solution); else
+// used to tell an untouched starter, or blanks left empty, from the
+// student's work.
 void print_result(std::ostream& os, const Result& r, const Style& st, const std::string& report_dir,
-                  const std::string& starter = "");
+                  const Starter* starter = nullptr);
 
 }  // namespace grader

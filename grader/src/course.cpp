@@ -135,7 +135,8 @@ int record_facts(std::ostream& os, const Course& course, const GradeRequest& bas
     try {
       const Rubric rubric = load_rubric(course.rubric_path(e));
       const json doc =
-          facts_document(rubric, run_reference(rubric, req), solution_file_key(req.solution), false);
+          facts_document(rubric, run_reference(rubric, req), solution_file_key(req.solution), false,
+                         read_file(course.starter_path(e)));
       const std::string err = write_file_atomic(req.facts, doc.dump(1) + "\n");
       if (!err.empty()) throw std::runtime_error(err);
       os << st.green() << "✓ " << st.reset() << e << ": " << shown(req.facts) << "\n";

@@ -41,15 +41,34 @@ std::string solution_file_key(const std::string& path) { return solution_key(pat
 std::string probes_key(const Rubric& rubric) { return sha256_hex(json(rubric.probes).dump()).substr(0, 16); }
 
 json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,
-                    bool visible_only) {
+                    bool visible_only, const std::optional<std::string>& starter_source) {
   json body = visible_only ? visible_facts(rubric, snapshot) : snapshot;
   body.erase("nonce");
   body.erase("usage");
   json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"probes", probes_key(rubric)}};
   if (!solution_sha256.empty()) doc["solution_sha256"] = solution_sha256;
   doc["visible_only"] = visible_only;
+  if (starter_source) doc["starter"] = starter_record(*starter_source);
   doc["snapshot"] = std::move(body);
   return doc;
+}
+
+std::optional<StarterBlanks> recorded_starter(const std::string& path) {
+  const auto text = read_file(path);
+  if (!text) return std::nullopt;
+  const json doc = json::parse(*text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("starter")) return std::nullopt;
+  return read_starter_record(doc["starter"]);
+}
+
+std::string starter_difference(const std::string& path, const std::optional<std::string>& starter_source) {
+  if (!starter_source) return "";  // no starter file: nothing to hold the record to
+  const auto text = read_file(path);
+  const json doc = text ? json::parse(*text, nullptr, false) : json();
+  if (!doc.is_object() || !doc.contains("starter")) return path + " holds no record of the starter's blanks";
+  if (doc["starter"].value("sha256", "") != sha256_hex(*starter_source))
+    return path + " was recorded from another version of the starter (exercises/" + doc.value("exercise", "") + ".cpp)";
+  return "";
 }
 
 json visible_facts(const Rubric& rubric, const json& snapshot) {

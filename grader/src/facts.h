@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "blanks.h"
 #include "rubric.h"
 
 namespace grader {
@@ -17,9 +18,20 @@ std::string probes_key(const Rubric& rubric);
 
 // The facts document for a reference snapshot (the run's nonce and usage
 // left out: they change from run to run). `solution_sha256` is empty in a
-// student release, which has no solution to compare with.
+// student release, which has no solution to compare with. `starter_source`
+// is the course's starter file for the exercise: what its blanks hold is
+// kept too (blanks.h), since the file a student grades is that starter,
+// edited in place.
 json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,
-                    bool visible_only);
+                    bool visible_only, const std::optional<std::string>& starter_source);
+
+// The starter's blanks as a facts file records them; nullopt when the file
+// is missing, unreadable or recorded before starters were.
+std::optional<StarterBlanks> recorded_starter(const std::string& facts_path);
+
+// Whether the facts were recorded from the starter as it is now: "" when
+// so, else what differs.
+std::string starter_difference(const std::string& facts_path, const std::optional<std::string>& starter_source);
 
 // The part of a reference snapshot that the rubric's visible checks read:
 // the tensors they name (and those named in the graphs they compare), those

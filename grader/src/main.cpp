@@ -19,6 +19,7 @@
 
 #include "autograde.h"
 #include "exit_codes.h"
+#include "facts.h"
 #include "batch.h"
 #include "build.h"
 #include "config.h"
@@ -352,7 +353,8 @@ int grade_once(const Course& course, const Rubric& rubric, const GradeRequest& r
   if (o.as_json) {
     std::cout << reports::json_writer()->render(r);
   } else {
-    print_result(std::cout, r, st, werr.empty() ? dir : "", o.solution ? "" : course.starter_path(o.exercise));
+    const Starter starter{recorded_starter(course.facts_path(o.exercise))};
+    print_result(std::cout, r, st, werr.empty() ? dir : "", o.solution ? nullptr : &starter);
     if (rubric.hidden_count > 0)
       std::cout << st.dim() << "and " << rubric.hidden_count << " hidden check" << (rubric.hidden_count > 1 ? "s" : "")
                 << " (" << points(rubric.hidden_points) << " point" << (rubric.hidden_points == 1 ? "" : "s")

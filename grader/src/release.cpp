@@ -151,7 +151,7 @@ void write_course(const Course& course, const fs::path& dest, const std::vector<
     const json text = read_json_file(course.rubric_path(e));
     copy_tree(course.starter_path(e), dest / "exercises" / (e + ".cpp"), "");
     write_text(dest / "rubrics" / (e + ".rubric.json"), (full ? text : public_rubric(text)).dump(2) + "\n");
-    write_text(dest / "rubrics" / (e + ".facts.json"), facts_document(rubric, snapshot, "", !full).dump(1) + "\n");
+    write_text(dest / "rubrics" / (e + ".facts.json"), facts_document(rubric, snapshot, "", !full, read_file(course.starter_path(e))).dump(1) + "\n");
   }
   write_text(dest / kMarker, std::string("a ") + (full ? "autograder's copy" : "student release") +
                                  " of a gradlab course, written by `grade release`\n");
@@ -219,7 +219,8 @@ int release_course(std::ostream& os, const Course& course, const std::string& ou
     const Rubric rubric = load_rubric(course.rubric_path(e));
     std::string why;
     auto snap = read_facts(course.facts_path(e), rubric, solution_file_key(course.solution_path(e)), why);
-    if (!snap) {
+    if (snap) why = starter_difference(course.facts_path(e), read_file(course.starter_path(e)));
+    if (!snap || !why.empty()) {
       os << "grade release: " << e << ": " << why << ". Run `grade record " << e << "` first.\n";
       return kExitFailed;
     }

@@ -56,7 +56,7 @@ TEST_CASE("visible facts keep what the visible checks read, and nothing of the h
   CHECK(v["probes"].contains("again"));
   CHECK(v["records"].empty());
   CHECK(!v.contains("stdout"));  // no check compares the output
-  const json doc = grader::facts_document(r, snapshot(), "", true);
+  const json doc = grader::facts_document(r, snapshot(), "", true, std::nullopt);
   CHECK(!doc["snapshot"].contains("nonce"));
   CHECK(!doc["snapshot"].contains("usage"));
   CHECK(!doc.contains("solution_sha256"));
@@ -67,8 +67,14 @@ TEST_CASE("recorded facts hold only for the rubric's probes and the solution the
   const fs::path dir = fs::temp_directory_path() / ("gradlab-facts-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string path = (dir / "ex.facts.json").string();
-  REQUIRE(grader::write_file_atomic(path, grader::facts_document(r, snapshot(), "sha-1", false).dump()).empty());
+  const std::string starter = "void f() {\n  // START CODE HERE\n  // Do it.\n  // END CODE HERE\n}\n";
+  REQUIRE(grader::write_file_atomic(path, grader::facts_document(r, snapshot(), "sha-1", false, starter).dump()).empty());
   std::string why;
+  // The starter's blanks are recorded with them, and held to the starter.
+  REQUIRE(grader::recorded_starter(path));
+  CHECK(grader::recorded_starter(path)->blanks.size() == 1);
+  CHECK(grader::starter_difference(path, starter).empty());
+  CHECK_THAT(grader::starter_difference(path, starter + "// edited\n"), Catch::Contains("another version of the starter"));
   CHECK(grader::read_facts(path, r, "sha-1", why).has_value());
   CHECK(grader::read_facts(path, r, "", why).has_value());  // a release: no solution to compare with
   CHECK(!grader::read_facts(path, r, "sha-2", why));

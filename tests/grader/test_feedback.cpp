@@ -108,7 +108,7 @@ TEST_CASE("an error found inside a header is placed at the student's line that l
   CHECK(grader::summarize_compile("/usr/bin/ld: undefined reference to `exercise3(lab::Lab&)'\n", "sub.cpp").errors.empty());
 }
 
-TEST_CASE("a starter is untouched while its blanks hold what the course's starter holds", "[feedback]") {
+TEST_CASE("a blank is empty by its content: comments and layout are nothing, the starter's code is nothing", "[feedback]") {
   const std::string starter =
       "void f() {\n  // START CODE HERE\n  // 1. Do it (2 lines).\n  return {};\n  // END CODE HERE\n}\n"
       "void g() {\n  // START CODE HERE\n  // 2. And this.\n\n  // END CODE HERE\n}\n";
@@ -116,17 +116,38 @@ TEST_CASE("a starter is untouched while its blanks hold what the course's starte
   REQUIRE(blanks.size() == 2);
   CHECK(blanks[0].start_line == 2);
   CHECK(blanks[0].end_line == 5);
-  CHECK(blanks[0].prompts == std::vector<std::pair<int, std::string>>{{3, "1. Do it (2 lines)."}});
-  CHECK(grader::untouched(blanks, blanks));
-  // Without the starter, only blanks with no code at all are untouched.
-  CHECK_FALSE(grader::untouched(blanks, {}));
-  CHECK(grader::untouched({blanks[1]}, {}));
+  CHECK(blanks[0].code == "return { } ;");
+  CHECK(blanks[0].comments == std::vector<std::pair<int, std::string>>{{3, "1. Do it (2 lines)."}});
+  const auto recorded = grader::read_starter_record(grader::starter_record(starter));
+  REQUIRE(recorded);
+  REQUIRE(recorded->blanks.size() == 2);
+  CHECK(recorded->blanks[0].prompts == std::vector<std::string>{"1. Do it (2 lines)."});
+  CHECK(grader::untouched(blanks, &*recorded));
+  // Without the starter's record, only blanks with no code at all are empty.
+  CHECK_FALSE(grader::untouched(blanks, nullptr));
+  CHECK(grader::untouched({blanks[1]}, nullptr));
+  // The placeholder re-indented, comments of either kind and a line
+  // commented out: still empty, and the student's comment is no prompt.
+  std::string layout = starter;
+  layout.replace(layout.find("  return {};"), 12, "\treturn   { /* later */ } ;\n  // x = 2;");
+  layout.replace(layout.find("\n\n  // END"), 2, "\n  /* y = 1;\n  z = 2; */\n");
+  const auto moved = grader::find_blanks(layout);
+  CHECK(grader::untouched(moved, &*recorded));
+  CHECK(grader::prompts(moved[0], &recorded->blanks[0]) == std::vector<std::pair<int, std::string>>{{3, "1. Do it (2 lines)."}});
+  CHECK(grader::prompts(moved[0], nullptr).size() == 2);
+  // Code in either blank is work: that blank is filled, the other empty.
   std::string started = starter;
   started.replace(started.find("\n\n  // END"), 2, "\n  y = 1;\n");
-  CHECK_FALSE(grader::untouched(grader::find_blanks(started), blanks));
-  // A removed END marker is an edit, and a file without blanks is not a starter.
-  CHECK_FALSE(grader::untouched(grader::find_blanks(starter.substr(0, starter.rfind("// END"))), blanks));
-  CHECK_FALSE(grader::untouched(grader::find_blanks("void f() {}\n"), {}));
+  CHECK_FALSE(grader::untouched(grader::find_blanks(started), &*recorded));
+  CHECK(grader::empty_blanks(grader::find_blanks(started), &*recorded) == std::vector<bool>{true, false});
+  std::string replaced = starter;
+  replaced.replace(replaced.find("return {};"), 10, "return {1};");
+  CHECK(grader::empty_blanks(grader::find_blanks(replaced), &*recorded) == std::vector<bool>{false, true});
+  // A removed END marker is an edit, another number of blanks too, and a
+  // file without blanks is not a starter.
+  CHECK_FALSE(grader::untouched(grader::find_blanks(starter.substr(0, starter.rfind("// END"))), &*recorded));
+  CHECK_FALSE(grader::untouched({blanks[1]}, &*recorded));
+  CHECK_FALSE(grader::untouched(grader::find_blanks("void f() {}\n"), nullptr));
 }
 
 TEST_CASE("did you mean: the closest known word, or none", "[feedback]") {
