@@ -79,6 +79,14 @@ Said fixture_verdict(const Result& r, const json& expect, const std::string& wha
       detail += "check " + id + " does not say \"" + words.get<std::string>() + "\" (it says: " + c->message + " / " +
                 c->hint + "). ";
   }
+  // A file that does not compile: the hint it must get above the compiler's text.
+  if (expect.contains("compile_hint")) {
+    const std::string want = expect["compile_hint"].get<std::string>();
+    std::string all;
+    for (const auto& h : r.compile.hints) all += "\n" + h.hint;
+    if (all.find(want) == std::string::npos)
+      detail += "no compile hint says \"" + want + "\" (" + (all.empty() ? "no hint at all" : "hints:" + all) + "). ";
+  }
   if (expect.contains("line") && r.run.line != expect["line"].get<int>())
     detail += "placed at line " + std::to_string(r.run.line) + ", expected line " + expect["line"].dump() + ". ";
   if (expect.contains("score") && r.score != expect["score"].get<double>())

@@ -129,6 +129,9 @@ struct Outcome {
   bool pass = false;
   json expected, found;
   std::string message;
+  // What the check reads was never recorded (a tensor not named, a label
+  // not attempted, no backward at all): after an exception, not reached.
+  bool unreached = false;
 };
 
 // A one-element tensor where the reference has a scalar: [1], [1, 1], ...
@@ -230,7 +233,7 @@ Outcome check_grad(const Check& c, const std::string& name, const json& t, const
       why += ": no backward ran (no named tensor holds a gradient)";
     else
       why += ": no backward reached it";
-    return {false, format_values(expected_grad["values"], expected_grad["shape"]), "undefined", why};
+    return {false, format_values(expected_grad["values"], expected_grad["shape"]), "undefined", why, !backward_ran};
   }
   return tensor_values(g["values"], g["shape"], expected_grad["values"], expected_grad["shape"], c.tol);
 }
@@ -322,7 +325,9 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
   for (const json* x : r) o.expected.push_back(x->value("label", "") + ": " + record_text(x, fields));
   for (const json* x : s) o.found.push_back(x->value("label", "") + ": " + record_text(x, fields));
   if (s.size() != r.size()) {
-    o.message = std::to_string(s.size()) + " of these snapshots were recorded, expected " + std::to_string(r.size());
+    o.message = std::to_string(s.size()) + " of these snapshots " + (s.size() == 1 ? "was" : "were") +
+                " recorded, expected " + std::to_string(r.size());
+    o.unreached = s.size() < r.size();
     return o;
   }
   o.pass = true;
@@ -387,6 +392,7 @@ Outcome check_error(const Check& c, const json& student, const json& reference) 
   o.found = record_text(s);
   if (!s) {
     o.message = "nothing was recorded under \"" + label + "\" (lab.attempt(\"" + label + "\", ...))";
+    o.unreached = true;
   } else if (s->value("kind", "") != "error") {
     o.message = "\"" + label + "\" finished without the error";
   } else {
@@ -401,7 +407,8 @@ Outcome check_no_error(const Check& c, const json& student) {
   const json* s = record(student, label);
   Outcome o{false, "no error", record_text(s), ""};
   if (!s) o.message = "nothing was recorded under \"" + label + "\" (lab.attempt(\"" + label + "\", ...))";
-  else o.pass = s->value("kind", "") == "no_error";
+  o.unreached = !s;
+  if (s) o.pass = s->value("kind", "") == "no_error";
   return o;
 }
 
@@ -417,6 +424,7 @@ Outcome check_probe(const Check& c, const json& student, const json& reference) 
   o.expected = want_error ? "error: " + want : "no error";
   if (sp.is_null()) {
     o.found = "the probe did not run";
+    o.unreached = true;
     return o;
   }
   o.found = sp.value("ok", false) ? "no error" : "error: " + first_line(sp.value("error", ""));
@@ -430,6 +438,7 @@ Outcome check_probe(const Check& c, const json& student, const json& reference) 
     if (a.is_null()) {
       o.pass = false;
       o.message = missing_name(name);
+      o.unreached = true;
     } else {
       Outcome g = check_grad(c, name, a, &b, /*backward_ran=*/true, on_another_graph(student, name));
       o.pass = g.pass;
@@ -447,6 +456,7 @@ Outcome check_gradcheck(const Check& c, const json& student) {
   Outcome o{false, "analytical gradient = numerical gradient", json(), ""};
   if (sp.is_null()) {
     o.found = "the check did not run";
+    o.unreached = true;
   } else if (sp.contains("error")) {
     o.found = "error: " + first_line(sp.value("error", ""));
   } else {
@@ -523,8 +533,10 @@ std::string format_values(const json& values, const json& shape) {
   return s;
 }
 
-std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference) {
+std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference,
+                                  const std::string& stopped_at) {
   std::vector<CheckResult> out;
+  std::vector<bool> unreached;
   for (const Check& c : rubric.checks) {
     CheckResult r;
     r.id = c.id, r.name = c.name, r.kind = c.kind, r.max = c.points, r.hint = c.hint, r.hidden = c.hidden;
@@ -535,6 +547,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     if (!name.empty() && !t) {
       o.message = missing_name(name);
       o.found = "not named";
+      o.unreached = true;
     } else if (c.kind == "value") {
       o = check_value(c, *t, ref);
     } else if (c.kind == "grad") {
@@ -555,7 +568,8 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o = check_gradcheck(c, student);
     } else if (c.kind == "stdout") {
       const std::string a = normalise_output(student.value("stdout", "")), b = normalise_output(reference.value("stdout", ""));
-      o = {a == b, b, a, a == b ? "" : first_difference(a, b)};
+      // An output that stops short of the reference's was cut off.
+      o = {a == b, b, a, a == b ? "" : first_difference(a, b), a.size() < b.size() && b.compare(0, a.size(), a) == 0};
     } else {
       o = check_field(c, name, *t, ref);
     }
@@ -570,8 +584,18 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     r.found = o.found;
     r.message = o.message;
     out.push_back(std::move(r));
+    unreached.push_back(o.unreached);
   }
   diagnose(rubric, student, out);
+  // After an exception, a check whose facts were never recorded says so,
+  // and nothing more: a hint about a mistake would blame code that never ran.
+  if (!stopped_at.empty())
+    for (size_t i = 0; i < out.size(); ++i)
+      if (unreached[i] && out[i].status == CheckStatus::Failed) {
+        out[i].message = "not reached: the program stopped at " + stopped_at + " before this";
+        out[i].found = nullptr;
+        out[i].hint.clear();
+      }
   return out;
 }
 

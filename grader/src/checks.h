@@ -9,7 +9,11 @@
 
 namespace grader {
 
-std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference);
+// `stopped_at`: where an exception ended the run ("exercise3.cpp:15"), or
+// "" when it ran to the end; the checks it kept from their facts then say
+// "not reached" instead of a mistake.
+std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference,
+                                  const std::string& stopped_at = "");
 
 // A named tensor as a snapshot recorded it, or null.
 const json* named(const json& snapshot, const std::string& name);

@@ -123,6 +123,8 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
     // as it came.
     const auto source = read_file(r.submission);
     const CompileSummary sum = summarize_compile(r.compile.diagnostics, r.submission, source.value_or(""));
+    for (const auto& h : r.compile.hints)
+      os << st.yellow() << "  hint" << st.reset() << " (line " << h.line << "): " << reports::visible(h.hint) << "\n";
     if (sum.errors.empty()) {
       os << tail(r.compile.diagnostics, 40) << "\n";
     } else {

@@ -14,6 +14,8 @@
 
 #include "build.h"
 #include "checks.h"
+#include "diagnostics.h"
+#include "python_habits.h"
 #include "facts.h"
 #include "config.h"
 #include "files.h"
@@ -198,6 +200,43 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
 
 // The failed check an escaped exception adds: no points of its own (the
 // checks it kept from running lose theirs), its message and the student's line.
+// The Python habits on the lines the compiler refused (python_habits.h).
+std::vector<CompileHint> compile_hints(const std::string& diagnostics, const std::string& submission) {
+  const std::string source = read_file(submission).value_or("");
+  std::vector<int> lines;
+  for (const auto& e : summarize_compile(diagnostics, submission, source).errors)
+    if (e.line > 0) lines.push_back(e.line);
+  std::vector<CompileHint> out;
+  for (auto& h : python_habits(source, lines)) out.push_back({h.line, std::move(h.hint)});
+  return out;
+}
+
+// PyTorch's messages name Python spellings (retain_graph=True): wherever a
+// result shows one, the C++ spelling goes beside it.
+void spell_for_cpp(Result& res) {
+  auto spell = [](json& v) {
+    if (v.is_string()) v = with_cpp_spelling(v.get<std::string>());
+    if (v.is_array())
+      for (auto& e : v)
+        if (e.is_string()) e = with_cpp_spelling(e.get<std::string>());
+  };
+  res.run.message = with_cpp_spelling(res.run.message);
+  for (auto& c : res.checks) {
+    spell(c.expected);
+    spell(c.found);
+    c.message = with_cpp_spelling(c.message);
+  }
+  for (auto& w : res.warnings)
+    if (w.is_object() && w.contains("message")) spell(w["message"]);
+}
+
+// Where an exception stopped the run, as the checks say it: the file's
+// name and the line ("exercise3.cpp:15"), or "an exception" where the line
+// is not known.
+std::string stop_place(const RunInfo& run, const std::string& submission) {
+  return run.line > 0 ? fs::path(submission).filename().string() + ":" + std::to_string(run.line) : "an exception";
+}
+
 CheckResult exception_check(const RunInfo& run, const std::string& submission) {
   CheckResult c;
   c.id = "exception";
@@ -210,7 +249,7 @@ CheckResult exception_check(const RunInfo& run, const std::string& submission) {
   c.found = where.empty() ? run.message : run.message + " (at " + where + ")";
   c.message = "the run stopped here" + (where.empty() ? std::string() : ", at " + where) +
               "; the checks above were scored on what the program had done before it, and those that needed the "
-              "rest of it failed";
+              "rest of it say \"not reached\"";
   return c;
 }
 
@@ -296,7 +335,8 @@ void check_and_score(Result& res, const Rubric& rubric, const GradeRequest& req,
                      const json& reference, bool partial) {
   res.warnings = student.value("warnings", json::array());
   try {
-    res.checks = evaluate(rubric, req.device == "cuda" ? without_device_marks(student) : student, reference);
+    res.checks = evaluate(rubric, req.device == "cuda" ? without_device_marks(student) : student, reference,
+                          partial ? stop_place(res.run, res.submission) : "");
   } catch (const std::logic_error& e) {
     throw InternalError(rubric.path + ": " + e.what());
   }
@@ -321,11 +361,13 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   res.compile.seconds = b.student.seconds;
   res.compile.diagnostics = b.student.diagnostics;
   auto done = [&] {
+    spell_for_cpp(res);
     res.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return res;
   };
   if (!b.student.ok) {
     res.verdict = Verdict::CompileError;
+    res.compile.hints = compile_hints(res.compile.diagnostics, req.submission);
     res.checks = not_run(rubric, "the file does not compile");
     return done();
   }

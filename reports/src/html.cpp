@@ -106,6 +106,9 @@ std::string header(const Result& r) {
     const std::string e = first_error(r.compile.diagnostics);
     lede = "The file does not compile, so no check could run." +
            (e.empty() ? std::string() : " The compiler's first error: <code>" + h(e) + "</code>.") +
+           (r.compile.hints.empty() ? std::string()
+                                    : " Hint (line " + std::to_string(r.compile.hints[0].line) + "): " +
+                                          h(r.compile.hints[0].hint) + ".") +
            " The full diagnostics are <a href=\"#run\">below</a>.";
   } else if (grader::scored_before_exception(r)) {
     lede = "An exception ended the run" +

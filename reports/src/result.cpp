@@ -112,8 +112,10 @@ json to_json(const Result& r) {
     checks.push_back(cj);
   }
   j["checks"] = checks;
+  json hints = json::array();
+  for (const auto& h : r.compile.hints) hints.push_back({{"line", h.line}, {"hint", h.hint}});
   j["compile"] = {{"ok", r.compile.ok}, {"cached", r.compile.cached}, {"seconds", r.compile.seconds},
-                  {"diagnostics", r.compile.diagnostics}};
+                  {"diagnostics", r.compile.diagnostics}, {"hints", hints}};
   j["run"] = {{"status", name(r.run.status)},
               {"message", r.run.message},
               {"exit_code", r.run.exit_code},

@@ -31,7 +31,11 @@ std::string check_text(const grader::CheckResult& c) {
 }
 
 std::string run_text(const grader::Result& r) {
-  if (r.verdict == grader::Verdict::CompileError) return "The file does not compile.\n" + capped(r.compile.diagnostics);
+  if (r.verdict == grader::Verdict::CompileError) {
+    std::string s = "The file does not compile.\n";
+    for (const auto& h : r.compile.hints) s += "hint (line " + std::to_string(h.line) + "): " + h.hint + "\n";
+    return s + capped(r.compile.diagnostics);
+  }
   if (r.verdict == grader::Verdict::RuntimeError) {
     std::string s = "The program did not finish (" + grader::name(r.run.status) + "): " + r.run.message + "\n";
     if (!r.run.stderr_text.empty()) s += "stderr:\n" + capped(r.run.stderr_text);

@@ -312,6 +312,22 @@ has "watch: first grade" "score 18/18 — every check passed"
 has "watch: the grade after the save" "score 16/18 — 2 of 17 checks failed"
 [ "$(grep -c "^score" <<<"$out")" = 2 ] || { echo "FAIL watch: expected exactly two grades"; failures=$((failures + 1)); }
 
+# The habits a PyTorch user brings: each fixture's first screen (what a
+# terminal shows before scrolling) holds the hint its .expect.json names,
+# above the compiler's text.
+for f in "$fixtures"/python-*.cpp; do
+  hint=$(sed -n 's/.*"compile_hint": "\([^"]*\)".*/\1/p' "${f%.cpp}.expect.json")
+  name="python habit $(basename "$f" .cpp)"
+  run "$name" 2 exercise3 "$f" --out "$scratch/r-python"
+  first=$(head -12 <<<"$out")
+  grep -qF -- "$hint" <<<"$first" || { echo "FAIL $name: the first screen lacks \"$hint\""; failures=$((failures + 1)); }
+  hint_at=$(grep -n "  hint (line" <<<"$first" | head -1 | cut -d: -f1)
+  error_at=$(grep -n ": error: " <<<"$first" | head -1 | cut -d: -f1)
+  [ -n "$hint_at" ] && [ -n "$error_at" ] && [ "$hint_at" -lt "$error_at" ] ||
+    { echo "FAIL $name: the hint is not above the compiler's text"; failures=$((failures + 1)); }
+done
+[ "$(ls "$fixtures"/python-*.cpp | wc -l)" -ge 9 ] || { echo "FAIL: the Python-habit fixtures are missing"; failures=$((failures + 1)); }
+
 run "did you mean an exercise" 64 exercse3
 has "did you mean an exercise" "did you mean exercise3?"
 run "did you mean a flag" 64 exercise3 --jnuit

@@ -165,7 +165,18 @@ TEST_CASE("a snapshot sequence must match in count, order and values", "[checks]
   CHECK(res[0].status == grader::CheckStatus::Failed);
   CHECK(res[0].message == "\"it2\" is 1, expected 2");
   res = grader::evaluate(r, with({1}), with({1, 2}));
-  CHECK_THAT(res[0].message, Catch::Contains("1 of these snapshots were recorded, expected 2"));
+  CHECK_THAT(res[0].message, Catch::Contains("1 of these snapshots was recorded, expected 2"));
+  // After an exception, the missing snapshot was not reached: said so, without a mistake's hint.
+  auto hinted = rubric(R"([{"id": "s", "kind": "snapshots", "labels": ["it1", "it2"], "name": "n", "hint": "step twice"}])");
+  res = grader::evaluate(hinted, with({1}), with({1, 2}), "ex.cpp:7");
+  CHECK(res[0].status == grader::CheckStatus::Failed);
+  CHECK(res[0].message == "not reached: the program stopped at ex.cpp:7 before this");
+  CHECK(res[0].hint.empty());
+  CHECK(res[0].found.is_null());
+  // A wrong value that was reached keeps its feedback, exception or not.
+  res = grader::evaluate(hinted, with({1, 1}), with({1, 2}), "ex.cpp:7");
+  CHECK(res[0].message == "\"it2\" is 1, expected 2");
+  CHECK(res[0].hint == "step twice");
 }
 
 TEST_CASE("values print with PyTorch's nesting", "[checks]") {

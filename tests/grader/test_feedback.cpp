@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "blanks.h"
+#include "python_habits.h"
 #include "diagnostics.h"
 #include "lines.h"
 #include "suggest.h"
@@ -172,4 +173,52 @@ TEST_CASE("a program's offsets map to the student's lines, and nowhere else", "[
   const std::string table = grader::line_table(objdump, "exercise3.cpp");
   CHECK(grader::student_lines(table, {0x1100, 0x1179, 0x1190, 0x11fd, 0x1205}) == std::vector<int>{0, 2, 15, 0, 0});
   CHECK(grader::student_lines("", {0x1179}) == std::vector<int>{0});
+}
+
+TEST_CASE("Python habits on the lines the compiler refused, and only there", "[feedback]") {
+  const std::string src =
+      "void f() {\n"
+      "  x.requires_grad = true;\n"               // 2
+      "  auto y = x**2 + x ** 3;\n"               // 3
+      "  auto z = torch::tensor(1.0, requires_grad=True);\n"  // 4
+      "  if (x.grad is None) {}\n"                // 5
+      "  float** p = nullptr; int n = a * *q;\n"  // 6: C++, no power
+      "  auto l = [=](int a = 3) { return g(a, b == c); };\n"  // 7: C++, no keyword
+      "  auto w = torch.ones({2});\n"             // 8
+      "  x.grad = y;\n"                           // 9
+      "}\n";
+  auto hints = [&](int line) {
+    std::vector<std::string> out;
+    for (const auto& h : grader::python_habits(src, {line})) {
+      CHECK(h.line == line);
+      out.push_back(h.hint);
+    }
+    return out;
+  };
+  auto says = [](const std::vector<std::string>& hs, const std::string& words) {
+    for (const auto& h : hs)
+      if (h.find(words) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(says(hints(2), "x.requires_grad_(true)"));
+  CHECK(hints(3).size() == 1);  // the same habit twice on a line: one hint
+  CHECK(says(hints(3), "x.pow(2)"));
+  CHECK(says(hints(4), "torch::requires_grad()"));
+  CHECK(says(hints(4), "lower case"));
+  CHECK(says(hints(5), "x.grad()"));
+  CHECK(says(hints(5), "defined()"));
+  CHECK(hints(6).empty());
+  CHECK(hints(7).empty());
+  CHECK(says(hints(8), "torch::tensor(...)"));
+  CHECK(says(hints(9), "zero_()"));
+  CHECK(grader::python_habits(src, {}).empty());  // no error, no hint
+}
+
+TEST_CASE("PyTorch's Python spellings get the C++ one beside them, once", "[feedback]") {
+  const std::string m = "Trying to backward through the graph a second time. Specify retain_graph=True if you need to.";
+  const std::string said = grader::with_cpp_spelling(m);
+  CHECK(said == m + " [in C++: f.backward({}, /*retain_graph=*/true)]");
+  CHECK(grader::with_cpp_spelling(said) == said);
+  CHECK(grader::with_cpp_spelling("a leaf Variable that requires grad is being used in an in-place operation.") ==
+        "a leaf Variable that requires grad is being used in an in-place operation.");
 }

@@ -93,11 +93,19 @@ struct CheckResult {
   bool hidden = false;
 };
 
+// A line of the student's that the compiler refused, read as a habit
+// brought from Python (x.requires_grad = true, x**2), and what to write.
+struct CompileHint {
+  int line = 0;
+  std::string hint;
+};
+
 struct CompileInfo {
   bool ok = false;
   bool cached = false;
   double seconds = 0;
   std::string diagnostics;  // the compiler's and linker's output, paths as the student wrote them
+  std::vector<CompileHint> hints;  // said above the compiler's text
 };
 
 struct RunInfo {
