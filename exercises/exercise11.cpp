@@ -10,7 +10,9 @@
 //
 //   1. Write walk_graph: print the node as one line, then walk each next
 //      edge's function one level deeper. The lessons' format: the depth, a
-//      space, as many spaces as the depth, a space, and the node's name():
+//      space, as many spaces as the depth, a space, and the node's name().
+//      The first three lines of d's graph (the whole walk has five: a and b
+//      are reached twice between them):
 //          0  MulBackward0
 //          1   AddBackward0
 //          2    torch::autograd::AccumulateGrad

@@ -6,7 +6,9 @@
 //
 // at x = -2, y = 2, z = 3, in two named steps: p = x² and q = p + y, then
 // f = q · z. x, y and z are scalar leaf tensors whose gradients we want, so
-// they must require grad. p and q are intermediate results: autograd does not
+// they must require grad. Write their values as floating-point numbers
+// (-2.0, not -2): a tensor made from an integer holds integers, and only a
+// floating-point tensor can require grad. p and q are intermediate results: autograd does not
 // keep the gradient of a non-leaf tensor unless you ask it to, so ask for p's
 // and q's before calling backward. Then run backward from f.
 //

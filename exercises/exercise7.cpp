@@ -12,7 +12,9 @@
 //   2. After backward: alias = x.detach() and copy = x.detach().clone().
 //      Add 10 to alias in place and 100 to copy in place. The first change
 //      shows up in x (same memory, and the same version counter); the second
-//      does not.
+//      does not. x's version counter reads 3 before these changes, not 0:
+//      LibTorch's torch::tensor({1.0, 2.0, 3.0}) writes its three elements
+//      into x in place, one bump each. The alias's change makes it 4.
 //
 // Submit: fill in the blanks, then run `./grade exercise7`.
 #include <gradlab/lab.h>

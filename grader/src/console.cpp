@@ -79,8 +79,10 @@ void print_checks(std::ostream& os, const Result& r, const Style& st) {
     const std::string mark = ok ? st.green() + "✓" + st.reset() : st.red() + "✗" + st.reset();
     const std::string name = c.hidden && !ok ? "hidden check " + c.id : c.name;
     const std::string pts = points(c.points) + "/" + points(c.max);
+    // The points stay in their column: a name too long for it ends its
+    // line, and the points go below, in the column.
     const size_t w = display_width(name);
-    os << "  " << mark << " " << name << std::string(w < 56 ? 56 - w : 1, ' ') << pts << "\n";
+    os << "  " << mark << " " << name << (w < 56 ? std::string(56 - w, ' ') : "\n" + std::string(60, ' ')) << pts << "\n";
     if (ok || c.hidden) continue;
     if (!c.expected.is_null()) os << st.dim() << "      expected  " << st.reset() << reports::visible(display_text(c.expected, 16)) << "\n";
     if (!c.found.is_null()) os << st.dim() << "      found     " << st.reset() << reports::visible(display_text(c.found, 16)) << "\n";

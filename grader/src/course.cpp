@@ -22,6 +22,25 @@ std::string shown(const fs::path& p) {
   return fs::absolute(p, ec).lexically_normal().string();
 }
 
+// The last result as the console's score line says it ("17/18, 1 of 17
+// checks failed"; "did not finish", never report.json's "runtime_error").
+std::string last_result(const json& r) {
+  const std::string score = points(r.value("score", 0.0)) + "/" + points(r.value("max_score", 0.0));
+  const auto v = verdict_named(r.value("verdict", std::string()));
+  if (!v) return score;
+  size_t failed = 0, all = 0;
+  for (const auto& c : r.value("checks", json::array())) failed += c.value("status", "") != "passed", ++all;
+  switch (*v) {
+    case Verdict::Passed: return score + ", every check passed";
+    case Verdict::Failed: return score + ", " + std::to_string(failed) + " of " + std::to_string(all) + " checks failed";
+    case Verdict::CompileError: return score + ", does not compile";
+    case Verdict::RuntimeError: return score + ", did not finish";
+    case Verdict::Missing: return score + ", missing";
+    case Verdict::InternalError: return score + ", internal error";
+  }
+  return score;
+}
+
 }  // namespace
 
 bool numeric_less(const std::string& a, const std::string& b) {
@@ -110,8 +129,7 @@ int list_exercises(std::ostream& os, const Course& course, const Style& st) {
     if (fs::exists(report, ec)) {
       try {
         json r = read_json_file(report.string());
-        last = "last: " + r.value("verdict", std::string("?")) + " " + points(r.value("score", 0.0)) + "/" +
-               points(r.value("max_score", 0.0));
+        last = "last: " + last_result(r);
       } catch (const std::exception&) {
         last = "last report unreadable";
       }

@@ -358,7 +358,7 @@ int grade_once(const Course& course, const Rubric& rubric, const GradeRequest& r
     if (rubric.hidden_count > 0)
       std::cout << st.dim() << "and " << rubric.hidden_count << " hidden check" << (rubric.hidden_count > 1 ? "s" : "")
                 << " (" << points(rubric.hidden_points) << " point" << (rubric.hidden_points == 1 ? "" : "s")
-                << ") that run when you submit" << st.reset() << "\n";
+                << ") that " << (rubric.hidden_count > 1 ? "run" : "runs") << " when you submit" << st.reset() << "\n";
   }
   if (!werr.empty()) std::cerr << "grade: " << werr << "\n";
   if (o.github) write_github(r, req.submission);

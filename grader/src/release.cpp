@@ -144,8 +144,11 @@ void write_course(const Course& course, const fs::path& dest, const std::vector<
   std::error_code ec;
   for (const auto& top : kShipped)
     if (fs::exists(root / top, ec)) copy_tree(root / top, dest / top, top);
-  for (const auto& f : {"README.md", ".clangd"})
-    if (fs::exists(root / "exercises" / f, ec)) copy_tree(root / "exercises" / f, dest / "exercises" / f, "");
+  // exercises/README.md is the instructors' (rubrics, fixtures, grade check):
+  // students get their own, which speaks of nothing they do not have.
+  if (fs::exists(root / "exercises" / ".clangd", ec))
+    copy_tree(root / "exercises" / ".clangd", dest / "exercises" / ".clangd", "");
+  copy_tree(root / "grader" / "release" / "exercises-README.md", dest / "exercises" / "README.md", "");
   for (const auto& [e, snapshot] : facts) {
     const Rubric rubric = load_rubric(course.rubric_path(e));
     const json text = read_json_file(course.rubric_path(e));

@@ -1,6 +1,9 @@
 #include "suggest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
+#include <utility>
 
 namespace grader {
 
@@ -19,8 +22,30 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return d[n][m];
 }
 
+namespace {
+
+// "ex3" as ("ex", 3): the letters before a number at the end, lower case,
+// and the number (-1 when there is none).
+std::pair<std::string, long> letters_and_number(const std::string& w) {
+  size_t i = w.size();
+  while (i > 0 && std::isdigit(static_cast<unsigned char>(w[i - 1]))) --i;
+  std::string letters;
+  for (size_t k = 0; k < i; ++k) letters += static_cast<char>(std::tolower(static_cast<unsigned char>(w[k])));
+  if (i == w.size() || w.size() - i > 9) return {letters, -1};
+  return {letters, std::stol(w.substr(i))};
+}
+
+}  // namespace
+
 std::string closest(const std::string& word, const std::vector<std::string>& known) {
   if (word.size() > 64) return "";  // not a typo of anything here
+  // A number, or a name cut short before it: 3, ex3, Exercise03 -> exercise3.
+  const auto [letters, number] = letters_and_number(word);
+  if (number >= 0)
+    for (const auto& k : known) {
+      const auto [kl, kn] = letters_and_number(k);
+      if (kn == number && kl.compare(0, letters.size(), letters) == 0) return k;
+    }
   std::string best;
   size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;  // further than this is a guess
   for (const auto& k : known) {

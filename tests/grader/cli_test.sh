@@ -198,7 +198,7 @@ mkdir -p "$scratch/course2/exercises" && cp "$fixtures/wrong-sign.cpp" "$scratch
 out=$(cd "$scratch/course2" && "$grade" list 2>&1)
 has "list" "exercise3   The lab's exercise"
 has "list" "exercise2   The backward pass"
-has "list" "last: failed 17/18"
+has "list" "last: 17/18, 1 of 17 checks failed"
 
 # A grader killed mid-run leaves its work folder behind; the next grader
 # removes it (its owner is gone), and leaves a live grader's alone. Both in

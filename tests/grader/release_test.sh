@@ -20,6 +20,12 @@ copy="$work/copy"
 [ -z "$(find "$copy" -type l)" ] || no "links in the release: $(find "$copy" -type l | head -3)"
 grep -rlF "$root" "$copy" >/dev/null && no "the release names the course's folder: $(grep -rlF "$root" "$copy" | head -3)"
 for d in solutions tests/fixtures bench .ci; do [ ! -e "$copy/$d" ] || no "the release holds $d"; done
+# The students' exercises/README.md speaks of what they have, not of the
+# instructors' tools.
+for w in "solutions/" "tests/fixtures" "grade check" "grade record"; do
+  ! grep -qF -- "$w" "$copy/exercises/README.md" || no "the release's exercises/README.md names $w, which students do not have"
+done
+grep -q "Reading a result" "$copy/exercises/README.md" || no "the release's exercises/README.md is not the students' own"
 
 # Lines of the solutions that carry an answer: with a letter or digit, not a
 # comment or an include, and not in any starter. None may be in the copy.
