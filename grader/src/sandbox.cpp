@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "seccomp.h"
+#include "staging.h"
 #include "watch.h"
 
 namespace grader {
@@ -155,14 +156,26 @@ FenceView program_view(const std::string& stage, const std::string& workdir, boo
   return v;
 }
 
-// A copy of the engine's library in $TMPDIR, made once per build of it, for
+// Where work folders go: $TMPDIR, or for a root grader its staging folder,
+// which its leased uids can reach whatever TMPDIR is (staging.h).
+std::string work_parent(std::string& error) {
+  if (geteuid() == 0) return staging_root(error);
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) error = "no folder for temporary files: " + ec.message();
+  return ec ? "" : tmp.string();
+}
+
+// A copy of the engine's library in the work folders' parent, made once per build of it, for
 // machines where the build and $TMPDIR are different file systems (a stage
 // folder can only hard-link within one).
 std::string shared_library_copy(std::string& error) {
   struct stat st{};
   if (stat(GRADLAB_STUDENT_LIB, &st) != 0) return GRADLAB_STUDENT_LIB;  // no engine library: nothing to stage
   std::error_code ec;
-  const fs::path copy = fs::temp_directory_path(ec) / ("gradlab-lib-" + std::to_string(geteuid()) + "-" +
+  const std::string parent = work_parent(error);
+  if (parent.empty()) return "";
+  const fs::path copy = fs::path(parent) / ("gradlab-lib-" + std::to_string(geteuid()) + "-" +
                                                        std::to_string(st.st_ino) + "-" + std::to_string(st.st_mtime) + ".so");
   struct stat cs{};
   if (lstat(copy.c_str(), &cs) == 0 && S_ISREG(cs.st_mode) && cs.st_uid == geteuid() && (cs.st_mode & 022) == 0 &&
@@ -278,6 +291,22 @@ FenceChoice choose_fence(bool prefer_namespaces) {
       return c;
     }
   }
+  if (geteuid() == 0) {
+    // The fallback binds nothing: the leased uid reads the headers and the
+    // library by their own paths, so they must lie where anyone may pass.
+    static const std::string unreachable = [] {
+      for (const char* p : {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE, GRADLAB_STUDENT_LIB})
+        if (*p && fs::exists(p) && !reachable_by_anyone(p)) return std::string(p);
+      return std::string();
+    }();
+    if (!unreachable.empty()) {
+      c.why_not = "bubblewrap cannot create namespaces here, and the fallback fence runs the compiler as an "
+                  "unprivileged uid, which cannot reach " + unreachable + " (a folder on its path is private to its "
+                  "owner, as /root is). Move the course under a folder anyone may traverse, or grade where "
+                  "bubblewrap can create namespaces";
+      return c;
+    }
+  }
   if (landlock_abi() < 1) {
     c.why_not = "bubblewrap cannot create namespaces here and the kernel has no Landlock, so nothing would keep the "
                 "program away from the course's files. Install bubblewrap (apt-get install bubblewrap) and allow "
@@ -289,8 +318,9 @@ FenceChoice choose_fence(bool prefer_namespaces) {
 }
 
 std::string make_work_folder(std::string& error) {
-  std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / (kWorkPrefix + owner_tag() + "XXXXXX")).string();
+  const std::string parent = work_parent(error);
+  if (parent.empty()) return "";
+  std::string tmpl = (fs::path(parent) / (kWorkPrefix + owner_tag() + "XXXXXX")).string();
   if (!mkdtemp(tmpl.data())) {
     error = std::string("cannot create a work folder: ") + std::strerror(errno);
     return "";
@@ -302,7 +332,9 @@ void sweep_stale_work_folders() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::error_code ec;
-    const fs::path tmp = fs::temp_directory_path(ec);
+    std::string error;
+    const fs::path tmp = work_parent(error);
+    if (tmp.empty()) return;
     const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
     for (const auto& e : fs::directory_iterator(tmp, ec)) {
       const std::string name = e.path().filename().string();
@@ -360,6 +392,7 @@ struct Pipe {
 struct Place {
   FenceChoice choice;
   UidLease lease;
+  FenceView view;  // a tool's view, with what the leased uid cannot reach staged
   std::string stage, workdir;
   Place() = default;
   Place(const Place&) = delete;
@@ -370,12 +403,37 @@ struct Place {
   bool fallback() const { return choice.fence == Fence::Fallback; }
 };
 
+// A root grader's leased uid must reach what a tool reads: a path it cannot
+// (a course in /root) is copied into the staging folder and bound at its own
+// path, so the compiler sees the paths it was built with. The fallback fence
+// has no binds: there such a path is refused, with what to do.
+std::string reach_view(FenceView& view, bool fallback) {
+  std::vector<std::string> kept;
+  for (const auto& p : view.read_only) {
+    if (reachable_by_anyone(p)) {
+      kept.push_back(p);
+      continue;
+    }
+    if (fallback)  // choose_fence refuses the fallback for the course's own paths; this is any other
+      return "the fallback fence runs the compiler as an unprivileged uid, which cannot reach " + p +
+             " (a folder on its path is private to its owner)";
+    std::string error;
+    const std::string copy = staged_copy(p, error);
+    if (copy.empty()) return error;
+    view.read_only_at.push_back({copy, p});
+  }
+  view.read_only = kept;
+  return "";
+}
+
 bool prepare_place(const SandboxSpec& spec, bool tool, Place& at, std::string& failure) {
   at.choice = choose_fence(spec.isolate);
   if (!at.choice.ok) return failure = "no sandbox can be built here: " + at.choice.why_not, false;
   if (geteuid() == 0 && !at.lease.active())
     return failure = "cannot run the work as an unprivileged uid: " + at.lease.error(), false;
   if (tool) {
+    at.view = spec.view;
+    if (at.lease.active() && !(failure = reach_view(at.view, at.fallback())).empty()) return false;
     if (!hand_over(spec.view.writable, at.lease))
       return failure = "cannot hand " + spec.view.writable + " to the sandbox's uid", false;
     return true;
@@ -391,7 +449,7 @@ ChildPlan plan_child(const SandboxSpec& spec, bool tool, const Place& at) {
   const Limits& L = spec.limits;
   ChildPlan p;
   p.tool = tool, p.fallback = fallback, p.gpu = spec.gpu, p.lease = &at.lease;
-  const FenceView view = tool ? spec.view : program_view(at.stage, at.workdir, fallback);
+  const FenceView view = tool ? at.view : program_view(at.stage, at.workdir, fallback);
   p.chdir = fallback ? (view.chdir.empty() ? "/" : view.chdir) : "/";
   std::random_device rd;
   p.channel_fd = tool ? -1 : spec.channel_fd > kSeccompFd ? spec.channel_fd : 10 + static_cast<int>(rd() % 40);
