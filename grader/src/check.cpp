@@ -65,7 +65,7 @@ Said fixture_verdict(const Result& r, const json& expect, const std::string& wha
   std::string detail;
   if (name(r.verdict) != expect.value("verdict", ""))
     detail += "verdict " + name(r.verdict) + ", expected " + expect.value("verdict", "") + ". ";
-  if (expect.contains("run_status") && name(r.run.status) != expect["run_status"])
+  if (expect.contains("run_status") && name(r.run.status) != expect["run_status"].get<std::string>())
     detail += "run status " + name(r.run.status) + ", expected " + expect["run_status"].get<std::string>() + ". ";
   // What the student must be told: "says" maps a check to words its
   // feedback (why or hint) must contain; "line" is the student's line an

@@ -16,13 +16,13 @@ bool holds(const json& c, const json& student, const std::vector<CheckResult>& r
   }
   if (c.contains("check")) {
     for (const auto& r : results)
-      if (r.id == c["check"]) return name(r.status) == c["status"];
+      if (r.id == c["check"].get<std::string>()) return name(r.status) == c["status"].get<std::string>();
     return false;
   }
   const json* t = named(student, c["tensor"]);
   if (!t) return false;
   const std::string f = c["field"];
-  if (f == "grad_defined") return (t->contains("grad") && !(*t)["grad"].is_null()) == c["equals"];
+  if (f == "grad_defined") return json(t->contains("grad") && !(*t)["grad"].is_null()) == c["equals"];
   return t->contains(f) && (*t)[f] == c["equals"];
 }
 

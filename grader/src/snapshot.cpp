@@ -186,7 +186,7 @@ std::vector<size_t> graph_node(const json& g, size_t i, const json& tensors, con
   const std::string& id = string_of(node["id"], field(nat, "id"));
   if (id != id_of(i)) {
     for (size_t j = 0; j < i; ++j)
-      if (g[j]["id"] == id) refuse(field(nat, "id"), "the node " + quoted(id) + " is listed twice (first as node " + std::to_string(j) + ")");
+      if (g[j]["id"] == json(id)) refuse(field(nat, "id"), "the node " + quoted(id) + " is listed twice (first as node " + std::to_string(j) + ")");
     refuse(field(nat, "id"), "expected \"" + id_of(i) + "\" (nodes are numbered in order), found " + quoted(id));
   }
   const std::string& name = string_of(node["name"], field(nat, "name"));

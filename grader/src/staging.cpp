@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -43,25 +44,49 @@ std::string ancestors_problem(const fs::path& path) {
   return "";
 }
 
-std::string validated_root(std::string& error) {
-  const char* env = std::getenv("GRADLAB_STAGING");
-  const fs::path root = env && *env ? fs::path(env) : fs::path("/var/tmp/gradlab-" + std::to_string(geteuid()));
-  const std::string fix = " (a root grader keeps what its sandboxed runs read there; set GRADLAB_STAGING to a folder "
-                          "of root's whose whole path anyone may traverse, or remove this one and grade again)";
-  if (!root.is_absolute()) return error = "GRADLAB_STAGING must be an absolute path, not " + root.string(), "";
+const char* kFix = " (a root grader keeps what its sandboxed runs read there; set GRADLAB_STAGING to a folder of "
+                   "root's whose whole path anyone may traverse, or remove this one and grade again)";
+
+// One candidate: made when missing (nullopt when it cannot be made at all:
+// a read-only /var/tmp), else used only when its owner and mode are right.
+std::optional<std::string> candidate(const fs::path& root, std::string& error) {
   if (std::string why = ancestors_problem(root); !why.empty())
-    return error = "the staging folder " + root.string() + " cannot be used: " + why + fix, "";
-  if (mkdir(root.c_str(), 0711) == 0 && chmod(root.c_str(), 0711) != 0)
+    return error = "the staging folder " + root.string() + " cannot be used: " + why + kFix, "";
+  const bool made = mkdir(root.c_str(), 0711) == 0;
+  const int made_errno = errno;
+  if (made && chmod(root.c_str(), 0711) != 0)
     return error = "cannot set the mode of " + root.string() + ": " + std::strerror(errno), "";
   struct stat st{};
-  if (lstat(root.c_str(), &st) != 0)
-    return error = "cannot create the staging folder " + root.string() + ": " + std::strerror(errno), "";
-  if (!S_ISDIR(st.st_mode)) return error = root.string() + " is not a folder" + fix, "";
+  if (lstat(root.c_str(), &st) != 0) {
+    error = "cannot create the staging folder " + root.string() + ": " + std::strerror(made_errno);
+    return std::nullopt;
+  }
+  if (!S_ISDIR(st.st_mode)) return error = root.string() + " is not a folder" + kFix, "";
   if (st.st_uid != geteuid())
-    return error = root.string() + " belongs to uid " + std::to_string(st.st_uid) + ", not to the grader's" + fix, "";
+    return error = root.string() + " belongs to uid " + std::to_string(st.st_uid) + ", not to the grader's" + kFix, "";
   if ((st.st_mode & 07777) != 0711)
-    return error = root.string() + " has mode " + mode_text(st.st_mode) + ", not 0711" + fix, "";
+    return error = root.string() + " has mode " + mode_text(st.st_mode) + ", not 0711" + kFix, "";
+  if (access(root.c_str(), W_OK) != 0) {  // seen through a read-only mount (a container's, a test's fence)
+    error = "the staging folder " + root.string() + " cannot be written: " + std::strerror(errno);
+    return std::nullopt;
+  }
   return root.string();
+}
+
+// $GRADLAB_STAGING when set; else /var/tmp/gradlab-UID, or /tmp/gradlab-UID
+// where /var/tmp cannot hold it (read-only). A candidate that exists with
+// the wrong owner or mode is refused, never passed over.
+std::string validated_root(std::string& error) {
+  const std::string uid = std::to_string(geteuid());
+  std::vector<fs::path> roots = {"/var/tmp/gradlab-" + uid, "/tmp/gradlab-" + uid};
+  if (const char* env = std::getenv("GRADLAB_STAGING"); env && *env) roots = {env};
+  if (!roots[0].is_absolute()) return error = "GRADLAB_STAGING must be an absolute path, not " + roots[0].string(), "";
+  for (const auto& root : roots)
+    if (auto got = candidate(root, error)) {
+      if (!got->empty()) error.clear();  // an earlier candidate's failure is no failure now
+      return *got;
+    }
+  return "";
 }
 
 // What a copy is a copy of: the path, and its files' names, sizes and times.

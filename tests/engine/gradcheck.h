@@ -4,7 +4,7 @@
 // `device`; the host perturbs a CPU copy of one input at a time and moves it
 // over (on the CPU that copy is used as it is).
 #pragma once
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 #include <cmath>
 #include <functional>
 #include <torch/torch.h>

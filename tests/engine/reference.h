@@ -1,7 +1,7 @@
 // Access to the copied PyTorch/LibTorch facts and the comparisons the engine
 // tests make against them.
 #pragma once
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 #include <nlohmann/json.hpp>
 #include <string>
 #include <torch/torch.h>

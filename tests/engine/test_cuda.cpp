@@ -3,7 +3,7 @@
 // GPU, and the device rules PyTorch has (same-device errors, printing,
 // gradients on the tensor's device, seeded random numbers). cuda_main.cpp
 // reports the whole binary as skipped where there is no GPU.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 #include <functional>
 #include <string>
 #include <torch/torch.h>

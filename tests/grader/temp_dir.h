@@ -1,7 +1,7 @@
 // A scratch folder for a test case, removed with everything in it at the
 // end, and a one-line writer of files in it (folders made as needed).
 #pragma once
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <stdlib.h>
 

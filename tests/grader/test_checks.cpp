@@ -1,6 +1,6 @@
 // Scoring is a pure function of (rubric, student snapshot, reference
 // snapshot): these tests feed it snapshots in the harness's format.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include "checks.h"
 #include "sha256.h"

@@ -1,7 +1,7 @@
 // Recorded facts and the student release: what a facts file keeps, when it
 // no longer holds, what a public rubric leaves out, and how answer lines are
 // found in a tree.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <filesystem>
 #include <fstream>

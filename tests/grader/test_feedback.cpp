@@ -1,6 +1,6 @@
 // The pieces of feedback that read the student's own text: the compiler's
 // output, the blanks of a starter, typos of names, the program's line table.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include "blanks.h"
 #include "python_habits.h"

@@ -1,7 +1,7 @@
 // The rules for what a student's file may contain and define (guard.h):
 // every file the course ships passes, each way around them we know of is
 // refused with a message that says where and why.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <filesystem>
 #include <fstream>

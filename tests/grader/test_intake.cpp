@@ -2,7 +2,7 @@
 // links to a peer, to a file outside, to a folder, a fifo, a device, a file
 // over 1 MiB, a hard link, and names with newlines, '../' look-alikes,
 // leading '-', formula characters and escapes.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
 // folders, and rosters as instructors and LMSs write them (roster.h): who
 // is found, under which name, with which identity, and what is listed as
 // not graded or missing.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 // backward graphs in the harness's format (breadth-first node lists) the way
 // different spellings of one computation record them in PyTorch, and graphs
 // that really differ.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <map>
 

@@ -1,6 +1,6 @@
 // Rubric parsing: a good rubric reads back as written; a malformed one is an
 // error that names the file and the field.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include "rubric.h"
 

@@ -2,7 +2,7 @@
 // written by the harness for the course's solutions (tests/grader/snapshots/),
 // and on those results forged: each forgery is refused with where and what,
 // and none crashes the grader.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,7 @@
 // The class files from hand-made results, read back: gradebook.csv and
 // checks.csv through an RFC 4180 reader, summary.json's statistics against
 // the same numbers computed here, and summary.html's escaping and links.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include "reports/escape.h"
 #include "reports/gradebook.h"

@@ -2,7 +2,7 @@
 // says for each kind of check, that nothing from a submission reaches it
 // unescaped, that the pictures are real PNGs even for hostile graphs, and
 // that every colour pair the page uses reads at 4.5:1 or better.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <filesystem>
 #include <vector>

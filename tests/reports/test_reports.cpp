@@ -1,7 +1,7 @@
 // The report writers, read back: report.json against its JSON Schema,
 // junit.xml through a small XML reader, results.json as Gradescope reads
 // it, and hostile text from a submission through all three.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include <fstream>
 #include <map>

@@ -1,7 +1,7 @@
 // Hostile text on its way to a terminal or a report (issue 19): control
 // characters made visible by reports::visible, in every writer that shows
 // submitted text, and CSV cells that a spreadsheet cannot run as formulas.
-#include <catch2/catch.hpp>
+#include "catch_compat.h"
 
 #include "reports/escape.h"
 #include "reports/gradebook.h"
