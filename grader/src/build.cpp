@@ -235,16 +235,14 @@ std::vector<std::string> compile_flags(const std::string& engine) {
   // file's own #include of it a no-op). -isystem keeps warnings from our
   // headers out of the student's diagnostics. LibTorch gets its own PCH and
   // headers, not the engine's.
-  std::vector<const char*> dirs = {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE};
-  if (clang_pch(engine)) {
-    f.insert(f.end(), {"-include-pch", GRADLAB_STUDENT_PCH});
-    dirs.erase(dirs.begin());
-  }
-  if (is_libtorch(engine)) {
-    dirs = {GRADLAB_PCH_LIBTORCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
-    for (auto& x : f)
-      if (x == "-std=c++20") x = "-std=c++17";  // what LibTorch 1.13's headers are written for
-  }
+  const bool torch = is_libtorch(engine), pch = clang_pch(engine);
+  if (pch) f.insert(f.end(), {"-include-pch", GRADLAB_STUDENT_PCH});
+  // What LibTorch 1.13's headers are written for.
+  if (torch) std::replace(f.begin(), f.end(), std::string("-std=c++20"), std::string("-std=c++17"));
+  const std::vector<const char*> dirs =
+      torch ? std::vector<const char*>{GRADLAB_PCH_LIBTORCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE}
+      : pch ? std::vector<const char*>{GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE}
+            : std::vector<const char*>{GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE};
   for (const char* d : dirs) {
     f.push_back("-isystem");
     f.push_back(d);

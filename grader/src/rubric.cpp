@@ -1,4 +1,5 @@
 #include "rubric.h"
+#include "compat.h"
 
 #include "files.h"
 
@@ -47,7 +48,7 @@ const std::set<std::string> kProbeKinds = {"backward", "inplace", "gradcheck"};
 
 std::string type_name(const json& j) { return j.type_name(); }
 
-const json& field(const json& obj, const std::string& key, const std::string& path, const std::string& where,
+GRADLAB_NO_DANGLING const json& field(const json& obj, const std::string& key, const std::string& path, const std::string& where,
                   json::value_t type) {
   if (!obj.contains(key)) fail(path, where, "missing field \"" + key + "\"");
   const json& v = obj[key];

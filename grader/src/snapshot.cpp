@@ -1,4 +1,5 @@
 #include "snapshot.h"
+#include "compat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,7 +46,7 @@ std::string field(const std::string& at, const std::string& key) { return at.emp
 std::string entry(const std::string& at, const std::string& key) { return at + "[" + quoted(key) + "]"; }
 std::string item(const std::string& at, size_t i) { return at + "[" + std::to_string(i) + "]"; }
 
-const std::string& string_of(const json& v, const std::string& at, size_t max = kMaxNameBytes) {
+GRADLAB_NO_DANGLING const std::string& string_of(const json& v, const std::string& at, size_t max = kMaxNameBytes) {
   if (!v.is_string()) refuse(at, "expected a string, found " + brief(v));
   const std::string& s = v.get_ref<const std::string&>();
   if (s.size() > max) refuse(at, "a string of " + std::to_string(s.size()) + " bytes (at most " + std::to_string(max) + ")");
@@ -76,12 +77,12 @@ void number(const json& v, const std::string& at) {
   refuse(at, "expected a number (or \"nan\", \"inf\", \"-inf\"), found " + brief(v));
 }
 
-const json& object(const json& v, const std::string& at) {
+GRADLAB_NO_DANGLING const json& object(const json& v, const std::string& at) {
   if (!v.is_object()) refuse(at, "expected an object, found " + brief(v));
   return v;
 }
 
-const json& array(const json& v, const std::string& at, size_t max) {
+GRADLAB_NO_DANGLING const json& array(const json& v, const std::string& at, size_t max) {
   if (!v.is_array()) refuse(at, "expected an array, found " + brief(v));
   if (v.size() > max) refuse(at, std::to_string(v.size()) + " entries (at most " + std::to_string(max) + ")");
   return v;
@@ -312,7 +313,7 @@ void probe(const json& p, const std::string& at) {
 }
 
 // An object whose keys are names: bounded in number and length.
-const json& named_map(const json& v, const std::string& at) {
+GRADLAB_NO_DANGLING const json& named_map(const json& v, const std::string& at) {
   object(v, at);
   if (v.size() > kMaxEntries) refuse(at, std::to_string(v.size()) + " entries (at most " + std::to_string(kMaxEntries) + ")");
   for (const auto& [k, x] : v.items())
