@@ -189,13 +189,6 @@ ToolResult run_fenced(const std::vector<std::string>& args, const std::string& w
   return r;
 }
 
-// What the fenced tools may read besides the system: the headers (and the
-// precompiled header) the student's file includes, and the library it links.
-std::vector<std::string> tool_paths(const std::string& engine) {
-  if (is_libtorch(engine)) return {GRADLAB_PCH_LIBTORCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
-  return {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE, GRADLAB_STUDENT_LIB};
-}
-
 // The private folder's path, as the compiler prints it, becomes the file's
 // own name again in the diagnostics.
 std::string restore_names(std::string text, const std::string& work, const std::string& copy, const std::string& shown) {
@@ -304,6 +297,11 @@ std::string entry_object(const fs::path& cache, const std::string& function, con
 }
 
 }  // namespace
+
+std::vector<std::string> tool_paths(const std::string& engine) {
+  if (is_libtorch(engine)) return {GRADLAB_PCH_LIBTORCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_LIBTORCH_INCLUDE};
+  return {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE, GRADLAB_STUDENT_LIB};
+}
 
 std::string default_cache_dir() {
   if (const char* c = std::getenv("GRADLAB_CACHE"); c && *c) return c;

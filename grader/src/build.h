@@ -5,6 +5,7 @@
 // the compiler; compile errors are cached too.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace grader {
 
@@ -36,6 +37,10 @@ BuildOutcome build_program(const BuildRequest& req);
 // The compile cache's location: $GRADLAB_CACHE, else $XDG_CACHE_HOME/gradlab,
 // else ~/.cache/gradlab.
 std::string default_cache_dir();
+
+// What the fenced tools may read besides the system: the headers (and the
+// precompiled header) the student's file includes, and the library it links.
+std::vector<std::string> tool_paths(const std::string& engine);
 // Where the HTML report's graph pictures are kept once drawn, in a cache.
 inline std::string picture_cache(const std::string& cache_dir) {
   return cache_dir.empty() ? "" : cache_dir + "/pictures";

@@ -38,6 +38,12 @@ void print_line(std::ostream& os, const std::string& file, int line, const Style
   if (!quoted.empty()) os << st.dim() << "  " << reports::visible(quoted) << st.reset() << "\n";
 }
 
+// Blank i as the starter's record has it (null: not recorded). Only called
+// where the file has as many blanks as the record.
+const StarterBlanks::One* starter_blank(const Starter& starter, size_t i) {
+  return starter.recorded ? &starter.recorded->blanks[i] : nullptr;
+}
+
 // An untouched starter: what goes in each blank, instead of every check
 // failing for the same reason.
 void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& blanks, const Starter& starter,
@@ -47,7 +53,7 @@ void print_blanks(std::ostream& os, const Result& r, const std::vector<Blank>& b
   os << "  What goes in " << (blanks.size() == 1 ? "it" : "them") << ":\n";
   size_t shown = 0;
   for (size_t i = 0; i < blanks.size(); ++i) {
-    const auto said = prompts(blanks[i], starter.recorded ? &starter.recorded->blanks[i] : nullptr);
+    const auto said = prompts(blanks[i], starter_blank(starter, i));
     if (said.empty()) os << "    line " << blanks[i].start_line + 1 << "  (write your code here)\n";
     for (const auto& [line, text] : said) {
       if (++shown > 12) break;
@@ -65,7 +71,7 @@ void print_empty_blanks(std::ostream& os, const std::vector<Blank>& blanks, cons
                         const Starter& starter, const Style& st) {
   for (size_t i = 0; i < blanks.size(); ++i) {
     if (!empty[i]) continue;
-    const auto said = prompts(blanks[i], starter.recorded ? &starter.recorded->blanks[i] : nullptr);
+    const auto said = prompts(blanks[i], starter_blank(starter, i));
     os << st.yellow() << "  still empty" << st.reset() << ": the blank at line " << blanks[i].start_line
        << (said.empty() ? std::string() : " (" + reports::visible(said.front().second) + ")") << "\n";
   }

@@ -198,8 +198,6 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
 }
 
 
-// The failed check an escaped exception adds: no points of its own (the
-// checks it kept from running lose theirs), its message and the student's line.
 // The Python habits on the lines the compiler refused (python_habits.h).
 std::vector<CompileHint> compile_hints(const std::string& diagnostics, const std::string& submission) {
   const std::string source = read_file(submission).value_or("");
@@ -237,6 +235,8 @@ std::string stop_place(const RunInfo& run, const std::string& submission) {
   return run.line > 0 ? fs::path(submission).filename().string() + ":" + std::to_string(run.line) : "an exception";
 }
 
+// The failed check an escaped exception adds: no points of its own (the
+// checks it kept from running lose theirs), its message and the student's line.
 CheckResult exception_check(const RunInfo& run, const std::string& submission) {
   CheckResult c;
   c.id = "exception";

@@ -32,6 +32,7 @@
 #include "reports/result.h"
 #include "reports/writer.h"
 #include "sandbox.h"
+#include "staging.h"
 #include "release.h"
 #include "suggest.h"
 
@@ -246,6 +247,16 @@ void require_fence(const GradeRequest& base) {
   if (!fence.ok)
     throw Stop("no sandbox can be built here, so no student code is compiled or run: " + fence.why_not + ".",
                kExitNoDevice, false);
+  // A root grader's fallback binds nothing: the leased uid reads the headers
+  // and the library by their own paths, so they must lie where anyone may pass.
+  if (geteuid() == 0 && fence.fence == Fence::Fallback)
+    for (const auto& p : tool_paths(base.engine))
+      if (!p.empty() && fs::exists(p) && !reachable_by_anyone(p))
+        throw Stop("no sandbox can be built here, so no student code is compiled or run: bubblewrap cannot create "
+                   "namespaces here, and the fallback fence runs the compiler as an unprivileged uid, which cannot "
+                   "reach " + p + " (a folder on its path is private to its owner, as /root is). Move the course "
+                   "under a folder anyone may traverse, or grade where bubblewrap can create namespaces.",
+                   kExitNoDevice, false);
   // Said once here, not only in the reports: whoever runs the grader should
   // know which fence holds the students' code.
   if (base.isolate && fence.fence == Fence::Fallback)

@@ -291,22 +291,6 @@ FenceChoice choose_fence(bool prefer_namespaces) {
       return c;
     }
   }
-  if (geteuid() == 0) {
-    // The fallback binds nothing: the leased uid reads the headers and the
-    // library by their own paths, so they must lie where anyone may pass.
-    static const std::string unreachable = [] {
-      for (const char* p : {GRADLAB_PCH_DIR, GRADLAB_LAB_INCLUDE, GRADLAB_ENGINE_INCLUDE, GRADLAB_STUDENT_LIB})
-        if (*p && fs::exists(p) && !reachable_by_anyone(p)) return std::string(p);
-      return std::string();
-    }();
-    if (!unreachable.empty()) {
-      c.why_not = "bubblewrap cannot create namespaces here, and the fallback fence runs the compiler as an "
-                  "unprivileged uid, which cannot reach " + unreachable + " (a folder on its path is private to its "
-                  "owner, as /root is). Move the course under a folder anyone may traverse, or grade where "
-                  "bubblewrap can create namespaces";
-      return c;
-    }
-  }
   if (landlock_abi() < 1) {
     c.why_not = "bubblewrap cannot create namespaces here and the kernel has no Landlock, so nothing would keep the "
                 "program away from the course's files. Install bubblewrap (apt-get install bubblewrap) and allow "
@@ -414,7 +398,7 @@ std::string reach_view(FenceView& view, bool fallback) {
       kept.push_back(p);
       continue;
     }
-    if (fallback)  // choose_fence refuses the fallback for the course's own paths; this is any other
+    if (fallback)  // grade refuses this up front for the course's own paths (main.cpp)
       return "the fallback fence runs the compiler as an unprivileged uid, which cannot reach " + p +
              " (a folder on its path is private to its owner)";
     std::string error;
