@@ -224,16 +224,25 @@ void manual_seed(uint64_t seed) {
 }
 uint64_t initial_seed() { return gen().seed; }
 
-Tensor randn(IntArrayRef size, const TensorOptions& o) { return generate(size, o, fill_normal, 0, 1); }
-Tensor rand(IntArrayRef size, const TensorOptions& o) { return generate(size, o, fill_uniform, 0, 1); }
+Tensor randn(IntArrayRef size, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("randn", randn(size, o));
+  return generate(size, o, fill_normal, 0, 1);
+}
+Tensor rand(IntArrayRef size, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("rand", rand(size, o));
+  return generate(size, o, fill_uniform, 0, 1);
+}
 Tensor randn_like(const Tensor& t, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("randn_like", randn_like(t, o));
   return randn(t.sizes(), TensorOptions(o.dtype_opt().value_or(t.scalar_type())).device(o.has_device() ? o.device() : t.device()).requires_grad(o.requires_grad()));
 }
 Tensor rand_like(const Tensor& t, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("rand_like", rand_like(t, o));
   return rand(t.sizes(), TensorOptions(o.dtype_opt().value_or(t.scalar_type())).device(o.has_device() ? o.device() : t.device()).requires_grad(o.requires_grad()));
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("randint", randint(low, high, size, o));
   GRADLAB_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   Tensor cpu_t = empty_tensor(size, o.has_dtype() ? o.dtype() : ScalarType::Long, Device(DeviceType::CPU));
   CpuGenerator& g = gen();
@@ -250,11 +259,15 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions&
   });
   return o.device().is_cpu() ? cpu_t : cpu_t.to(o.device());
 }
-Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o) { return randint(0, high, size, o); }
+Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("randint", randint(high, size, o));
+  return randint(0, high, size, o);
+}
 
 // PyTorch's CPU randperm: 0..n-1, then for each position i a swap with
 // i + (a 32-bit draw mod the n - i positions left).
 Tensor randperm(int64_t n, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("randperm", randperm(n, o));
   GRADLAB_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
   Tensor cpu_t = empty_tensor({n}, o.has_dtype() ? o.dtype() : ScalarType::Long, Device(DeviceType::CPU));
   CpuGenerator& g = gen();

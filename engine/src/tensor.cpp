@@ -19,6 +19,8 @@ StorageImpl::~StorageImpl() {
 namespace {
 // Memory from the device's backend, owned by the storage.
 IntrusivePtr<StorageImpl> backend_storage(size_t nbytes, Device device) {
+  if (nbytes > tape::detail::g_storage_limit)
+    throw Error(str_cat("a tensor of ", nbytes, " bytes is beyond the replay's limit of ", tape::detail::g_storage_limit));
   auto s = make_intrusive<StorageImpl>();
   // A tensor's device always has its index, as in PyTorch: torch::kCUDA
   // means the current GPU, and the tensor is on cuda:0.
@@ -154,6 +156,7 @@ template int32_t* Tensor::data_ptr<int32_t>() const;
 template bool* Tensor::data_ptr<bool>() const;
 
 Scalar Tensor::item() const {
+  GRADLAB_TAPE("item", item(), *this);
   checked();
   if (numel() != 1) throw Error(str_cat("a Tensor with ", numel(), " elements cannot be converted to Scalar"));
   Tensor c = device().is_cpu() ? *this : to(Device(DeviceType::CPU));
@@ -183,6 +186,7 @@ bool Tensor::view_requires_grad() const { return base_in_graph(impl_.get()); }
 bool Tensor::is_leaf() const { return checked()->grad_fn == nullptr; }
 
 Tensor& Tensor::set_requires_grad(bool r) const {
+  GRADLAB_TAPE("set_requires_grad", set_requires_grad(r), *this, r);
   checked();
   if (r && !is_floating(scalar_type())) throw Error(msg::kOnlyFloatGrad);
   if (r && impl_->inference && !autograd::InferenceMode::is_enabled())
@@ -194,6 +198,7 @@ Tensor& Tensor::set_requires_grad(bool r) const {
 }
 
 Tensor& Tensor::requires_grad_(bool r) const {
+  GRADLAB_TAPE("requires_grad_", requires_grad_(r), *this, r);
   checked();
   if (!is_leaf() && !r)
     throw std::runtime_error(
@@ -218,6 +223,7 @@ const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
 }
 
 const Tensor& Tensor::grad() const {
+  GRADLAB_TAPE("grad", grad(), *this);
   checked();
   // A Tensor handle over the impl's grad pointer, without copying it.
   const Tensor& g = as_tensor(impl_->grad);
@@ -228,10 +234,18 @@ const Tensor& Tensor::grad() const {
 
 Tensor& Tensor::mutable_grad() const {
   checked();
+  if (tape::on()) {
+    // The program holds the slot now: what it assigns there is written at
+    // the next event (set_grad).
+    Tensor& slot = tape::record("mutable_grad", [&]() -> Tensor& { return mutable_grad(); }, *this);
+    tape::watch_grad_slot(*this);
+    return slot;
+  }
   return as_tensor(impl_->grad);
 }
 
 void Tensor::retain_grad() const {
+  GRADLAB_TAPE("retain_grad", retain_grad(), *this);
   checked();
   if (!requires_grad()) throw Error("can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf() || impl_->retains_grad) return;
@@ -266,6 +280,8 @@ const Tensor& Tensor::_base() const { return as_tensor(checked()->base); }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       std::optional<TensorList> inputs) const {
+  GRADLAB_TAPE("backward", backward(gradient, retain_graph, create_graph, inputs), *this, gradient, retain_graph,
+               create_graph, inputs);
   if (!impl_) throw Error("cannot call get_autograd_meta() on undefined tensor");
   if (inputs && inputs->empty()) throw Error("'inputs' argument to backward cannot be empty");
   // Views of this tensor and its gradient: no lists are built for the common case.
@@ -281,12 +297,14 @@ Tensor Tensor::tensor_data() const {
 }
 
 Tensor Tensor::detach() const {
+  GRADLAB_TAPE("detach", detach(), *this);
   // Shares storage and version counter; no history.
   // LibTorch reports it as no view (is_view() false), and in-place ops on it are allowed.
   return tensor_data();
 }
 
 Tensor& Tensor::detach_() const {
+  GRADLAB_TAPE("detach_", detach_(), *this);
   checked();
   if (impl_->is_view && impl_->base)
     throw Error(
@@ -301,6 +319,7 @@ Tensor& Tensor::detach_() const {
 }
 
 Tensor Tensor::data() const {
+  GRADLAB_TAPE("data", data(), *this);
   // A new version counter: changes through .data() are invisible to autograd.
   Tensor r = tensor_data();
   r.impl()->separate_version = make_intrusive<VersionCounter>();
@@ -309,6 +328,7 @@ Tensor Tensor::data() const {
 Tensor Tensor::variable_data() const { return data(); }
 
 void Tensor::set_data(const Tensor& new_data) const {
+  GRADLAB_TAPE("set_data", set_data(new_data), *this, new_data);
   GRADLAB_CHECK(defined(), "set_data: the tensor is undefined");
   GRADLAB_CHECK(new_data.defined(), "set_data: new_data is undefined");
   TensorImpl* me = impl().get();

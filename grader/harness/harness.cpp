@@ -6,6 +6,11 @@
 // (and nlohmann/json), so it builds against gradlab's engine and LibTorch alike.
 #include <gradlab/lab.h>
 #include <torch/csrc/autograd/functions/accumulate_grad.h>
+
+#include "facts_of.h"
+#ifdef GRADLAB_ENGINE
+#include <gradlab/tape.h>
+#endif
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -68,103 +73,11 @@ struct Lab::State {
 
 namespace {
 
-// Values beyond this many elements are not sent; exercises use small tensors.
-constexpr int64_t kMaxValues = 4096;
-
-// JSON has no NaN or infinity; they travel as strings.
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
-json values_of(const torch::Tensor& t) {
-  json out = json::array();
-  torch::Tensor c = t.detach().to(torch::kCPU, torch::kDouble).contiguous();
-  const double* p = c.data_ptr<double>();
-  const int64_t n = std::min<int64_t>(c.numel(), kMaxValues);
-  for (int64_t i = 0; i < n; ++i) out.push_back(number(p[i]));
-  return out;
-}
-
-std::string error_text(const std::exception& e) {
-  if (auto* ce = dynamic_cast<const c10::Error*>(&e)) return ce->what_without_backtrace();
-  return e.what();
-}
-
-json describe(const torch::Tensor& t) {
-  json j;
-  j["defined"] = t.defined();
-  if (!t.defined()) return j;
-  j["shape"] = t.sizes().vec();
-  j["dtype"] = c10::str(t.scalar_type());
-  j["device"] = c10::str(t.device());
-  j["requires_grad"] = t.requires_grad();
-  j["is_leaf"] = t.is_leaf();
-  j["retains_grad"] = t.retains_grad();
-  j["grad_fn"] = t.grad_fn() ? json(t.grad_fn()->name()) : json(nullptr);
-  j["version"] = t._version();
-  j["values"] = values_of(t);
-  if (t.numel() > kMaxValues) j["values_truncated"] = true;
-  // PyTorch keeps .grad only on leaves and on tensors that retain it; reading
-  // it elsewhere warns, and the warning would be blamed on the student.
-  if (t.is_leaf() || t.retains_grad()) {
-    const torch::Tensor& g = t.grad();
-    if (g.defined()) {
-      j["grad"] = {{"shape", g.sizes().vec()}, {"values", values_of(g)}};
-    } else {
-      j["grad"] = nullptr;
-    }
-  } else {
-    j["grad"] = nullptr;
-  }
-  return j;
-}
-
-// The backward graph below `root`, breadth first along next_edges in order,
-// so the same graph always gets the same node ids. Nodes that are a named
-// tensor's grad_fn, or the AccumulateGrad of a named leaf, carry the name.
-json graph_of(const torch::Tensor& root, const std::vector<std::pair<std::string, torch::Tensor>>& named) {
-  using torch::autograd::Node;
-  std::unordered_map<const Node*, size_t> id;
-  std::vector<std::shared_ptr<Node>> order;
-  auto visit = [&](const std::shared_ptr<Node>& n) {
-    if (!n || id.count(n.get())) return;
-    id.emplace(n.get(), order.size());
-    order.push_back(n);
-  };
-  visit(root.grad_fn());
-  for (size_t i = 0; i < order.size(); ++i)
-    for (const auto& e : order[i]->next_edges()) visit(e.function);
-
-  json nodes = json::array();
-  for (const auto& n : order) {
-    json node;
-    node["id"] = "n" + std::to_string(id[n.get()]);
-    node["name"] = n->name();
-    json tensors = json::array();
-    if (auto* acc = dynamic_cast<torch::autograd::AccumulateGrad*>(n.get())) {
-      for (const auto& [name, t] : named)
-        if (t.defined() && acc->variable.is_same(t)) tensors.push_back(name);
-      // A leaf's picture shows its shape (torchviz's convention), named or not.
-      if (acc->variable.defined()) node["shape"] = acc->variable.sizes().vec();
-    } else {
-      for (const auto& [name, t] : named)
-        if (t.defined() && t.grad_fn().get() == n.get()) tensors.push_back(name);
-    }
-    node["tensors"] = tensors;
-    json next = json::array();
-    for (const auto& e : n->next_edges()) {
-      if (e.function)
-        next.push_back({"n" + std::to_string(id[e.function.get()]), e.input_nr});
-      else
-        next.push_back({nullptr, e.input_nr});
-    }
-    node["next"] = next;
-    nodes.push_back(node);
-  }
-  return nodes;
-}
+using facts::number;
+using facts::values_of;
+using facts::error_text;
+using facts::describe;
+using facts::graph_of;
 
 // The latest throw's frames that lie in the program itself, as offsets from
 // its load address (return addresses less one: inside the call).
@@ -252,25 +165,9 @@ json gradcheck(const std::function<torch::Tensor(const torch::Tensor&)>& f, cons
 }
 
 json run_probe(Lab::State& s, const json& p) {
+  json r = facts::state_probe(s.named, p);
+  if (!r.is_null()) return r;
   const std::string kind = p.at("kind");
-  auto need = [&](const char* key) -> const torch::Tensor& {
-    const std::string name = p.at(key);
-    const torch::Tensor* t = find(s, name);
-    if (!t) throw std::runtime_error("the exercise did not name a tensor \"" + name + "\"");
-    return *t;
-  };
-  if (kind == "backward") {
-    need("tensor").backward({}, p.value("retain_graph", false));
-    return {{"ok", true}};
-  }
-  if (kind == "inplace") {
-    // Changes a named tensor in place (outside autograd when no_grad is set),
-    // which bumps its version, as a student's stray `x += 1` would.
-    std::unique_ptr<torch::NoGradGuard> guard;
-    if (p.value("no_grad", true)) guard = std::make_unique<torch::NoGradGuard>();
-    need("tensor").add_(p.value("value", 1.0));
-    return {{"ok", true}};
-  }
   if (kind == "gradcheck") {
     const std::string name = p.at("function");
     auto it = s.functions.find(name);
@@ -293,7 +190,18 @@ bool write_all(int fd, const std::string& s) {
 
 }  // namespace
 
+// The lab's records go on the op tape too (the grader's replay makes its own
+// from them); what the harness does to read a tensor is not the program's.
+#ifdef GRADLAB_ENGINE
+#define GRADLAB_LAB_RECORD(...)                \
+  gradlab::tape::Inside harness_internal_; \
+  gradlab::tape::lab_record(__VA_ARGS__)
+#else
+#define GRADLAB_LAB_RECORD(...)
+#endif
+
 void Lab::name(const std::string& name, const torch::Tensor& t) {
+  GRADLAB_LAB_RECORD("name", name, &t);
   for (auto& [n, v] : s_->named)
     if (n == name) {
       v = t;
@@ -303,18 +211,22 @@ void Lab::name(const std::string& name, const torch::Tensor& t) {
 }
 
 void Lab::snapshot(const std::string& label, const torch::Tensor& t) {
+  GRADLAB_LAB_RECORD("snapshot", label, &t);
   s_->records.push_back({{"kind", "snapshot"}, {"label", label}, {"tensor", describe(t)}});
 }
 
 void Lab::value(const std::string& label, double v) {
+  GRADLAB_LAB_RECORD("value", label, nullptr, "", v);
   s_->records.push_back({{"kind", "value"}, {"label", label}, {"value", number(v)}});
 }
 
 void Lab::error(const std::string& label, const std::exception& e) {
+  GRADLAB_LAB_RECORD("error", label, nullptr, error_text(e));
   s_->records.push_back({{"kind", "error"}, {"label", label}, {"message", error_text(e)}});
 }
 
 void Lab::no_error(const std::string& label) {
+  GRADLAB_LAB_RECORD("no_error", label, nullptr);
   s_->records.push_back({{"kind", "no_error"}, {"label", label}});
 }
 
@@ -406,6 +318,29 @@ bool channel_intact(const Request& r) {
 }  // namespace
 
 namespace {
+#ifdef GRADLAB_ENGINE
+// The op tape's way out: each event a line on the result channel, ahead of
+// the result, written as the program runs (a few at a time).
+class ChannelSink final : public gradlab::tape::Sink {
+ public:
+  explicit ChannelSink(int fd) : fd_(fd) {}
+  void write(const std::string& event) override {
+    buf_ += event;
+    buf_ += '\n';
+    if (buf_.size() >= kFlushBytes) flush();
+  }
+  void flush() {
+    if (!buf_.empty()) write_all(fd_, buf_);
+    buf_.clear();
+  }
+
+ private:
+  static constexpr size_t kFlushBytes = 16384;
+  int fd_;
+  std::string buf_;
+};
+#endif
+
 // Runs the exercise; its end (ok, an exception, out of memory) goes in `out`.
 void run_exercise(void (*exercise)(Lab&), Lab& lab, const json& request, json& out) {
   try {
@@ -518,7 +453,15 @@ int harness_main(int, char**, void (*exercise)(Lab&)) {
 
   json out;
   out["nonce"] = "";  // filled in as it is written
+#ifdef GRADLAB_ENGINE
+  ChannelSink tape_out(req.channel);
+  gradlab::tape::start(&tape_out);
+#endif
   run_exercise(exercise, lab, request, out);
+#ifdef GRADLAB_ENGINE
+  gradlab::tape::stop();
+  tape_out.flush();
+#endif
   read_state(state, request, out);
   out["warnings"] = state.warnings;
   out["usage"] = own_usage();

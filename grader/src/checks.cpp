@@ -1,6 +1,7 @@
 #include "checks.h"
 #include "normal_form.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -533,6 +534,78 @@ std::string format_values(const json& values, const json& shape) {
   return s;
 }
 
+namespace {
+// The facts a check reads, as the replay names them ("tensor x",
+// "record \"label\"", "probe id").
+std::vector<std::string> facts_read(const Check& c) {
+  std::vector<std::string> out;
+  const std::string name = c.spec.value("tensor", "");
+  if (!name.empty()) out.push_back("tensor " + name);
+  if (c.spec.contains("label") && c.spec["label"].is_string()) out.push_back("record \"" + c.spec["label"].get<std::string>() + "\"");
+  if (c.spec.contains("labels"))
+    for (const auto& l : c.spec["labels"])
+      if (l.is_string()) out.push_back("record \"" + l.get<std::string>() + "\"");
+  if (c.spec.contains("probe") && c.spec["probe"].is_string()) out.push_back("probe " + c.spec["probe"].get<std::string>());
+  if (c.spec.contains("grad_of") && c.spec["grad_of"].is_string()) out.push_back("tensor " + c.spec["grad_of"].get<std::string>());
+  return out;
+}
+
+// Whether the replay of the program's op tape (replay.h) contradicts a fact
+// the check reads, or could not be done: then nothing about it is believed.
+bool contradicted(const Check& c, const json& student, Outcome& o) {
+  if (!student.contains("computation")) return false;
+  const json& comp = student["computation"];
+  if (comp.contains("failure")) {
+    o.message = "the grader could not check the program's computation: " + comp["failure"].get<std::string>();
+    o.found = nullptr;
+    return true;
+  }
+  const std::vector<std::string> reads = facts_read(c);
+  // Of a tensor, a check reads one field (its kind's); of a record or a
+  // probe, all of it. A forged field leaves the others the replay's own.
+  const std::string field = c.kind == "value" ? "values" : c.kind;
+  for (const auto& m : comp.value("mismatches", json::array())) {
+    const std::string what = m.value("what", ""), f = m.value("field", "");
+    if (std::find(reads.begin(), reads.end(), what) == reads.end()) continue;
+    if (what.rfind("tensor ", 0) == 0 && f != "name" && f != field && f.rfind(field + ".", 0) != 0) continue;
+    const std::string computed = m.value("computed", "");
+    if (f == "message" && computed.rfind("no op", 0) == 0)
+      o.message = "the program threw this error itself (\"" + m.value("claimed", "") +
+                  "\"): no operation it called raised it, so autograd's behaviour was not shown";
+    else
+      o.message = "the program's results do not match its computation: " + what + " (" + f + ") is claimed as " +
+                  m.value("claimed", "") + ", its computation gives " + computed;
+    o.found = m.value("claimed", "");
+    return true;
+  }
+  return false;
+}
+// A gradient must be autograd's work: the replay knows how each named
+// tensor's .grad came to be (replay.cpp's provenance). A check of it fails
+// when the program set or changed it by hand, or (with "from") when the
+// backward that wrote it started elsewhere than the rubric asks.
+bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint) {
+  if (!student.contains("provenance") || !student["provenance"].contains(name)) return false;
+  const json& p = student["provenance"][name];
+  const std::string how = p.value("grad", "");
+  if (how.rfind("set by hand", 0) == 0 || how.rfind("changed by hand", 0) == 0) {
+    o.message = name + ".grad was " + how + ", not written by a backward";
+    hint = "Let autograd compute it: build the result from " + name +
+           " with tensor operations and call backward() on the result; " + name + ".grad is then filled in.";
+    return true;
+  }
+  const std::string from = c.spec.value("from", "");
+  if (how == "backward" && !from.empty() && p.contains("root") && p["root"] != from) {
+    o.message = name + ".grad was written by a backward from " +
+                (p["root"].is_string() ? p["root"].get<std::string>() : std::string("an unnamed tensor")) +
+                ", where the exercise asks for one from " + from;
+    hint = "Call " + from + ".backward() (and no backward from another tensor) before reading " + name + ".grad.";
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
 std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference,
                                   const std::string& stopped_at) {
   std::vector<CheckResult> out;
@@ -577,6 +650,18 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o.pass = false;
       o.found = "undefined";
       o.message = name + " was never given a value (it is an undefined tensor)";
+    }
+    std::string route_hint;
+    if (c.kind == "grad" && t && grad_route_wrong(c, name, student, o, route_hint)) {
+      o.pass = false;
+      r.hint = route_hint;
+    }
+    if (c.kind != "stdout" && contradicted(c, student, o)) {
+      o.pass = false;
+      o.unreached = false;
+      r.hint =
+          "A result counts when the program's own tensor operations computed it: writing into a tensor's memory "
+          "(data_ptr), into the grader's records or around the engine is not computing it.";
     }
     r.status = o.pass ? CheckStatus::Passed : CheckStatus::Failed;
     r.points = o.pass ? c.points : 0;

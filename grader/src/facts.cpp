@@ -45,6 +45,9 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   json body = visible_only ? visible_facts(rubric, snapshot) : snapshot;
   body.erase("nonce");
   body.erase("usage");
+  // How the replay judged the reference's own run: not a fact of the exercise.
+  body.erase("computation");
+  body.erase("provenance");
   json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"probes", probes_key(rubric)}};
   if (!solution_sha256.empty()) doc["solution_sha256"] = solution_sha256;
   doc["visible_only"] = visible_only;

@@ -2,6 +2,7 @@
 #include "lines.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "checks.h"
 #include "diagnostics.h"
 #include "python_habits.h"
+#include "replay.h"
 #include "facts.h"
 #include "config.h"
 #include "files.h"
@@ -64,8 +66,32 @@ struct Run {
   std::vector<uint64_t> trace;    // where an escaped exception was thrown: offsets into the program
 };
 
+// What the replay found, as the snapshot carries it to the checks.
+json computation_of(const Verified& v) {
+  json mismatches = json::array();
+  for (const auto& m : v.mismatches)
+    mismatches.push_back({{"what", m.what}, {"field", m.field}, {"claimed", m.claimed}, {"computed", m.computed}});
+  json c = {{"replayed", v.replayed}, {"mismatches", mismatches}, {"unverified", v.unverified}};
+  if (!v.failure.empty()) c["failure"] = v.failure;
+  return c;
+}
+
+// The program's result with its facts replaced by the replay's of its tape
+// (`taped`: built against gradlab's engine, which writes one).
+void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric, bool taped) {
+  if (!taped) {
+    snap["computation"] = {{"replayed", false}, {"mismatches", json::array()}, {"unverified", json::array()},
+                           {"note", "built against LibTorch, which keeps no op tape: the results are the program's own"}};
+    return;
+  }
+  Verified v = verify(tape, snap, rubric.probes);
+  json computation = computation_of(v);
+  snap = std::move(v.doc);
+  snap["computation"] = std::move(computation);
+}
+
 Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate,
-                const std::string& device) {
+                const std::string& device, bool taped) {
   Run run;
   const std::string token = nonce();
   const json request = {{"probes", rubric.probes}, {"device", device}};
@@ -99,8 +125,9 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   // what a forged one holds never reaches the checks nor the verdict.
   json snap;
   std::string bad;
-  if (!o.channel.empty()) {
-    Snapshot read = read_snapshot(o.channel, token);
+  const Channel channel = split_channel(o.channel);
+  if (!channel.result.empty()) {
+    Snapshot read = read_snapshot(channel.result, token);
     bad = std::move(read.error);
     snap = std::move(read.doc);
   }
@@ -136,7 +163,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   } else if (o.signal) {
     r.status = RunStatus::Crashed;
     r.message = "crashed with " + signal_text(o.signal);
-  } else if (o.channel.empty()) {
+  } else if (channel.result.empty()) {
     r.status = RunStatus::Crashed;
     r.message = "the program ended (exit code " + std::to_string(o.exit_code) +
                 ") before the grader could read its results: does the code call exit() or std::quick_exit()?";
@@ -151,6 +178,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
     // checks read it (partial credit); probes never ran, so theirs fail.
     if (snap["status"] == "exception") {
       snap["stdout"] = o.out;
+      replace_with_replay(snap, channel.tape, rubric, taped);
       run.snapshot = std::move(snap);
     }
   } else if (o.exit_code != 0) {
@@ -159,6 +187,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   } else {
     r.status = RunStatus::Ok;
     snap["stdout"] = o.out;
+    replace_with_replay(snap, channel.tape, rubric, taped);
     run.snapshot = std::move(snap);
   }
   return run;
@@ -180,8 +209,21 @@ json without_device_marks(json snap) {
 // only when the solution, the toolchain or the probes change.
 // The reference always runs on the CPU: its values are the course's, and a
 // run on the GPU is judged against them within the rubric's tolerances.
+// This grader's build, as a cache key: the snapshot is the replay's work as
+// much as the program's, so another grader (another replay) runs it again.
+const std::string& grader_build() {
+  static const std::string id = [] {
+    struct stat st{};
+    if (stat("/proc/self/exe", &st) != 0) return std::string("unknown");
+    return std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+  }();
+  return id;
+}
+
 json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate) {
-  const fs::path cached = fs::path(b.program).parent_path() / ("snapshot-" + probes_key(rubric) + ".json");
+  const fs::path cached = fs::path(b.program).parent_path() /
+                          ("snapshot-" + probes_key(rubric) + "-" + sha256_hex(grader_build()).substr(0, 12) + ".json");
   if (auto text = read_file(cached.string())) {
     try {
       return json::parse(*text);
@@ -189,7 +231,7 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
       // a damaged cache entry: run again
     }
   }
-  Run ref = run_program(b.program, rubric, rubric.limits, isolate, "cpu");
+  Run ref = run_program(b.program, rubric, rubric.limits, isolate, "cpu", /*taped=*/true);
   if (ref.info.status != RunStatus::Ok)
     throw InternalError("the reference solution did not run cleanly (" + name(ref.info.status) + "): " + ref.info.message +
                         (ref.info.stderr_text.empty() ? "" : "\n" + ref.info.stderr_text));
@@ -373,7 +415,8 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
   }
   // The reference runs first only when its snapshot is neither recorded nor cached yet.
   const json reference = b.facts ? std::move(*b.facts) : reference_snapshot(b.reference, rubric, req.isolate);
-  Run student = run_program(b.student.program, rubric, run_limits(rubric, req), req.isolate, req.device);
+  Run student = run_program(b.student.program, rubric, run_limits(rubric, req), req.isolate, req.device,
+                            /*taped=*/req.engine != "libtorch");
   res.run = student.info;
   res.run.line = exception_line(b.student, student);
   // An escaped exception ends the run, not the grading: the facts recorded

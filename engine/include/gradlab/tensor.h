@@ -92,6 +92,8 @@ struct TensorImpl : RefCounted {
   // register_hook's and retain_grad's list for the current grad_fn (or, on a
   // leaf, for its accumulator); null until the first one.
   std::shared_ptr<autograd::TensorHooks> hooks;
+  // Its number on the op tape (gradlab/tape.h), 0 until the tape first sees it.
+  uint64_t tape_id = 0;
 
   ~TensorImpl() override;
   GRADLAB_POOLED

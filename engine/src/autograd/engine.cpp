@@ -510,6 +510,8 @@ bool Node::task_should_compute_output(size_t i) const {
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const variable_list& inputs) {
+  GRADLAB_TAPE("autograd::backward", backward(tensors, grad_tensors, retain_graph, create_graph, inputs), tensors,
+               grad_tensors, retain_graph, create_graph, inputs);
   backward_impl(tensors, grad_tensors, retain_graph, create_graph, inputs);
 }
 
@@ -530,6 +532,8 @@ void backward_impl(TensorList tensors, TensorList grad_tensors, std::optional<bo
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  GRADLAB_TAPE("autograd::grad", grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused), outputs,
+               inputs, grad_outputs, retain_graph, create_graph, allow_unused);
   if (inputs.empty()) throw Error("grad requires non-empty inputs.");
   const bool keep = retain_graph.value_or(create_graph);
   return run_with_room([&] { return run(outputs, grad_outputs, keep, create_graph, inputs, false, allow_unused); });

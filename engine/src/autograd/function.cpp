@@ -219,6 +219,20 @@ void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx
                 "Some elements marked as dirty during the forward method were not returned as output. The inputs that "
                 "are modified inplace must all be outputs of the Function.");
   ctx.commit_saved(node ? outputs : variable_list());
+  // The tape: a custom Function's outputs are the student's own work (its
+  // forward's ops are taped, its backward runs where no replay can follow),
+  // written with their values and the node that now owns them.
+  if (tape::on()) {
+    tape::Inside inside;
+    for (const Tensor& var : outputs) {
+      if (!var.defined()) continue;
+      tape::Event e("custom");
+      e.key("node").text(node ? node->name() : std::string());
+      e.key("id").output(var);
+      e.contents(var);
+      e.write();
+    }
+  }
 }
 
 }  // namespace detail

@@ -223,22 +223,27 @@ Tensor scalar_op(const BinarySpec<State>& op, const Tensor& a, Scalar s, State s
 
 // ---------------------------------------------------------------- out of place
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  GRADLAB_TAPE("add", add(a, b, alpha), a, b, alpha);
   Tensor out = tensor_op(kAdd.kernel, a, b, alpha.toDouble(), result_type(a, b));
   record_binary(kAdd, a, b, out, Alpha{alpha.toDouble()});
   return out;
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  GRADLAB_TAPE("add", add(a, b, alpha), a, b, alpha);
   return scalar_op(kAddScalar, a, b, NoState{}, alpha.toDouble());
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  GRADLAB_TAPE("sub", sub(a, b, alpha), a, b, alpha);
   Tensor out = tensor_op(kSub.kernel, a, b, alpha.toDouble(), result_type(a, b));
   record_binary(kSub, a, b, out, Alpha{alpha.toDouble()});
   return out;
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  GRADLAB_TAPE("sub", sub(a, b, alpha), a, b, alpha);
   return scalar_op(kSubScalar, a, b, NoState{}, alpha.toDouble());
 }
 Tensor rsub(const Tensor& a, Scalar b) {
+  GRADLAB_TAPE("rsub", rsub(a, b), a, b);
   // LibTorch: empty_like(a).fill_(b).sub_(a)
   check_defined(a, 0, "self");
   Tensor r = empty_like(a, TensorOptions(result_type(a, b)));
@@ -247,24 +252,29 @@ Tensor rsub(const Tensor& a, Scalar b) {
   return r;
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("mul", mul(a, b), a, b);
   Tensor out = tensor_op(kMul.kernel, a, b, 1, result_type(a, b));
   record_binary(kMul, a, b, out);
   return out;
 }
 Tensor mul(const Tensor& a, Scalar b) {
+  GRADLAB_TAPE("mul", mul(a, b), a, b);
   return scalar_op(kMulScalar, a, b, Factor{b.toDouble()});
 }
 Tensor div(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("div", div(a, b), a, b);
   const ScalarType rt = computed_type(Binary::Div, result_type(a, b));
   Tensor out = tensor_op(kDiv.kernel, a.to(rt), b.to(rt), 1, rt);
   record_binary(kDiv, a, b, out);
   return out;
 }
 Tensor div(const Tensor& a, Scalar b) {
+  GRADLAB_TAPE("div", div(a, b), a, b);
   const ScalarType rt = computed_type(Binary::Div, result_type(a, b));
   return scalar_op(kDivScalar, a.to(rt), b, Factor{b.toDouble()});
 }
 Tensor pow(const Tensor& a, const Tensor& e) {
+  GRADLAB_TAPE("pow", pow(a, e), a, e);
   Tensor out = tensor_op(Binary::Pow, a, e, 1, result_type(a, e));
   if (auto fn = record("PowBackward1", {&a, &e}, pow_tensor_bw)) {
     fn->save(a);
@@ -275,6 +285,7 @@ Tensor pow(const Tensor& a, const Tensor& e) {
   return out;
 }
 Tensor pow(Scalar base, const Tensor& e) {
+  GRADLAB_TAPE("pow", pow(base, e), base, e);
   check_defined(e, 1, "exponent");
   Tensor ef = is_floating(e.scalar_type()) ? e : e.to(ScalarType::Float);
   Tensor out = unary_kernel(backend::Unary::RPow, ef, base.toDouble());
@@ -295,10 +306,17 @@ Tensor max_min_binary(const Tensor& a, const Tensor& b, bool is_max) {
   return out;
 }
 }  // namespace
-Tensor maximum(const Tensor& a, const Tensor& b) { return max_min_binary(a, b, true); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return max_min_binary(a, b, false); }
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("maximum", maximum(a, b), a, b);
+  return max_min_binary(a, b, true);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("minimum", minimum(a, b), a, b);
+  return max_min_binary(a, b, false);
+}
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("where", where(cond, a, b), cond, a, b);
   check_defined(cond, 0, "condition");
   check_defined(a, 1, "self");
   check_defined(b, 2, "other");
@@ -375,24 +393,28 @@ Tensor& masked_fill_into(Tensor& out, const Tensor& self, const Tensor& mask, co
 }  // namespace
 
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  GRADLAB_TAPE("masked_fill", masked_fill(mask, value), *this, mask, value);
   checked();
   check_mask(*this, mask);
   Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   return masked_fill_into(out, *this, mask, scalar_like(value, *this, scalar_type()), nullptr);
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  GRADLAB_TAPE("masked_fill", masked_fill(mask, value), *this, mask, value);
   checked();
   check_mask(*this, mask);
   Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   return masked_fill_into(out, *this, mask, fill_value(*this, value), &value);
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) const {
+  GRADLAB_TAPE("masked_fill_", masked_fill_(mask, value), *this, mask, value);
   checked();
   check_mask(*this, mask);
   Tensor& self = const_cast<Tensor&>(*this);
   return masked_fill_into(self, self, mask, scalar_like(value, *this, scalar_type()), nullptr);
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
+  GRADLAB_TAPE("masked_fill_", masked_fill_(mask, value), *this, mask, value);
   checked();
   check_mask(*this, mask);
   Tensor& self = const_cast<Tensor&>(*this);
@@ -509,17 +531,29 @@ Tensor operator-(const Tensor& a) { return neg(a); }
 
 // ---------------------------------------------------------------- in place
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) const {
+  GRADLAB_TAPE("add_", add_(o, alpha), *this, o, alpha);
   return inplace_op(kAdd, *this, o, alpha.toDouble(), Alpha{alpha.toDouble()});
 }
-Tensor& Tensor::add_(Scalar o, Scalar alpha) const { return inplace_scalar(kAddScalar, *this, o, NoState{}, alpha.toDouble()); }
+Tensor& Tensor::add_(Scalar o, Scalar alpha) const {
+  GRADLAB_TAPE("add_", add_(o, alpha), *this, o, alpha); return inplace_scalar(kAddScalar, *this, o, NoState{}, alpha.toDouble()); }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) const {
+  GRADLAB_TAPE("sub_", sub_(o, alpha), *this, o, alpha);
   return inplace_op(kSub, *this, o, alpha.toDouble(), Alpha{alpha.toDouble()});
 }
-Tensor& Tensor::sub_(Scalar o, Scalar alpha) const { return inplace_scalar(kSubScalar, *this, o, NoState{}, alpha.toDouble()); }
-Tensor& Tensor::mul_(const Tensor& o) const { return inplace_op(kMul, *this, o, 1); }
-Tensor& Tensor::mul_(Scalar o) const { return inplace_scalar(kMulScalar, *this, o, Factor{o.toDouble()}); }
-Tensor& Tensor::div_(const Tensor& o) const { return inplace_op(kDiv, *this, o, 1); }
-Tensor& Tensor::div_(Scalar o) const { return inplace_scalar(kDivScalar, *this, o, Factor{o.toDouble()}); }
+Tensor& Tensor::sub_(Scalar o, Scalar alpha) const {
+  GRADLAB_TAPE("sub_", sub_(o, alpha), *this, o, alpha); return inplace_scalar(kSubScalar, *this, o, NoState{}, alpha.toDouble()); }
+Tensor& Tensor::mul_(const Tensor& o) const {
+  GRADLAB_TAPE("mul_", mul_(o), *this, o);
+  return inplace_op(kMul, *this, o, 1);
+}
+Tensor& Tensor::mul_(Scalar o) const {
+  GRADLAB_TAPE("mul_", mul_(o), *this, o); return inplace_scalar(kMulScalar, *this, o, Factor{o.toDouble()}); }
+Tensor& Tensor::div_(const Tensor& o) const {
+  GRADLAB_TAPE("div_", div_(o), *this, o);
+  return inplace_op(kDiv, *this, o, 1);
+}
+Tensor& Tensor::div_(Scalar o) const {
+  GRADLAB_TAPE("div_", div_(o), *this, o); return inplace_scalar(kDivScalar, *this, o, Factor{o.toDouble()}); }
 
 // ---------------------------------------------------------------- out= variants
 namespace {

@@ -82,31 +82,68 @@ Tensor TensorDataContainer::to_tensor(const TensorOptions& o) const {
   return r;
 }
 
-Tensor tensor(const TensorDataContainer& data, const TensorOptions& o) { return data.to_tensor(o); }
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("tensor", tensor(data, o));
+  return data.to_tensor(o);
+}
 
-Tensor empty(IntArrayRef size, const TensorOptions& o) { return finish_factory(empty_tensor(size, o.dtype(), o.device()), o); }
-Tensor zeros(IntArrayRef size, const TensorOptions& o) { return filled(size, 0, o); }
-Tensor ones(IntArrayRef size, const TensorOptions& o) { return filled(size, 1, o); }
+Tensor empty(IntArrayRef size, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("empty", empty(size, o));
+  return finish_factory(empty_tensor(size, o.dtype(), o.device()), o);
+}
+Tensor zeros(IntArrayRef size, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("zeros", zeros(size, o));
+  return filled(size, 0, o);
+}
+Tensor ones(IntArrayRef size, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("ones", ones(size, o));
+  return filled(size, 1, o);
+}
 Tensor full(IntArrayRef size, Scalar v, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("full", full(size, v, o));
   return filled(size, v, o.has_dtype() ? o : o.dtype(v.isFloatingPoint() ? ScalarType::Float : v.default_type()));
 }
 // A 0-d tensor; the default dtype whatever the scalar's kind, as PyTorch's
 // scalar_tensor (torch.scalar_tensor(5).dtype is float32).
 Tensor scalar_tensor(Scalar v, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("scalar_tensor", scalar_tensor(v, o));
   return filled({}, v, o.has_dtype() ? o : o.dtype(ScalarType::Float));
 }
-Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like_options(t, o)); }
-Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& o) const { return empty(size, like_options(*this, o)); }
-Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& o) const { return zeros(size, like_options(*this, o)); }
-Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& o) const { return ones(size, like_options(*this, o)); }
+Tensor empty_like(const Tensor& t, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("empty_like", empty_like(t, o));
+  return empty(t.sizes(), like_options(t, o));
+}
+Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& o) const {
+  GRADLAB_TAPE_NEW("new_empty", new_empty(size, o));
+  return empty(size, like_options(*this, o));
+}
+Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& o) const {
+  GRADLAB_TAPE_NEW("new_zeros", new_zeros(size, o));
+  return zeros(size, like_options(*this, o));
+}
+Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& o) const {
+  GRADLAB_TAPE_NEW("new_ones", new_ones(size, o));
+  return ones(size, like_options(*this, o));
+}
 Tensor Tensor::new_full(IntArrayRef size, Scalar v, const TensorOptions& o) const {
+  GRADLAB_TAPE_NEW("new_full", new_full(size, v, o));
   return full(size, v, like_options(*this, o));
 }
-Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like_options(t, o)); }
-Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like_options(t, o)); }
-Tensor full_like(const Tensor& t, Scalar v, const TensorOptions& o) { return filled(t.sizes(), v, like_options(t, o)); }
+Tensor zeros_like(const Tensor& t, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("zeros_like", zeros_like(t, o));
+  return zeros(t.sizes(), like_options(t, o));
+}
+Tensor ones_like(const Tensor& t, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("ones_like", ones_like(t, o));
+  return ones(t.sizes(), like_options(t, o));
+}
+Tensor full_like(const Tensor& t, Scalar v, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("full_like", full_like(t, v, o));
+  return filled(t.sizes(), v, like_options(t, o));
+}
 
 Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("arange", arange(start, end, step, o));
   const bool any_float = start.isFloatingPoint() || end.isFloatingPoint() || step.isFloatingPoint();
   const ScalarType t = o.has_dtype() ? o.dtype() : (any_float ? ScalarType::Float : ScalarType::Long);
   const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
@@ -122,10 +159,17 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& o) {
   Tensor r = o.device().is_cpu() ? cpu_t : cpu_t.to(o.device());
   return finish_factory(r, o);
 }
-Tensor arange(Scalar end, const TensorOptions& o) { return arange(0, end, 1, o); }
-Tensor arange(Scalar start, Scalar end, const TensorOptions& o) { return arange(start, end, 1, o); }
+Tensor arange(Scalar end, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("arange", arange(end, o));
+  return arange(0, end, 1, o);
+}
+Tensor arange(Scalar start, Scalar end, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("arange", arange(start, end, o));
+  return arange(start, end, 1, o);
+}
 
 Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("linspace", linspace(start, end, steps, o));
   GRADLAB_CHECK(steps >= 0, "number of steps must be non-negative");
   Tensor cpu_t = empty_tensor({steps}, o.dtype(), Device(DeviceType::CPU));
   const double s = start.toDouble(), e = end.toDouble();
@@ -141,6 +185,7 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& o)
 }
 
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("eye", eye(n, m, o));
   Tensor cpu_t = zeros({n, m}, TensorOptions(o.dtype()).device(Device(DeviceType::CPU)));
   dispatch_all(o.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -149,9 +194,13 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   });
   return finish_factory(o.device().is_cpu() ? cpu_t : cpu_t.to(o.device()), o);
 }
-Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
+Tensor eye(int64_t n, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("eye", eye(n, o));
+  return eye(n, n, o);
+}
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
+  GRADLAB_TAPE_NEW("from_blob", from_blob(data, sizes, o));
   auto impl = make_intrusive<TensorImpl>();
   impl->sizes = DimVector(sizes);
   impl->strides = contiguous_strides(sizes);  // contiguous, as a new TensorImpl assumes

@@ -30,9 +30,16 @@ Tensor& fill_impl(Tensor& self, Scalar v, const char* name) {
 
 }  // namespace
 
-Tensor& Tensor::zero_() const { return fill_impl(const_cast<Tensor&>(*this), 0, "ZeroBackward0"); }
-Tensor& Tensor::fill_(Scalar v) const { return fill_impl(const_cast<Tensor&>(*this), v, "FillBackward2"); }
+Tensor& Tensor::zero_() const {
+  GRADLAB_TAPE("zero_", zero_(), *this);
+  return fill_impl(const_cast<Tensor&>(*this), 0, "ZeroBackward0");
+}
+Tensor& Tensor::fill_(Scalar v) const {
+  GRADLAB_TAPE("fill_", fill_(v), *this, v);
+  return fill_impl(const_cast<Tensor&>(*this), v, "FillBackward2");
+}
 Tensor& Tensor::fill_(const Tensor& value) const {
+  GRADLAB_TAPE("fill_", fill_(value), *this, value);
   Tensor& self = const_cast<Tensor&>(*this);
   check_defined(value, 1, "value");
   GRADLAB_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
@@ -46,6 +53,7 @@ Tensor& Tensor::fill_(const Tensor& value) const {
 }
 
 Tensor& Tensor::copy_(const Tensor& src, bool) const {
+  GRADLAB_TAPE("copy_", copy_(src), *this, src);
   // In-place methods are const, as in LibTorch: the handle is const, the tensor is not.
   Tensor& self = const_cast<Tensor&>(*this);
   check_defined(self, 0, "self");

@@ -106,6 +106,7 @@ void save_pair(OpNode& fn, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("mm", mm(a, b), a, b);
   check_defined(a, 0, "self");
   check_defined(b, 1, "mat2");
   GRADLAB_CHECK(a.dim() == 2, "self must be a matrix");
@@ -122,6 +123,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  GRADLAB_TAPE("mv", mv(a, v), a, v);
   check_defined(a, 0, "self");
   check_defined(v, 1, "vec");
   GRADLAB_CHECK(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got ", 1, ", ", a.dim(), ", ", v.dim());
@@ -142,6 +144,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("dot", dot(a, b), a, b);
   check_defined(a, 0, "self");
   check_defined(b, 1, "tensor");
   GRADLAB_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(), "D tensors");
@@ -165,6 +168,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("bmm", bmm(a, b), a, b);
   check_defined(a, 0, "self");
   check_defined(b, 1, "mat2");
   GRADLAB_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
@@ -207,6 +211,7 @@ Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("matmul", matmul(a, b), a, b);
   check_defined(a, 0, "self");
   check_defined(b, 1, "other");
   const int64_t da = a.dim(), db = b.dim();
@@ -281,6 +286,7 @@ GradList addmm_bw(Op<Addmm>& n, Grads& g) {
 }  // namespace
 
 Tensor addmm(const Tensor& bias, const Tensor& m1, const Tensor& m2, Scalar beta, Scalar alpha) {
+  GRADLAB_TAPE("addmm", addmm(bias, m1, m2, beta, alpha), bias, m1, m2, beta, alpha);
   check_defined(bias, 0, "self");
   check_defined(m1, 1, "mat1");
   check_defined(m2, 2, "mat2");
@@ -311,6 +317,7 @@ Tensor addmm(const Tensor& bias, const Tensor& m1, const Tensor& m2, Scalar beta
   return out;
 }
 Tensor outer(const Tensor& a, const Tensor& b) {
+  GRADLAB_TAPE("outer", outer(a, b), a, b);
   check_defined(a, 0, "self");
   check_defined(b, 1, "vec2");
   GRADLAB_CHECK(a.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");

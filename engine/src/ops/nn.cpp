@@ -55,6 +55,7 @@ Tensor reduce_loss(const Tensor& l, Reduction r) {
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
+  GRADLAB_TAPE("mse_loss", mse_loss(input, target, red), input, target, red);
   check_defined(input, 0, "self");
   check_defined(target, 1, "target");
   Tensor out;
@@ -80,6 +81,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction red) {
 // ATen's l1_loss is composite: |input - target| and the reduction, recorded
 // as SubBackward0, AbsBackward0 and then MeanBackward0 or SumBackward0.
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction red) {
+  GRADLAB_TAPE("l1_loss", l1_loss(input, target, red), input, target, red);
   return reduce_loss((input - target).abs(), red);
 }
 
@@ -249,6 +251,7 @@ Tensor& leaky_relu_(Tensor& self, Scalar negative_slope) {
 }
 
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
+  GRADLAB_TAPE("leaky_relu", leaky_relu(x, negative_slope), x, negative_slope);
   check_defined(x, 0, "self");
   GRADLAB_CHECK(x.is_floating_point(), "\"leaky_relu_cpu\" not implemented for '", c10_name(x.scalar_type()), "'");
   const double slope = negative_slope.toDouble();

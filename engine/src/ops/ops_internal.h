@@ -26,6 +26,7 @@
 #include "backend/backend.h"
 #include "gradlab/autograd.h"
 #include "gradlab/ops.h"
+#include "gradlab/tape.h"
 #include "pooled.h"
 
 namespace gradlab {

@@ -227,6 +227,7 @@ Tensor max_min_all(const Tensor& a, bool is_max) {
 }  // namespace
 
 Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("sum", sum(a, dtype), a, dtype);
   check_defined(a);
   DimVector all;
   for (int64_t d = 0; d < a.dim(); ++d) all.push_back(d);
@@ -236,6 +237,7 @@ Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
 }
 
 Tensor sum(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("sum", sum(a, dims_in, keepdim, dtype), a, dims_in, keepdim, dtype);
   check_defined(a);
   DimVector dims = reduce_dims(a, dims_in);
   if (dims_in.empty())
@@ -247,6 +249,7 @@ Tensor sum(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sca
 }
 
 Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("mean", mean(a, dtype), a, dtype);
   check_defined(a);
   const ScalarType t = dtype.value_or(a.scalar_type());
   GRADLAB_CHECK(is_floating(t), "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ", c10_name(t));
@@ -265,6 +268,7 @@ Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
 }
 
 Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("mean", mean(a, dims_in, keepdim, dtype), a, dims_in, keepdim, dtype);
   check_defined(a);
   const ScalarType t = dtype.value_or(a.scalar_type());
   GRADLAB_CHECK(is_floating(t), "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ", c10_name(t));
@@ -285,22 +289,42 @@ Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sc
   return out;
 }
 
-Tensor max(const Tensor& a) { return max_min_all(a, true); }
-Tensor min(const Tensor& a) { return max_min_all(a, false); }
-std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, true); }
-std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, false); }
+Tensor max(const Tensor& a) {
+  GRADLAB_TAPE("max", max(a), a);
+  return max_min_all(a, true);
+}
+Tensor min(const Tensor& a) {
+  GRADLAB_TAPE("min", min(a), a);
+  return max_min_all(a, false);
+}
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
+  GRADLAB_TAPE("max", max(a, dim, keepdim), a, dim, keepdim);
+  return max_min_dim(a, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
+  GRADLAB_TAPE("min", min(a, dim, keepdim), a, dim, keepdim);
+  return max_min_dim(a, dim, keepdim, false);
+}
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  GRADLAB_TAPE("argmax", argmax(a, dim, keepdim), a, dim, keepdim);
   autograd::NoGradGuard ng;
   if (!dim) return std::get<1>(max_min_dim(a.reshape({-1}), 0, false, true));
   return std::get<1>(max_min_dim(a, *dim, keepdim, true));
 }
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  GRADLAB_TAPE("argmin", argmin(a, dim, keepdim), a, dim, keepdim);
   autograd::NoGradGuard ng;
   if (!dim) return std::get<1>(max_min_dim(a.reshape({-1}), 0, false, false));
   return std::get<1>(max_min_dim(a, *dim, keepdim, false));
 }
-Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(a, dim, dtype, false); }
-Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(a, dim, dtype, true); }
+Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("softmax", softmax(a, dim, dtype), a, dim, dtype);
+  return softmax_impl(a, dim, dtype, false);
+}
+Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("log_softmax", log_softmax(a, dim, dtype), a, dim, dtype);
+  return softmax_impl(a, dim, dtype, true);
+}
 
 namespace {
 struct LogsumexpDims {
@@ -317,6 +341,7 @@ GradList logsumexp_bw(Op<LogsumexpDims>& n, Grads& g) {
 }  // namespace
 
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  GRADLAB_TAPE("logsumexp", logsumexp(a, dims, keepdim), a, dims, keepdim);
   check_defined(a, 0, "self");
   dispatch_floating(a.scalar_type(), "logsumexp", [](auto) {});
   DimVector wrapped;

@@ -186,6 +186,7 @@ Tensor view_op(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64
 }  // namespace
 
 Tensor Tensor::view(IntArrayRef shape) const {
+  GRADLAB_TAPE("view", view(shape), *this, shape);
   checked();
   DimVector s = infer_size(shape, numel());
   auto st = view_strides(*this, s);
@@ -196,6 +197,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
+  GRADLAB_TAPE("reshape", reshape(shape), *this, shape);
   checked();
   DimVector s = infer_size(shape, numel());
   if (auto st = view_strides(*this, s))
@@ -207,6 +209,7 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  GRADLAB_TAPE("flatten", flatten(start_dim, end_dim), *this, start_dim, end_dim);
   checked();
   if (dim() == 0) return reshape({1});
   start_dim = wrap_dim(start_dim, dim());
@@ -223,6 +226,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  GRADLAB_TAPE("transpose", transpose(d0, d1), *this, d0, d1);
   checked();
   const int64_t nd = dim();
   d0 = wrap_dim(d0, nd);
@@ -236,6 +240,7 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 }
 
 Tensor Tensor::t() const {
+  GRADLAB_TAPE("t", t(), *this);
   checked();
   GRADLAB_CHECK(dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   DimVector s(sizes()), st(strides());
@@ -245,6 +250,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
+  GRADLAB_TAPE("permute", permute(dims), *this, dims);
   checked();
   GRADLAB_CHECK(static_cast<int64_t>(dims.size()) == dim(), "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = ", dim(), " is not equal to len(dims) = ", dims.size());
   DimVector s, st, wrapped;
@@ -260,6 +266,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::squeeze() const {
+  GRADLAB_TAPE("squeeze", squeeze(), *this);
   checked();
   DimVector s, st;
   for (int64_t d = 0; d < dim(); ++d)
@@ -271,6 +278,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  GRADLAB_TAPE("squeeze", squeeze(d), *this, d);
   checked();
   d = wrap_dim(d, dim());
   DimVector s(sizes()), st(strides());
@@ -297,6 +305,7 @@ Tensor& Tensor::squeeze_(int64_t d) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  GRADLAB_TAPE("unsqueeze", unsqueeze(d), *this, d);
   checked();
   d = wrap_dim(d, dim() + 1);
   DimVector s(sizes()), st(strides());
@@ -307,6 +316,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
 }
 
 Tensor Tensor::repeat(IntArrayRef repeats) const {
+  GRADLAB_TAPE("repeat", repeat(repeats), *this, repeats);
   checked();
   GRADLAB_CHECK(static_cast<int64_t>(repeats.size()) >= dim(),
                 "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
@@ -360,6 +370,7 @@ Tensor Tensor::expand(IntArrayRef size_arg, bool) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
+  GRADLAB_TAPE("select", select(d, index), *this, d, index);
   checked();
   GRADLAB_CHECK(dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim());
@@ -375,6 +386,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
+  GRADLAB_TAPE("slice", slice(d, start_opt, end_opt, step), *this, d, start_opt, end_opt, step);
   checked();
   GRADLAB_CHECK(dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
   GRADLAB_CHECK(step > 0, "slice step must be positive");
@@ -393,6 +405,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  GRADLAB_TAPE("narrow", narrow(d, start, length), *this, d, start, length);
   checked();
   GRADLAB_CHECK(dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   const int64_t n = size(d);
@@ -427,6 +440,7 @@ std::vector<Tensor> multi_output_views(const Tensor& self, int64_t dim, const st
 }  // namespace
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  GRADLAB_TAPE("split", split(split_size, d), *this, split_size, d);
   checked();
   d = wrap_dim(d, dim());
   GRADLAB_CHECK(split_size > 0 || size(d) == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ", size(d));
@@ -439,6 +453,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  GRADLAB_TAPE("chunk", chunk(chunks, d), *this, chunks, d);
   checked();
   GRADLAB_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   d = wrap_dim(d, dim());
@@ -446,6 +461,7 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  GRADLAB_TAPE("unbind", unbind(d), *this, d);
   checked();
   d = wrap_dim(d, dim());
   std::vector<int64_t> starts, lengths;
@@ -458,6 +474,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
 
 // ------------------------------------------------------------ copies
 Tensor Tensor::clone() const {
+  GRADLAB_TAPE("clone", clone(), *this);
   checked();
   Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   backend::of(*this).copy(out, *this);
@@ -466,6 +483,7 @@ Tensor Tensor::clone() const {
 }
 
 Tensor Tensor::contiguous() const {
+  GRADLAB_TAPE("contiguous", contiguous(), *this);
   checked();
   if (is_contiguous()) return *this;
   return clone();
@@ -501,6 +519,7 @@ Tensor Tensor::cuda() const { return to(Device(DeviceType::CUDA, 0)); }
 
 // ------------------------------------------------------------ cat / stack
 Tensor cat(TensorList tensors, int64_t dim) {
+  GRADLAB_TAPE("cat", cat(tensors, dim), tensors, dim);
   GRADLAB_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   for (size_t i = 0; i < tensors.size(); ++i)
     GRADLAB_CHECK(!tensors[i].defined() || tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i,
@@ -536,6 +555,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
 }
 
 Tensor stack(TensorList tensors, int64_t dim) {
+  GRADLAB_TAPE("stack", stack(tensors, dim), tensors, dim);
   GRADLAB_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   dim = wrap_dim(dim, tensors[0].dim() + 1);
   std::vector<Tensor> parts;

@@ -144,9 +144,13 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The table's ops: the method, the free function and the in-place form.
 #define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative)   \
-  Tensor Tensor::name() const { return unary_op(*this, Unary::Kind, grad_fn, name##_bw, saves); } \
+  Tensor Tensor::name() const {                                                            \
+    GRADLAB_TAPE(#name, name(), *this);                                                    \
+    return unary_op(*this, Unary::Kind, grad_fn, name##_bw, saves);                       \
+  }                                                                                        \
   GRADLAB_WHEN_##free(Tensor name(const Tensor& a) { return a.name(); })                  \
   GRADLAB_WHEN_##inplace(Tensor& Tensor::name##_() const {                                \
+    GRADLAB_TAPE(#name "_", name##_(), *this);                                             \
     return unary_inplace(const_cast<Tensor&>(*this), Unary::Kind, grad_fn, name##_bw, saves); \
   })
 #include "gradlab/unary_ops.h"
@@ -187,12 +191,20 @@ Tensor& clamp_inplace(const Tensor& self, const char* name, std::optional<Scalar
 }  // namespace
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
+  GRADLAB_TAPE("clamp", clamp(a, min, max), a, min, max);
   GRADLAB_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   return clamp_op(a, "ClampBackward1", min, max);
 }
-Tensor clamp_min(const Tensor& a, Scalar min) { return clamp_op(a, "ClampMinBackward0", min, std::nullopt); }
-Tensor clamp_max(const Tensor& a, Scalar max) { return clamp_op(a, "ClampMaxBackward0", std::nullopt, max); }
+Tensor clamp_min(const Tensor& a, Scalar min) {
+  GRADLAB_TAPE("clamp_min", clamp_min(a, min), a, min);
+  return clamp_op(a, "ClampMinBackward0", min, std::nullopt);
+}
+Tensor clamp_max(const Tensor& a, Scalar max) {
+  GRADLAB_TAPE("clamp_max", clamp_max(a, max), a, max);
+  return clamp_op(a, "ClampMaxBackward0", std::nullopt, max);
+}
 Tensor pow(const Tensor& a, Scalar e) {
+  GRADLAB_TAPE("pow", pow(a, e), a, e);
   check_defined(a);
   GRADLAB_CHECK(a.is_floating_point() || e.isFloatingPoint() || e.toDouble() >= 0,
                 "Integers to negative integer powers are not allowed.");
@@ -208,6 +220,7 @@ Tensor Tensor::clamp_max(Scalar max) const { return gradlab::clamp_max(*this, ma
 Tensor Tensor::pow(Scalar e) const { return gradlab::pow(*this, e); }
 
 Tensor& Tensor::pow_(Scalar e) const {
+  GRADLAB_TAPE("pow_", pow_(e), *this, e);
   const double x = e.toDouble();
   check_defined(*this);
   // LibTorch's pow_ meets the promotion in its kernel's dtype check.
@@ -216,9 +229,16 @@ Tensor& Tensor::pow_(Scalar e) const {
   return unary_inplace(const_cast<Tensor&>(*this), Unary::Pow, "PowBackward0", pow_bw, kSelf, Exponent{x}, x);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  GRADLAB_TAPE("clamp_", clamp_(min, max), *this, min, max);
   return clamp_inplace(*this, "ClampBackward1", min, max);
 }
-Tensor& Tensor::clamp_min_(Scalar min) const { return clamp_inplace(*this, "ClampMinBackward0", min, std::nullopt); }
-Tensor& Tensor::clamp_max_(Scalar max) const { return clamp_inplace(*this, "ClampMaxBackward0", std::nullopt, max); }
+Tensor& Tensor::clamp_min_(Scalar min) const {
+  GRADLAB_TAPE("clamp_min_", clamp_min_(min), *this, min);
+  return clamp_inplace(*this, "ClampMinBackward0", min, std::nullopt);
+}
+Tensor& Tensor::clamp_max_(Scalar max) const {
+  GRADLAB_TAPE("clamp_max_", clamp_max_(max), *this, max);
+  return clamp_inplace(*this, "ClampMaxBackward0", std::nullopt, max);
+}
 
 }  // namespace gradlab

@@ -1,0 +1,307 @@
+// The op tape's writer (see gradlab/tape.h): ids, the JSON text of events,
+// the bounds, and the watch on grad slots handed to the program.
+#include "gradlab/tape.h"
+
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+#include "autograd/modes.h"
+#include "gradlab/autograd.h"
+#include "gradlab/ops.h"
+
+namespace gradlab::tape {
+namespace detail {
+Sink* g_sink = nullptr;
+std::atomic<int> g_depth{0};
+size_t g_storage_limit = SIZE_MAX;
+}  // namespace detail
+
+namespace {
+struct Tape {
+  std::mutex mu;
+  uint64_t next_id = 1;
+  size_t events = 0, values = 0;
+  bool overflowed = false;
+  bool checking_slots = false;
+  // Grad slots the program was handed (owner, what the slot held then).
+  std::vector<std::pair<Tensor, TensorImpl*>> slots;
+};
+Tape& tape() {
+  static Tape t;
+  return t;
+}
+
+uint64_t new_id(const Tensor& t) {
+  uint64_t& id = t.unsafeGetTensorImpl()->tape_id;
+  if (id == 0) id = tape().next_id++;
+  return id;
+}
+
+void append_number(std::string& s, double v, bool force_float) {
+  if (std::isnan(v)) {
+    s += "\"nan\"";
+    return;
+  }
+  if (std::isinf(v)) {
+    s += v > 0 ? "\"inf\"" : "\"-inf\"";
+    return;
+  }
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.17g", v);
+  s.append(buf, static_cast<size_t>(n));
+  // A Scalar's kind is part of the call (2 and 2.0 promote differently).
+  if (force_float && std::string_view(buf, static_cast<size_t>(n)).find_first_of(".e") == std::string_view::npos)
+    s += ".0";
+}
+
+void check_slots();
+}  // namespace
+
+bool grad_enabled() { return !::gradlab::detail::t_modes.grad_disabled; }
+
+void start(Sink* sink) {
+  Tape& t = tape();
+  t.events = t.values = 0;
+  t.overflowed = false;
+  t.slots.clear();
+  detail::g_sink = sink;
+}
+
+void stop() {
+  if (!detail::g_sink) return;
+  {
+    Inside inside;
+    check_slots();
+  }
+  detail::g_sink = nullptr;
+  tape().slots.clear();
+}
+
+Event::Event(const char* kind) : s_("{\"e\":\"") {
+  s_ += kind;
+  s_ += '"';
+  first_ = false;
+}
+
+void Event::separate() {
+  if (!first_ && s_.back() != '[' && s_.back() != ':') s_ += ',';
+  first_ = false;
+}
+
+Event& Event::key(const char* k) {
+  s_ += ",\"";
+  s_ += k;
+  s_ += "\":";
+  return *this;
+}
+
+Event& Event::text(const std::string& str) {
+  separate();
+  s_ += '"';
+  for (unsigned char c : str) {
+    if (c == '"' || c == '\\') {
+      s_ += '\\';
+      s_ += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      s_ += buf;
+    } else {
+      s_ += static_cast<char>(c);
+    }
+  }
+  s_ += '"';
+  return *this;
+}
+
+Event& Event::number(double v) {
+  separate();
+  append_number(s_, v, true);
+  return *this;
+}
+
+Event& Event::integer(int64_t v) {
+  separate();
+  s_ += std::to_string(v);
+  return *this;
+}
+
+Event& Event::boolean(bool b) {
+  separate();
+  s_ += b ? "true" : "false";
+  return *this;
+}
+
+Event& Event::null() {
+  separate();
+  s_ += "null";
+  return *this;
+}
+
+Event& Event::open_list() {
+  separate();
+  s_ += '[';
+  return *this;
+}
+
+Event& Event::close_list() {
+  s_ += ']';
+  return *this;
+}
+
+Event& Event::tensor(const Tensor& t) {
+  if (!t.defined()) return null();
+  uint64_t& id = t.unsafeGetTensorImpl()->tape_id;
+  if (id == 0) {
+    // Made where the tape does not look (an op not taped yet, the engine's
+    // own work): written with its values, and the replay takes it as given.
+    id = tape().next_id++;
+    Event g("given");
+    g.key("id").integer(static_cast<int64_t>(id));
+    g.contents(t);
+    g.write();
+  }
+  return integer(static_cast<int64_t>(id));
+}
+
+Event& Event::output(const Tensor& t) {
+  if (!t.defined()) return null();
+  return integer(static_cast<int64_t>(new_id(t)));
+}
+
+Event& Event::contents(const Tensor& t) {
+  if (!t.defined()) return *this;
+  key("shape").open_list();
+  for (int64_t d : t.sizes()) integer(d);
+  close_list();
+  key("dtype").text(c10_name(t.scalar_type()));
+  key("requires_grad").boolean(t.requires_grad());
+  key("leaf").boolean(t.is_leaf());
+  key("grad_fn");
+  if (t.grad_fn()) text(t.grad_fn()->name());
+  else null();
+  key("version").integer(t.unsafeGetTensorImpl()->version());
+  Tape& tp = tape();
+  key("values");
+  if (tp.values + static_cast<size_t>(t.numel()) > kMaxValues) {
+    tp.overflowed = true;
+    return null();
+  }
+  tp.values += static_cast<size_t>(t.numel());
+  Tensor c = t.detach().to(Device(DeviceType::CPU), ScalarType::Double).contiguous();
+  const double* p = c.data_ptr<double>();
+  open_list();
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    separate();
+    append_number(s_, p[i], false);
+  }
+  return close_list();
+}
+
+void Event::write() {
+  s_ += '}';
+  Tape& t = tape();
+  Sink* sink = detail::g_sink;
+  if (!sink) return;
+  std::lock_guard<std::mutex> lock(t.mu);
+  if (t.overflowed || ++t.events > kMaxEvents) {
+    sink->write("{\"e\":\"overflow\"}");
+    detail::g_sink = nullptr;
+    return;
+  }
+  sink->write(s_);
+}
+
+void Event::arg(const Scalar& s) {
+  separate();
+  if (s.isBoolean()) s_ += s.toBool() ? "true" : "false";
+  else if (s.isIntegral()) s_ += std::to_string(s.toLong());
+  else append_number(s_, s.toDouble(), true);
+}
+
+void Event::arg(IntArrayRef l) {
+  open_list();
+  for (int64_t v : l) integer(v);
+  close_list();
+}
+
+void Event::arg(TensorList l) {
+  open_list();
+  for (const Tensor& t : l) tensor(t);
+  close_list();
+}
+
+void Event::arg(ScalarType t) { text(c10_name(t)); }
+void Event::arg(Reduction r) { integer(static_cast<int64_t>(r)); }
+
+void Event::result(const std::vector<Tensor>& v) {
+  open_list();
+  for (const Tensor& t : v) output(t);
+  close_list();
+}
+
+void Event::result(const std::tuple<Tensor, Tensor>& p) {
+  open_list();
+  output(std::get<0>(p));
+  output(std::get<1>(p));
+  close_list();
+}
+
+void watch_grad_slot(const Tensor& owner) {
+  if (!detail::g_sink || !owner.defined()) return;
+  Tape& t = tape();
+  TensorImpl* now = owner.unsafeGetTensorImpl()->grad.get();
+  for (auto& [o, held] : t.slots)
+    if (o.is_same(owner)) {
+      held = now;
+      return;
+    }
+  t.slots.emplace_back(owner, now);
+}
+
+void slots_before() { check_slots(); }
+
+void slots_after() {
+  for (auto& [owner, held] : tape().slots) held = owner.unsafeGetTensorImpl()->grad.get();
+}
+
+namespace {
+// A slot that holds another tensor than it did after the last taped call:
+// the program assigned to mutable_grad() in between. Written before the
+// next call's event.
+void check_slots() {
+  Tape& t = tape();
+  if (t.slots.empty() || t.checking_slots) return;
+  t.checking_slots = true;
+  for (auto& [owner, held] : t.slots) {
+    TensorImpl* now = owner.unsafeGetTensorImpl()->grad.get();
+    if (now == held) continue;
+    held = now;
+    Event e("set_grad");
+    e.key("of").tensor(owner).key("to");
+    if (now) e.tensor(Tensor(owner.unsafeGetTensorImpl()->grad));
+    else e.null();
+    e.write();
+  }
+  t.checking_slots = false;
+}
+}  // namespace
+
+void lab_record(const char* kind, const std::string& label, const Tensor* t, const std::string& text,
+                std::optional<double> value) {
+  if (!detail::g_sink) return;
+  Inside inside;
+  check_slots();
+  Event e("lab");
+  e.key("kind").text(kind).key("label").text(label);
+  if (t) {
+    e.key("id");
+    e.tensor(*t);
+  }
+  if (!text.empty()) e.key("message").text(text);
+  if (value) e.key("value").number(*value);
+  e.write();
+}
+
+}  // namespace gradlab::tape

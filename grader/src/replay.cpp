@@ -1,0 +1,494 @@
+#include "replay.h"
+
+#include <gradlab/tape.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "../harness/facts_of.h"
+#include "replay_ops.h"
+
+namespace grader {
+namespace {
+
+namespace facts = lab::facts;
+using torch::Tensor;
+
+// What a forged tape may ask of the grader: no tensor beyond this, and no
+// more time than this for the whole replay.
+constexpr size_t kMaxTensorBytes = size_t{256} << 20;
+constexpr double kMaxSeconds = 20;
+
+struct Failure {
+  std::string why;
+};
+
+std::string cut(const std::string& s) { return s.size() <= 200 ? s : s.substr(0, 200) + "…"; }
+
+class Replayer final : public replay::Tensors {
+ public:
+  Tensor at(const json& id) override {
+    if (!id.is_number_integer()) throw std::runtime_error("a tensor id that is not an integer: " + cut(id.dump()));
+    auto it = tensors_.find(id.get<int64_t>());
+    if (it == tensors_.end()) throw std::runtime_error("tensor " + id.dump() + " was never made on the tape");
+    if (tainted_.count(id.get<int64_t>())) taint_now_ = true;
+    return it->second;
+  }
+
+  void event(const json& e);
+  void finish(const json& claimed, const json& probes, Verified& v);
+
+  facts::Named named;
+  json records = json::array();
+  std::vector<Mismatch> problems;
+  std::vector<std::string> unverified;
+  std::unordered_set<std::string> tainted_names;
+  bool grads_tainted = false;
+
+  // How each tensor's .grad came to hold what it holds (the provenance the
+  // grade asks of a gradient): written by a backward (from `root`), set or
+  // changed by the program's own hand, or zeroed.
+  struct Origin {
+    std::string how;
+    Tensor root;
+  };
+  std::unordered_map<const gradlab::TensorImpl*, Origin> grad_origin;
+  json provenance() const;
+
+ private:
+  void made(const json& e, bool taint);
+  void op(const json& e);
+  void lab(const json& e);
+  void bind(const json& id, const Tensor& t, bool taint) {
+    if (!id.is_number_integer()) throw std::runtime_error("an output id that is not an integer");
+    tensors_[id.get<int64_t>()] = t;
+    if (taint) tainted_.insert(id.get<int64_t>());
+    else tainted_.erase(id.get<int64_t>());
+  }
+  void note_unverified(const std::string& why) {
+    for (const auto& u : unverified)
+      if (u == why) return;
+    unverified.push_back(why);
+  }
+
+  std::unordered_map<int64_t, Tensor> tensors_;
+  std::unordered_set<int64_t> tainted_;
+  bool taint_now_ = false;
+  std::string last_error_;  // the error the latest op raised, until a record takes it
+};
+
+// A tensor described with its values ("new", "given", "custom"), made again.
+Tensor rebuild(const json& e) {
+  std::vector<int64_t> shape = e.at("shape").get<std::vector<int64_t>>();
+  const json& values = e.at("values");
+  if (values.is_null()) throw Failure{"the program's tensors were too large to write down whole"};
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || d > (int64_t{1} << 32)) throw std::runtime_error("a shape out of range");
+    n *= d;
+    if (n > (int64_t{1} << 32)) throw std::runtime_error("a shape out of range");
+  }
+  if (!values.is_array() || static_cast<int64_t>(values.size()) != n)
+    throw std::runtime_error("values do not fill the shape");
+  std::vector<double> v;
+  v.reserve(values.size());
+  for (const auto& x : values) {
+    if (x.is_number()) v.push_back(x.get<double>());
+    else if (x == "nan") v.push_back(NAN);
+    else if (x == "inf") v.push_back(INFINITY);
+    else if (x == "-inf") v.push_back(-INFINITY);
+    else throw std::runtime_error("a value that is not a number");
+  }
+  Tensor t = torch::tensor(v, torch::dtype(torch::kDouble));
+  const std::string dtype = e.at("dtype");
+  gradlab::ScalarType st = gradlab::ScalarType::Float;
+  bool known = false;
+  for (auto k : {gradlab::ScalarType::Bool, gradlab::ScalarType::Int, gradlab::ScalarType::Long,
+                 gradlab::ScalarType::Float, gradlab::ScalarType::Double})
+    if (dtype == gradlab::c10_name(k)) st = k, known = true;
+  if (!known) throw std::runtime_error("an unknown dtype");
+  t = t.reshape(shape).to(st).contiguous();
+  // A tensor whose history the tape did not see stands in as a leaf, so that
+  // what follows from it still builds its graph.
+  if (e.value("requires_grad", false) && t.is_floating_point()) t.set_requires_grad(true);
+  const json& version = e.at("version");
+  if (!version.is_number_unsigned()) throw std::runtime_error("a version that is not a count");
+  t.unsafeGetTensorImpl()->version() = version.get<uint32_t>();
+  return t;
+}
+
+void Replayer::made(const json& e, bool taint) {
+  const std::string kind = e.at("e");
+  if (e.contains("throws")) {
+    last_error_ = e.at("throws");
+    return;
+  }
+  Tensor t = rebuild(e);
+  // A tensor with a history the tape did not see (its op is not taped yet),
+  // or a custom Function's output: its facts stay the program's own.
+  const bool foreign = kind == "custom" || (kind == "given" && !e.at("grad_fn").is_null());
+  if (kind == "custom") note_unverified("a custom autograd Function (" + e.value("node", std::string()) + "): its backward is the program's own code");
+  if (kind == "given" && foreign)
+    note_unverified("a tensor made by an op the tape does not record yet (" + e.at("grad_fn").get<std::string>() + ")");
+  bind(e.at("id"), t, taint || foreign);
+}
+
+void Replayer::op(const json& e) {
+  const std::string name = e.at("op"), sig = e.at("sig");
+  const auto& table = replay::ops();
+  auto it = table.find(name + "(" + sig + ")");
+  if (it == table.end()) throw Failure{"the tape holds an op the replay cannot redo: " + name + "(" + sig + ")"};
+  taint_now_ = false;
+  const bool backward = name == "backward" || name == "autograd::backward";
+  // What each gradient held before a backward, to see which ones it wrote.
+  std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>> before;
+  if (backward)
+    for (const auto& [id, t] : tensors_)
+      if (t.defined() && (t.is_leaf() || t.retains_grad())) {
+        const Tensor& g = t.grad();
+        before.emplace_back(t, g.unsafeGetTensorImpl(), g.defined() ? g._version() : -1);
+      }
+  // An in-place op whose target shares memory with some tensor's .grad
+  // changes that gradient by hand.
+  Tensor grad_owner;
+  const json& args = e.at("args");
+  if (!backward && name.size() > 1 && name.back() == '_' && args.is_array() && !args.empty() &&
+      args[0].is_number_integer() && tensors_.count(args[0].get<int64_t>())) {
+    const Tensor& self = tensors_.at(args[0].get<int64_t>());
+    if (self.defined())
+      for (const auto& [id, t] : tensors_) {
+        if (!t.defined() || !(t.is_leaf() || t.retains_grad())) continue;
+        const Tensor& g = t.grad();
+        if (g.defined() && g.unsafeGetTensorImpl()->storage.get() == self.unsafeGetTensorImpl()->storage.get()) {
+          grad_owner = t;
+          break;
+        }
+      }
+  }
+  replay::Outcome out;
+  std::string thrown;
+  bool threw = false;
+  {
+    gradlab::autograd::AutoGradMode mode(!e.value("no_grad", false));
+    try {
+      out = it->second(e.at("args"), *this);
+    } catch (const Failure&) {
+      throw;
+    } catch (const std::exception& ex) {
+      threw = true;
+      thrown = ex.what();
+    }
+  }
+  const bool claimed_throw = e.contains("throws");
+  // On what the replay could not follow, the program's own account stands:
+  // its error, and the gradients a backward from there wrote.
+  if (taint_now_) {
+    if (name == "backward" || name == "autograd::backward" || name == "autograd::grad") grads_tainted = true;
+    if (claimed_throw) last_error_ = e.at("throws");
+    if (threw || claimed_throw) return;
+  }
+  if (claimed_throw || threw) {
+    const std::string claimed = claimed_throw ? e.at("throws").get<std::string>() : std::string();
+    if (threw != claimed_throw || (claimed != thrown && !taint_now_))
+      problems.push_back({"op " + name, "error", claimed_throw ? cut(claimed) : "no error", threw ? cut(thrown) : "no error"});
+    last_error_ = thrown;
+    return;
+  }
+  // A backward from (or through) what the replay could not follow leaves
+  // gradients it cannot vouch for.
+  if (taint_now_ && (name == "backward" || name == "autograd::backward" || name == "autograd::grad"))
+    grads_tainted = true;
+  if (backward) {
+    const json& root = args[0].is_array() ? (args[0].empty() ? json() : args[0][0]) : args[0];
+    Tensor root_t = root.is_number_integer() ? at(root) : Tensor();
+    for (const auto& [t, g, version] : before) {
+      const Tensor& now = t.grad();
+      if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version))
+        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t};
+    }
+  }
+  if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}};
+  const json& ids = e.contains("out") ? e.at("out") : json();
+  if (ids.is_array()) {
+    if (ids.size() != out.tensors.size()) throw std::runtime_error("the op gave another number of outputs");
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (!ids[i].is_null()) bind(ids[i], out.tensors[i], taint_now_);
+  } else if (ids.is_number_integer()) {
+    if (out.tensors.size() != 1) throw std::runtime_error("the op gave another number of outputs");
+    if (out.tensors[0].defined()) bind(ids, out.tensors[0], taint_now_);
+  }
+}
+
+void Replayer::lab(const json& e) {
+  const std::string kind = e.at("kind"), label = e.at("label");
+  Tensor t;
+  bool tainted = false;
+  if (e.contains("id")) {
+    taint_now_ = false;
+    t = e.at("id").is_null() ? Tensor() : at(e.at("id"));
+    tainted = taint_now_;
+  }
+  if (kind == "name") {
+    bool replaced = false;
+    for (auto& [n, v] : named)
+      if (n == label) v = t, replaced = true;
+    if (!replaced) named.emplace_back(label, t);
+    if (tainted) tainted_names.insert(label);
+    else tainted_names.erase(label);
+  } else if (kind == "snapshot") {
+    json r = {{"kind", "snapshot"}, {"label", label}, {"tensor", facts::describe(t)}};
+    if (tainted || grads_tainted) r["unverified"] = true;
+    records.push_back(std::move(r));
+  } else if (kind == "value") {
+    records.push_back({{"kind", "value"}, {"label", label}, {"value", e.at("value")}});
+  } else if (kind == "error") {
+    const std::string message = e.value("message", std::string());
+    // The error a program records must be one an op of its raised.
+    if (message != last_error_)
+      problems.push_back({"record \"" + label + "\"", "message", cut(message),
+                          last_error_.empty() ? "no op the program called raised an error" : cut(last_error_)});
+    records.push_back({{"kind", "error"}, {"label", label}, {"message", message}});
+  } else if (kind == "no_error") {
+    records.push_back({{"kind", "no_error"}, {"label", label}});
+  } else {
+    throw std::runtime_error("a lab record of an unknown kind");
+  }
+  last_error_.clear();
+}
+
+void Replayer::event(const json& e) {
+  if (!e.is_object() || !e.contains("e") || !e.at("e").is_string()) throw std::runtime_error("not an event");
+  const std::string kind = e.at("e");
+  if (kind == "op") op(e);
+  else if (kind == "new") made(e, false);
+  else if (kind == "given" || kind == "custom") made(e, false);
+  else if (kind == "lab") lab(e);
+  else if (kind == "set_grad") {
+    Tensor owner = at(e.at("of"));
+    owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));
+    grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}};
+  } else if (kind == "overflow") {
+    throw Failure{"the program did more than the grader can check (over " + std::to_string(gradlab::tape::kMaxEvents) +
+                  " operations or " + std::to_string(gradlab::tape::kMaxValues) + " numbers written down)"};
+  } else {
+    throw std::runtime_error("an event of an unknown kind");
+  }
+}
+
+// Two numbers as the harness writes them, equal within what the engine on
+// another device (or another summation order) may differ by.
+bool same_number(const json& a, const json& b) {
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return x == y || std::abs(x - y) <= 1e-6 + 1e-5 * std::abs(y);
+  }
+  return a == b;
+}
+
+// Where `claimed` and `computed` (tensor descriptions, graphs, records)
+// differ: the first field, or "" when they agree. The device is not compared
+// (the replay runs on the CPU).
+std::string first_difference(const json& claimed, const json& computed, const std::string& at, json& c_out, json& r_out) {
+  if (claimed.is_object() && computed.is_object()) {
+    for (const auto& [k, v] : computed.items()) {
+      if (k == "device") continue;
+      const std::string where = at.empty() ? k : at + "." + k;
+      if (!claimed.contains(k)) {
+        c_out = "nothing", r_out = v;
+        return where;
+      }
+      std::string d = first_difference(claimed.at(k), v, where, c_out, r_out);
+      if (!d.empty()) return d;
+    }
+    for (const auto& [k, v] : claimed.items())
+      if (!computed.contains(k) && k != "unverified") {
+        c_out = v, r_out = "nothing";
+        return at.empty() ? k : at + "." + k;
+      }
+    return "";
+  }
+  if (claimed.is_array() && computed.is_array()) {
+    if (claimed.size() != computed.size()) {
+      c_out = claimed, r_out = computed;
+      return at.empty() ? "length" : at;
+    }
+    for (size_t i = 0; i < claimed.size(); ++i) {
+      json c, r;
+      if (!first_difference(claimed[i], computed[i], at, c, r).empty()) {
+        c_out = claimed, r_out = computed;
+        return at;
+      }
+    }
+    return "";
+  }
+  if (same_number(claimed, computed)) return "";
+  c_out = claimed, r_out = computed;
+  return at;
+}
+
+void compare(const std::string& what, const json& claimed, const json& computed, std::vector<Mismatch>& out) {
+  json c, r;
+  const std::string field = first_difference(claimed, computed, "", c, r);
+  if (!field.empty()) out.push_back({what, field, cut(c.dump()), cut(r.dump())});
+}
+
+// Holds the program's claims against the replay's facts; what the replay
+// could not vouch for is left as the program claimed it.
+void compare_all(const json& claimed, Replayer& r, Verified& v) {
+  json& doc = v.doc;
+  const json no_object = json::object();
+  const json& ct = claimed.contains("tensors") ? claimed["tensors"] : no_object;
+  for (const auto& [name, t] : ct.items())
+    if (!doc["tensors"].contains(name)) v.mismatches.push_back({"tensor " + name, "name", "named", "never named"});
+  for (auto& [name, t] : doc["tensors"].items()) {
+    if (!ct.contains(name)) {
+      v.mismatches.push_back({"tensor " + name, "name", "not in the result", "named"});
+      continue;
+    }
+    if (r.tainted_names.count(name)) {
+      t = ct[name];
+      continue;
+    }
+    if (r.grads_tainted && ct[name].contains("grad")) t["grad"] = ct[name]["grad"];
+    compare("tensor " + name, ct[name], t, v.mismatches);
+  }
+  const json& cg = claimed.contains("graphs") ? claimed["graphs"] : no_object;
+  for (auto& [name, g] : doc["graphs"].items()) {
+    if (r.tainted_names.count(name)) continue;
+    if (!cg.contains(name) || cg[name] != g) v.mismatches.push_back({"tensor " + name, "graph", cg.contains(name) ? "another graph" : "none", "its computation's graph"});
+  }
+  for (const auto& [name, g] : cg.items())
+    if (r.tainted_names.count(name)) doc["graphs"][name] = g;
+  const json& cr = claimed.contains("records") ? claimed["records"] : json::array();
+  json& rr = doc["records"];
+  for (size_t i = 0; i < std::max(cr.size(), rr.size()); ++i) {
+    if (i >= cr.size() || i >= rr.size()) {
+      const json& extra = i < cr.size() ? cr[i] : rr[i];
+      v.mismatches.push_back({"record \"" + extra.value("label", std::string()) + "\"", "records",
+                              std::to_string(cr.size()) + " records", std::to_string(rr.size()) + " records"});
+      continue;
+    }
+    if (rr[i].value("unverified", false)) {
+      rr[i] = cr[i];
+      continue;
+    }
+    compare("record \"" + rr[i].value("label", std::string()) + "\"", cr[i], rr[i], v.mismatches);
+  }
+  if (doc.contains("probes") && claimed.contains("probes"))
+    for (auto& [id, p] : doc["probes"].items()) {
+      if (!claimed["probes"].contains(id)) continue;
+      if (r.grads_tainted) {
+        p = claimed["probes"][id];
+        continue;
+      }
+      compare("probe " + id, claimed["probes"][id], p, v.mismatches);
+    }
+}
+
+json Replayer::provenance() const {
+  json out = json::object();
+  for (const auto& [name, t] : named) {
+    if (!t.defined()) continue;
+    auto it = grad_origin.find(t.unsafeGetTensorImpl());
+    if (it == grad_origin.end()) continue;
+    json p = {{"grad", it->second.how}};
+    if (it->second.root.defined()) {
+      p["root"] = nullptr;
+      for (const auto& [n, r] : named)
+        if (r.defined() && r.is_same(it->second.root)) p["root"] = n;
+    }
+    out[name] = p;
+  }
+  return out;
+}
+
+}  // namespace
+
+Channel split_channel(std::string_view text) {
+  const size_t cut_at = text.rfind('\n');
+  if (cut_at == std::string_view::npos) return {{}, text};
+  return {text.substr(0, cut_at + 1), text.substr(cut_at + 1)};
+}
+
+Verified verify(std::string_view tape, const json& claimed, const json& probes) {
+  if (const char* dump = std::getenv("GRADLAB_DEBUG_TAPE")) {
+    FILE* f = std::fopen(dump, "w");
+    if (f) std::fwrite(tape.data(), 1, tape.size(), f), std::fclose(f);
+  }
+  Verified v;
+  v.doc = claimed;
+  Replayer r;
+  const auto started = std::chrono::steady_clock::now();
+  // The grader's own tensors are small: the bound stays for the process.
+  gradlab::tape::detail::g_storage_limit = kMaxTensorBytes;
+  size_t line_no = 0;
+  json provenance;
+  try {
+    size_t from = 0;
+    while (from < tape.size()) {
+      const size_t end = tape.find('\n', from);
+      const std::string_view line = tape.substr(from, end - from);
+      from = end + 1;
+      ++line_no;
+      if (line_no > gradlab::tape::kMaxEvents + 1) throw Failure{"the tape is longer than any program may write"};
+      r.event(json::parse(line));
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > kMaxSeconds)
+        throw Failure{"the program's computation took the grader too long to check"};
+    }
+    // The facts as the harness writes them, from the replay's tensors.
+    json tensors = json::object(), graphs = json::object();
+    for (const auto& [name, t] : r.named) {
+      tensors[name] = facts::describe(t);
+      if (t.defined() && t.grad_fn()) graphs[name] = facts::graph_of(t, r.named);
+    }
+    json probes_out = json::object();
+    if (claimed.value("status", "") == "ok")
+      for (const auto& p : probes) {
+        const std::string id = p.at("id");
+        json out;
+        try {
+          out = facts::state_probe(r.named, p);
+        } catch (const std::exception& e) {
+          out = {{"ok", false}, {"error", facts::error_text(e)}};
+        }
+        if (out.is_null()) {  // a probe of the program's own functions (gradcheck): its own answer
+          out = claimed.at("probes").value(id, json());
+        } else {
+          for (const auto& name : p.value("after", std::vector<std::string>{})) {
+            const Tensor* t = nullptr;
+            for (const auto& [n, x] : r.named)
+              if (n == name) t = &x;
+            out["after"][name] = t ? facts::describe(*t) : json(nullptr);
+          }
+        }
+        probes_out[id] = out;
+      }
+    v.doc["tensors"] = tensors;
+    v.doc["graphs"] = graphs;
+    v.doc["records"] = r.records;
+    if (claimed.contains("probes")) v.doc["probes"] = probes_out;
+    provenance = r.provenance();
+    v.replayed = true;
+  } catch (const Failure& f) {
+    v.failure = f.why;
+  } catch (const std::exception& e) {
+    v.failure = "the tape could not be replayed (line " + std::to_string(line_no) + "): " + cut(e.what());
+  }
+  v.mismatches = std::move(r.problems);
+  v.unverified = std::move(r.unverified);
+  if (r.grads_tainted)
+    v.unverified.push_back("gradients from a backward through that part of the graph");
+  if (v.replayed) {
+    compare_all(claimed, r, v);
+    v.doc["provenance"] = provenance;
+  }
+  return v;
+}
+
+}  // namespace grader

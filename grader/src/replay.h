@@ -1,0 +1,47 @@
+// The replay of a run's op tape (engine/include/gradlab/tape.h) in the
+// grader's own engine, and the comparison of what the program claimed with
+// what its computation gives. The program shares its process with the harness,
+// so what it writes as its result may be forged; the tape, written event by
+// event as it ran, is replayed here, and the grade reads the replay's facts.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reports/result.h"
+
+namespace grader {
+
+// A claim that the replay does not bear out: which fact, what the program
+// said, what its computation gives.
+struct Mismatch {
+  std::string what;     // "tensor x", "record \"x.grad after step 1\"", "probe second-backward"
+  std::string field;    // "grad", "values", "graph", "message", ...
+  std::string claimed;  // as text, cut short
+  std::string computed;
+};
+
+struct Verified {
+  bool replayed = false;        // a tape was there and replayed to its end
+  std::string failure;          // why it could not be (malformed, too large, an op it cannot redo)
+  json doc;                     // the result with the replay's facts in place of the program's
+  std::vector<Mismatch> mismatches;
+  // Facts the replay could not compute and left as the program claimed them:
+  // what made them the program's own (a custom Function, an op not on the tape).
+  std::vector<std::string> unverified;
+};
+
+// Splits the channel's text: the tape's lines, then the result document.
+struct Channel {
+  std::string_view tape;
+  std::string_view result;
+};
+Channel split_channel(std::string_view text);
+
+// Replays `tape` and holds the program's result (`claimed`, already checked
+// against the harness's schema) against it. `probes` are the rubric's.
+// (GRADLAB_DEBUG_TAPE=FILE in the grader's environment writes each tape it
+// replays to FILE, for whoever debugs the replay.)
+Verified verify(std::string_view tape, const json& claimed, const json& probes);
+
+}  // namespace grader
