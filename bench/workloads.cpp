@@ -4,6 +4,9 @@
 // median time of one iteration; bench/report.cpp turns two such runs into
 // engine/LibTorch ratios.
 #include <torch/torch.h>
+#ifdef GRADLAB_ENGINE
+#include <gradlab/tape.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -31,14 +34,31 @@ std::string g_only;  // --only NAME: run one workload (for profiling)
 std::string g_device = "cpu";  // where the workloads being measured run
 long g_fixed = 0;  // --iterations N: run exactly N iterations, untimed (for callgrind and perf)
 
+#ifdef GRADLAB_ENGINE
+struct DroppedTape : gradlab::tape::Sink {
+  size_t bytes = 0;
+  void write(const std::string& event) override { bytes += event.size() + 1; }
+} g_tape;
+bool g_taped = false;
+#endif
+
+// One iteration; with --tape, on a tape started afresh (a graded run is one
+// program run: the tape's bounds are per run, not per benchmark).
+void run_once(const std::function<void()>& iteration) {
+#ifdef GRADLAB_ENGINE
+  if (g_taped) gradlab::tape::start(&g_tape);
+#endif
+  iteration();
+}
+
 // Median seconds per iteration over `batches` batches, each long enough
 // (>= min_batch_s) for the clock to be exact; one warm-up batch first.
 void measure(const std::string& name, const std::function<void()>& iteration, double min_batch_s = 0.05,
              int batches = 11, double flops = 0) {
   if (!g_only.empty() && g_only != name) return;
-  iteration();
+  run_once(iteration);
   if (g_fixed > 0) {
-    for (long i = 0; i < g_fixed; ++i) iteration();
+    for (long i = 0; i < g_fixed; ++i) run_once(iteration);
     std::printf("{\"workload\": \"%s\", \"device\": \"%s\", \"iterations\": %ld}\n", name.c_str(),
                 g_device.c_str(), g_fixed);
     return;
@@ -46,7 +66,7 @@ void measure(const std::string& name, const std::function<void()>& iteration, do
   int per_batch = 1;
   for (;;) {
     const auto t0 = Clock::now();
-    for (int i = 0; i < per_batch; ++i) iteration();
+    for (int i = 0; i < per_batch; ++i) run_once(iteration);
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (s >= min_batch_s || per_batch >= (1 << 24)) break;
     per_batch *= s > 0 ? std::clamp(static_cast<int>(min_batch_s / s * 1.2), 2, 64) : 64;
@@ -54,7 +74,7 @@ void measure(const std::string& name, const std::function<void()>& iteration, do
   std::vector<double> per_iter;
   for (int b = 0; b < batches; ++b) {
     const auto t0 = Clock::now();
-    for (int i = 0; i < per_batch; ++i) iteration();
+    for (int i = 0; i < per_batch; ++i) run_once(iteration);
     per_iter.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / per_batch);
   }
   std::sort(per_iter.begin(), per_iter.end());
@@ -104,8 +124,13 @@ int main(int argc, char** argv) {
     else if (a == "--big") big = true;
     else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
     else if (a == "--iterations" && i + 1 < argc) g_fixed = std::atol(argv[++i]);
+#ifdef GRADLAB_ENGINE
+    // The op tape on, as in a graded run, its events written down and dropped:
+    // what the tape costs the program being graded.
+    else if (a == "--tape") g_taped = true;
+#endif
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--big] [--only WORKLOAD] [--iterations N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--big] [--only WORKLOAD] [--iterations N] [--tape]\n", argv[0]);
       return 2;
     }
   }

@@ -20,7 +20,8 @@ namespace {
 // Memory from the device's backend, owned by the storage.
 IntrusivePtr<StorageImpl> backend_storage(size_t nbytes, Device device) {
   if (nbytes > tape::detail::g_storage_limit)
-    throw Error(str_cat("a tensor of ", nbytes, " bytes is beyond the replay's limit of ", tape::detail::g_storage_limit));
+    throw tape::LimitExceeded(
+        str_cat("a tensor of ", nbytes, " bytes is beyond the replay's limit of ", tape::detail::g_storage_limit));
   auto s = make_intrusive<StorageImpl>();
   // A tensor's device always has its index, as in PyTorch: torch::kCUDA
   // means the current GPU, and the tensor is on cuda:0.

@@ -34,9 +34,9 @@ std::string cut(const std::string& s) { return s.size() <= 200 ? s : s.substr(0,
 class Replayer final : public replay::Tensors {
  public:
   Tensor at(const json& id) override {
-    if (!id.is_number_integer()) throw std::runtime_error("a tensor id that is not an integer: " + cut(id.dump()));
+    if (!id.is_number_integer()) throw Failure{"a tensor id that is not an integer: " + cut(id.dump())};
     auto it = tensors_.find(id.get<int64_t>());
-    if (it == tensors_.end()) throw std::runtime_error("tensor " + id.dump() + " was never made on the tape");
+    if (it == tensors_.end()) throw Failure{"the tape uses tensor " + id.dump() + ", which was never made on it"};
     if (tainted_.count(id.get<int64_t>())) taint_now_ = true;
     return it->second;
   }
@@ -180,6 +180,9 @@ void Replayer::op(const json& e) {
       out = it->second(e.at("args"), *this);
     } catch (const Failure&) {
       throw;
+    } catch (const gradlab::tape::LimitExceeded& ex) {
+      throw Failure{"the program's computation asks for more memory than the grader gives a replay (" +
+                    std::string(ex.what()) + ")"};
     } catch (const std::exception& ex) {
       threw = true;
       thrown = ex.what();
@@ -195,8 +198,11 @@ void Replayer::op(const json& e) {
   }
   if (claimed_throw || threw) {
     const std::string claimed = claimed_throw ? e.at("throws").get<std::string>() : std::string();
-    if (threw != claimed_throw || (claimed != thrown && !taint_now_))
-      problems.push_back({"op " + name, "error", claimed_throw ? cut(claimed) : "no error", threw ? cut(thrown) : "no error"});
+    // The same op on the same tensors in the same engine raises the same
+    // error: a tape that says otherwise was not written by this computation.
+    if (threw != claimed_throw || claimed != thrown)
+      throw Failure{"the program's " + name + " " + (claimed_throw ? "raised \"" + cut(claimed) + "\"" : "raised no error") +
+                    ", which its replay " + (threw ? "answers with \"" + cut(thrown) + "\"" : "does not raise")};
     last_error_ = thrown;
     return;
   }

@@ -54,6 +54,12 @@ extern std::atomic<int> g_depth;
 extern size_t g_storage_limit;
 }  // namespace detail
 
+// What the engine throws when a replay asks for more than g_storage_limit.
+class LimitExceeded : public Error {
+ public:
+  using Error::Error;
+};
+
 // Whether a call made now is to be taped: a tape is on and this is not an op
 // inside another.
 inline bool on() { return detail::g_sink && detail::g_depth.load(std::memory_order_relaxed) == 0; }

@@ -1,0 +1,159 @@
+// The op tape and its replay: a real computation written by the engine's tape
+// and replayed by the grader agrees with itself; a claim altered after the
+// fact, a gradient set by hand, an error no op raised, and forged tapes
+// (unknown ops, unknown tensors, too large, cut short) are all caught.
+#include <gradlab/tape.h>
+#include <torch/torch.h>
+
+#include <string>
+
+#include "../../grader/harness/facts_of.h"
+#include "catch_compat.h"
+#include "replay.h"
+
+namespace {
+
+using grader::json;
+
+struct Lines : gradlab::tape::Sink {
+  std::string text;
+  void write(const std::string& event) override { text += event + "\n"; }
+};
+
+// Runs `body` with the tape on and returns what it wrote, with the result the
+// harness would write for the tensors `body` names.
+struct Recorded {
+  std::string tape;
+  json claimed;
+};
+template <class F>
+Recorded record(F&& body) {
+  Lines lines;
+  lab::facts::Named named;
+  gradlab::tape::start(&lines);
+  body(named);
+  gradlab::tape::stop();
+  json tensors = json::object(), graphs = json::object();
+  for (const auto& [n, t] : named) {
+    tensors[n] = lab::facts::describe(t);
+    if (t.grad_fn()) graphs[n] = lab::facts::graph_of(t, named);
+  }
+  return {lines.text, {{"status", "ok"}, {"tensors", tensors}, {"graphs", graphs}, {"records", json::array()}}};
+}
+
+void name(lab::facts::Named& named, const std::string& n, const torch::Tensor& t) {
+  gradlab::tape::lab_record("name", n, &t);
+  named.emplace_back(n, t);
+}
+
+// The lab's exercise 3, as a student writes it.
+Recorded exercise3(bool by_hand = false) {
+  return record([&](lab::facts::Named& named) {
+    auto x = torch::tensor(-2.0, torch::requires_grad());
+    auto y = torch::tensor(2.0, torch::requires_grad());
+    auto z = torch::tensor(3.0, torch::requires_grad());
+    auto p = x.pow(2);
+    auto q = p + y;
+    auto f = q * z;
+    if (by_hand) x.mutable_grad() = torch::tensor(-12.0);
+    else f.backward();
+    name(named, "x", x);
+    name(named, "f", f);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("a real computation replays to the facts it claimed") {
+  Recorded r = exercise3();
+  REQUIRE(r.tape.find("\"op\":\"pow\"") != std::string::npos);
+  grader::Verified v = grader::verify(r.tape, r.claimed, json::array());
+  INFO(v.failure);
+  REQUIRE(v.replayed);
+  CHECK(v.mismatches.empty());
+  CHECK(v.doc["tensors"]["x"]["grad"]["values"][0].get<double>() == -12.0);
+  CHECK(v.doc["graphs"]["f"][0]["name"] == "MulBackward0");
+  CHECK(v.doc["provenance"]["x"]["grad"] == "backward");
+  CHECK(v.doc["provenance"]["x"]["root"] == "f");
+}
+
+TEST_CASE("values written into memory after the fact are caught") {
+  Recorded r = exercise3();
+  r.claimed["tensors"]["f"]["values"][0] = 17.0;
+  r.claimed["tensors"]["x"]["grad"]["values"][0] = -11.0;
+  grader::Verified v = grader::verify(r.tape, r.claimed, json::array());
+  REQUIRE(v.replayed);
+  REQUIRE(v.mismatches.size() == 2);
+  CHECK(v.mismatches[0].what == "tensor x");
+  CHECK(v.mismatches[0].field == "grad.values");
+  CHECK(v.mismatches[1].what == "tensor f");
+  // The checks read the computation, not the claim.
+  CHECK(v.doc["tensors"]["f"]["values"][0].get<double>() == 18.0);
+}
+
+TEST_CASE("a gradient set by hand is followed, and named as such") {
+  Recorded r = exercise3(/*by_hand=*/true);
+  CHECK(r.tape.find("\"e\":\"set_grad\"") != std::string::npos);
+  grader::Verified v = grader::verify(r.tape, r.claimed, json::array());
+  REQUIRE(v.replayed);
+  CHECK(v.mismatches.empty());
+  CHECK(v.doc["provenance"]["x"]["grad"] == "set by hand");
+}
+
+TEST_CASE("an error record must be one an op raised") {
+  Recorded r = record([&](lab::facts::Named&) {
+    auto w = torch::ones({3}, torch::requires_grad());
+    try {
+      w.mul_(10);
+    } catch (const std::exception& e) {
+      gradlab::tape::lab_record("error", "provoked", nullptr, e.what());
+    }
+    gradlab::tape::lab_record("error", "typed", nullptr, "a leaf Variable that requires grad is being used in an in-place operation.");
+  });
+  r.claimed["records"] = json::array({{{"kind", "error"}, {"label", "provoked"}, {"message", "x"}}, {{"kind", "error"}, {"label", "typed"}, {"message", "x"}}});
+  grader::Verified v = grader::verify(r.tape, r.claimed, json::array());
+  REQUIRE(v.replayed);
+  bool typed = false;
+  for (const auto& m : v.mismatches)
+    if (m.what == "record \"typed\"" && m.computed.find("no op") == 0) typed = true;
+  CHECK(typed);
+}
+
+TEST_CASE("forged tapes are refused, not believed") {
+  const json claimed = {{"status", "ok"}, {"tensors", json::object()}, {"graphs", json::object()}, {"records", json::array()}};
+  SECTION("an op the replay does not know") {
+    auto v = grader::verify("{\"e\":\"op\",\"op\":\"system\",\"sig\":\"\",\"args\":[]}\n", claimed, json::array());
+    CHECK(!v.replayed);
+    CHECK(v.failure.find("cannot redo") != std::string::npos);
+  }
+  SECTION("a tensor that was never made") {
+    auto v = grader::verify("{\"e\":\"op\",\"op\":\"neg\",\"sig\":\"T\",\"args\":[42],\"out\":43}\n", claimed, json::array());
+    CHECK(!v.replayed);
+    CHECK(v.failure.find("never made") != std::string::npos);
+  }
+  SECTION("a tensor larger than the replay allows") {
+    const std::string tape =
+        "{\"e\":\"new\",\"op\":\"ones\",\"id\":1,\"shape\":[1],\"dtype\":\"Float\",\"requires_grad\":false,\"leaf\":true,"
+        "\"grad_fn\":null,\"version\":0,\"values\":[1]}\n"
+        "{\"e\":\"op\",\"op\":\"repeat\",\"sig\":\"TL\",\"args\":[1,[100000,100000]],\"out\":2}\n";
+    auto v = grader::verify(tape, claimed, json::array());
+    CHECK(!v.replayed);
+    CHECK(v.failure.find("limit") != std::string::npos);
+  }
+  SECTION("a tape that overflowed") {
+    auto v = grader::verify("{\"e\":\"overflow\"}\n", claimed, json::array());
+    CHECK(!v.replayed);
+    CHECK(v.failure.find("more than the grader can check") != std::string::npos);
+  }
+  SECTION("a line that is not JSON") {
+    auto v = grader::verify("{\"e\":\"op\",\n", claimed, json::array());
+    CHECK(!v.replayed);
+  }
+}
+
+TEST_CASE("the channel splits into the tape and the result") {
+  auto c = grader::split_channel("{\"e\":\"new\"}\n{\"e\":\"op\"}\n{\"status\":\"ok\"}");
+  CHECK(c.tape == "{\"e\":\"new\"}\n{\"e\":\"op\"}\n");
+  CHECK(c.result == "{\"status\":\"ok\"}");
+  CHECK(grader::split_channel("{\"e\":\"new\"}\n").result.empty());  // cut short: no result
+}
