@@ -458,6 +458,11 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes) 
       for (const auto& p : probes) {
         const std::string id = p.at("id");
         json out;
+        // A probe of a tensor the replay could not follow: the program's answer.
+        if (r.tainted_names.count(p.value("tensor", std::string()))) {
+          probes_out[id] = claimed.contains("probes") ? claimed["probes"].value(id, json()) : json();
+          continue;
+        }
         try {
           out = facts::state_probe(r.named, p);
         } catch (const std::exception& e) {
