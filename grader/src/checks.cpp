@@ -569,7 +569,11 @@ bool contradicted(const Check& c, const json& student, Outcome& o) {
     if (std::find(reads.begin(), reads.end(), what) == reads.end()) continue;
     if (what.rfind("tensor ", 0) == 0 && f != "name" && f != field && f.rfind(field + ".", 0) != 0) continue;
     const std::string computed = m.value("computed", "");
-    if (f == "message" && computed.rfind("no op", 0) == 0)
+    if (f == "value" && computed.rfind("no item()", 0) == 0)
+      o.message = "the number recorded as " + what.substr(7) + " (" + m.value("claimed", "") +
+                  ") was not read from a tensor the program computed (no item() gave it): typed in, or worked out "
+                  "beside the tensors";
+    else if (f == "message" && computed.rfind("no op", 0) == 0)
       o.message = "the program threw this error itself (\"" + m.value("claimed", "") +
                   "\"): no operation it called raised it, so autograd's behaviour was not shown";
     else
@@ -584,9 +588,151 @@ bool contradicted(const Check& c, const json& student, Outcome& o) {
 // tensor's .grad came to be (replay.cpp's provenance). A check of it fails
 // when the program set or changed it by hand, or (with "from") when the
 // backward that wrote it started elsewhere than the rubric asks.
+// How the replay saw a named tensor come to be (replay.cpp's provenance), or null.
+const json* provenance_of(const json& student, const std::string& name) {
+  if (!student.contains("provenance")) return nullptr;
+  const json& p = student["provenance"];
+  if (!p.contains("tensors") || !p["tensors"].contains(name)) return nullptr;
+  return &p["tensors"][name];
+}
+
+bool holds(const json& list, const std::string& s) {
+  if (!list.is_array()) return false;
+  for (const auto& x : list)
+    if (x == s) return true;
+  return false;
+}
+
+std::string listed(const json& list) {
+  std::string out;
+  for (const auto& x : list) out += (out.empty() ? "" : ", ") + x.get<std::string>();
+  return out.empty() ? "none" : out;
+}
+
+// The factories: a tensor they made holds numbers the program wrote down.
+bool factory(const std::string& op) {
+  static const std::set<std::string> k = {"tensor", "zeros", "ones", "full", "scalar_tensor", "arange", "linspace",
+                                          "eye", "empty", "empty_like", "zeros_like", "ones_like", "full_like",
+                                          "new_empty", "new_zeros", "new_ones", "new_full", "from_blob", "given"};
+  return k.count(op) > 0;
+}
+
+const char* kNoProvenance = "the grader has no record of how it was made (the program's computation was not replayed)";
+
+Outcome check_derives_from(const Check& c, const std::string& name, const json& student) {
+  const std::string source = c.spec["source"];
+  const json through = c.spec.value("through", json::array());
+  Outcome o;
+  o.expected = name + " computed from " + source + (through.empty() ? "" : " through " + listed(through));
+  const json* p = provenance_of(student, name);
+  if (!p || !p->contains("from")) {
+    o.message = name + ": " + kNoProvenance;
+    return o;
+  }
+  const std::string made_by = p->value("made_by", "");
+  o.found = "made by " + made_by + " from " + listed((*p)["from"]);
+  if (!holds((*p)["from"], source) || name == source) {
+    o.message = factory(made_by) ? name + " does not come from " + source + ": it was made by torch::" + made_by +
+                                       " from numbers written into the program"
+                                 : name + " does not come from " + source + ": its computation never reads " + source;
+    return o;
+  }
+  for (const auto& op : through)
+    if (!holds((*p)["ops"], op.get<std::string>())) {
+      o.message = name + " comes from " + source + ", but not through " + op.get<std::string>() + "()";
+      o.found = "ops on the way: " + listed((*p)["ops"]);
+      return o;
+    }
+  o.pass = true;
+  return o;
+}
+
+Outcome check_updated_from_grad(const std::string& name, const json& student) {
+  Outcome o;
+  o.expected = name + " changed in place from " + name + ".grad under no_grad";
+  const json* p = provenance_of(student, name);
+  if (!p) {
+    o.message = name + ": " + kNoProvenance;
+    return o;
+  }
+  const json updates = p->value("updates", json::array());
+  if (updates.empty()) {
+    o.found = "never changed in place";
+    o.message = name + " was never changed in place: the exercise asks for an update of " + name + " itself";
+    return o;
+  }
+  for (const auto& u : updates) {
+    const std::string op = u.value("op", "");
+    if (!u.value("no_grad", false)) {
+      o.found = op + " with grad mode on";
+      o.message = name + " was changed in place (" + op + ") with grad mode on: the update belongs under torch::NoGradGuard";
+      return o;
+    }
+    if (!u.value("from_own_grad", false)) {
+      o.found = op + " from numbers that do not come from " + name + ".grad";
+      o.message = name + " was changed in place (" + op + ") from numbers that do not come from " + name +
+                  ".grad: an update typed in, or computed beside autograd, is not a gradient step";
+      return o;
+    }
+  }
+  o.pass = true;
+  o.found = std::to_string(updates.size()) + " in-place updates from " + name + ".grad under no_grad";
+  return o;
+}
+
+Outcome check_made_under_no_grad(const std::string& name, const json& student) {
+  Outcome o;
+  o.expected = name + " computed with grad mode off (torch::NoGradGuard)";
+  const json* p = provenance_of(student, name);
+  if (!p || !p->contains("made_by")) {
+    o.message = name + ": " + kNoProvenance;
+    return o;
+  }
+  const std::string made_by = p->value("made_by", "");
+  if (p->value("no_grad", false) && !factory(made_by)) {
+    o.pass = true;
+    o.found = "made by " + made_by + " under no_grad";
+    return o;
+  }
+  o.found = "made by " + made_by + (p->value("no_grad", false) ? " under no_grad" : " with grad mode on");
+  o.message = made_by == "detach" ? name + " was cut from the graph with detach(), not computed under torch::NoGradGuard"
+              : factory(made_by)  ? name + " was made by torch::" + made_by + " from numbers written into the program"
+                                  : name + " was computed with grad mode on (its last op, " + made_by + ", was recorded)";
+  return o;
+}
+
+// The record's attempt ran a backward through a graph that an earlier
+// backward had gone through and retain_graph had kept.
+Outcome check_reuses_graph(const Check& c, const json& student) {
+  const std::string label = c.spec["label"];
+  Outcome o;
+  o.expected = "a backward through the graph retain_graph kept";
+  const json* routes = student.contains("provenance") && student["provenance"].contains("records")
+                           ? &student["provenance"]["records"] : nullptr;
+  if (!routes || !routes->contains(label)) {
+    o.message = "nothing was recorded under \"" + label + "\" that the grader could replay";
+    o.unreached = true;
+    return o;
+  }
+  const json& r = (*routes)[label];
+  const int passes = r.value("backward_passes", 0);
+  if (r.value("reused_retained_graph", false)) {
+    o.pass = true;
+    o.found = "a backward through a retained graph";
+    return o;
+  }
+  o.found = passes == 0 ? "no backward pass" : "backward passes through graphs built afresh";
+  o.message = passes == 0 ? "no backward ran before \"" + label + "\" was recorded"
+                          : "the backward before \"" + label +
+                                "\" went through a graph built again, not through the one the first backward kept: "
+                                "a second backward through the same graph needs retain_graph=true on the first";
+  return o;
+}
+
 bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint) {
-  if (!student.contains("provenance") || !student["provenance"].contains(name)) return false;
-  const json& p = student["provenance"][name];
+  const json* found = provenance_of(student, name);
+  if (!found || !found->contains("grad")) return false;
+  const json& p = *found;
   const std::string how = p.value("grad", "");
   if (how.rfind("set by hand", 0) == 0 || how.rfind("changed by hand", 0) == 0) {
     o.message = name + ".grad was " + how + ", not written by a backward";
@@ -600,6 +746,21 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
                 (p["root"].is_string() ? p["root"].get<std::string>() : std::string("an unnamed tensor")) +
                 ", where the exercise asks for one from " + from;
     hint = "Call " + from + ".backward() (and no backward from another tensor) before reading " + name + ".grad.";
+    return true;
+  }
+  return false;
+}
+// A snapshot of a gradient the program set or changed by hand.
+bool snapshot_route_wrong(const Check& c, const json& student, Outcome& o, std::string& hint) {
+  if (!student.contains("provenance") || !student["provenance"].contains("records")) return false;
+  const json& routes = student["provenance"]["records"];
+  for (const auto& l : c.spec.value("labels", json::array())) {
+    const std::string label = l.get<std::string>();
+    if (!routes.contains(label) || !routes[label].contains("grad")) continue;
+    const std::string how = routes[label]["grad"].get<std::string>();
+    if (how.rfind("set by hand", 0) != 0 && how.rfind("changed by hand", 0) != 0) continue;
+    o.message = "the snapshot \"" + label + "\" holds a gradient that was " + how + ", not written by a backward";
+    hint = "Let backward() write the gradient, and snapshot it as it left the backward pass.";
     return true;
   }
   return false;
@@ -639,6 +800,14 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o = check_probe(c, student, reference);
     } else if (c.kind == "gradcheck") {
       o = check_gradcheck(c, student);
+    } else if (c.kind == "reuses_graph") {
+      o = check_reuses_graph(c, student);
+    } else if (c.kind == "derives_from") {
+      o = check_derives_from(c, name, student);
+    } else if (c.kind == "updated_from_grad") {
+      o = check_updated_from_grad(name, student);
+    } else if (c.kind == "made_under_no_grad") {
+      o = check_made_under_no_grad(name, student);
     } else if (c.kind == "stdout") {
       const std::string a = normalise_output(student.value("stdout", "")), b = normalise_output(reference.value("stdout", ""));
       // An output that stops short of the reference's was cut off.
@@ -653,6 +822,10 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     }
     std::string route_hint;
     if (c.kind == "grad" && t && grad_route_wrong(c, name, student, o, route_hint)) {
+      o.pass = false;
+      r.hint = route_hint;
+    }
+    if (c.kind == "snapshots" && snapshot_route_wrong(c, student, o, route_hint)) {
       o.pass = false;
       r.hint = route_hint;
     }

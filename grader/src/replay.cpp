@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,6 +40,7 @@ class Replayer final : public replay::Tensors {
     auto it = tensors_.find(id.get<int64_t>());
     if (it == tensors_.end()) throw Failure{"the tape uses tensor " + id.dump() + ", which was never made on it"};
     if (tainted_.count(id.get<int64_t>())) taint_now_ = true;
+    inputs_.push_back(it->second);
     return it->second;
   }
 
@@ -59,6 +62,29 @@ class Replayer final : public replay::Tensors {
     Tensor root;
   };
   std::unordered_map<const gradlab::TensorImpl*, Origin> grad_origin;
+
+  // Where each tensor's values came from: the tensors it was computed from
+  // (itself included), the ops on the way, the gradients it was computed
+  // from, what made it and whether grad mode was off then; and the in-place
+  // changes made to it afterwards. Sets stop growing at kMaxLineage.
+  struct Lineage {
+    std::set<const gradlab::TensorImpl*> from;
+    std::set<std::string> ops;
+    std::set<const gradlab::TensorImpl*> grad_of;
+    std::string made_by;
+    bool no_grad = false;
+  };
+  struct Update {
+    std::string op;
+    bool no_grad = false;
+    bool from_own_grad = false;
+  };
+  std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
+  std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
+  // The numbers item() gave, which a value record must be one of; and how
+  // each snapshot's tensor came to be when it is a gradient.
+  std::vector<double> items;
+  json record_routes = json::object();
   json provenance() const;
 
  private:
@@ -77,7 +103,16 @@ class Replayer final : public replay::Tensors {
     unverified.push_back(why);
   }
 
+  void trace(const std::string& name, const json& e, const replay::Outcome& out);
+  const Origin* grad_route_of(const Tensor& t) const;
+
   std::unordered_map<int64_t, Tensor> tensors_;
+  std::vector<Tensor> inputs_;  // the tensors the current op read, in order
+  // The root nodes backward passes started from, held so that no later node
+  // takes one's address.
+  std::map<const void*, std::shared_ptr<gradlab::autograd::Node>> backward_roots_;
+  int backwards_since_record_ = 0;
+  bool reused_since_record_ = false;
   std::unordered_set<int64_t> tainted_;
   bool taint_now_ = false;
   std::string last_error_;  // the error the latest op raised, until a record takes it
@@ -137,6 +172,10 @@ void Replayer::made(const json& e, bool taint) {
   if (kind == "given" && foreign)
     note_unverified("a tensor made by an op the tape does not record yet (" + e.at("grad_fn").get<std::string>() + ")");
   bind(e.at("id"), t, taint || foreign);
+  Lineage& l = lineage[t.unsafeGetTensorImpl()];
+  l = {};
+  l.from.insert(t.unsafeGetTensorImpl());
+  l.made_by = kind == "new" ? e.value("op", std::string("new")) : kind;
 }
 
 void Replayer::op(const json& e) {
@@ -145,6 +184,7 @@ void Replayer::op(const json& e) {
   auto it = table.find(name + "(" + sig + ")");
   if (it == table.end()) throw Failure{"the tape holds an op the replay cannot redo: " + name + "(" + sig + ")"};
   taint_now_ = false;
+  inputs_.clear();
   const bool backward = name == "backward" || name == "autograd::backward";
   // What each gradient held before a backward, to see which ones it wrote.
   std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>> before;
@@ -213,6 +253,12 @@ void Replayer::op(const json& e) {
   if (backward) {
     const json& root = args[0].is_array() ? (args[0].empty() ? json() : args[0][0]) : args[0];
     Tensor root_t = root.is_number_integer() ? at(root) : Tensor();
+    // A backward through a graph an earlier backward went through (kept by
+    // retain_graph), as opposed to one through a graph built again.
+    if (root_t.defined() && root_t.grad_fn()) {
+      ++backwards_since_record_;
+      if (!backward_roots_.emplace(root_t.grad_fn().get(), root_t.grad_fn()).second) reused_since_record_ = true;
+    }
     for (const auto& [t, g, version] : before) {
       const Tensor& now = t.grad();
       if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version))
@@ -229,6 +275,73 @@ void Replayer::op(const json& e) {
     if (out.tensors.size() != 1) throw std::runtime_error("the op gave another number of outputs");
     if (out.tensors[0].defined()) bind(ids, out.tensors[0], taint_now_);
   }
+  if (name == "item" && !out.value.is_null() && out.value.is_number()) items.push_back(out.value.get<double>());
+  trace(name, e, out);
+}
+
+void Replayer::trace(const std::string& name, const json& e, const replay::Outcome& out) {
+  constexpr size_t kMaxLineage = 512;
+  auto merge = [](auto& into, const auto& from) {
+    for (const auto& x : from)
+      if (into.size() < kMaxLineage) into.insert(x);
+  };
+  const bool no_grad = e.value("no_grad", false);
+  const bool inplace = name.size() > 1 && name.back() == '_' && !inputs_.empty();
+  if (inplace) {
+    // An in-place change: the target now also comes from the other operands.
+    const gradlab::TensorImpl* self = inputs_[0].unsafeGetTensorImpl();
+    Lineage& l = lineage[self];
+    bool own_grad = false;
+    for (size_t i = 1; i < inputs_.size(); ++i) {
+      const Lineage& o = lineage[inputs_[i].unsafeGetTensorImpl()];
+      merge(l.from, o.from);
+      merge(l.grad_of, o.grad_of);
+      for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
+    }
+    l.ops.insert(name);
+    // A change through a tensor outside autograd (data(), a detached alias)
+    // builds no graph, as one under no_grad does.
+    const bool untracked = no_grad || !inputs_[0].requires_grad();
+    if (name != "requires_grad_" && name != "detach_") updates.push_back({self, {name, untracked, own_grad}});
+    return;
+  }
+  for (const Tensor& t : out.tensors) {
+    if (!t.defined()) continue;
+    const gradlab::TensorImpl* impl = t.unsafeGetTensorImpl();
+    bool known = false;
+    for (const Tensor& in : inputs_) known |= in.unsafeGetTensorImpl() == impl;
+    if (known) continue;  // an op that gave back its input (contiguous, a no-op to())
+    Lineage l;
+    l.from.insert(impl);
+    if (name == "grad" || name == "mutable_grad") {
+      l.grad_of.insert(inputs_[0].unsafeGetTensorImpl());
+    } else {
+      for (const Tensor& in : inputs_) {
+        const Lineage& o = lineage[in.unsafeGetTensorImpl()];
+        merge(l.from, o.from);
+        merge(l.ops, o.ops);
+        merge(l.grad_of, o.grad_of);
+      }
+    }
+    l.ops.insert(name);
+    l.made_by = name;
+    l.no_grad = no_grad;
+    lineage[impl] = std::move(l);
+  }
+}
+
+// How a tensor that is some tensor's .grad (or shares its memory) came to
+// hold its values; null for any other tensor.
+const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
+  if (!t.defined()) return nullptr;
+  for (const auto& [id, owner] : tensors_) {
+    if (!owner.defined() || !(owner.is_leaf() || owner.retains_grad())) continue;
+    const Tensor& g = owner.grad();
+    if (!g.defined() || g.unsafeGetTensorImpl()->storage.get() != t.unsafeGetTensorImpl()->storage.get()) continue;
+    auto it = grad_origin.find(owner.unsafeGetTensorImpl());
+    return it == grad_origin.end() ? nullptr : &it->second;
+  }
+  return nullptr;
 }
 
 void Replayer::lab(const json& e) {
@@ -251,8 +364,17 @@ void Replayer::lab(const json& e) {
     json r = {{"kind", "snapshot"}, {"label", label}, {"tensor", facts::describe(t)}};
     if (tainted || grads_tainted) r["unverified"] = true;
     records.push_back(std::move(r));
+    if (const Origin* o = grad_route_of(t)) record_routes[label]["grad"] = o->how;
   } else if (kind == "value") {
-    records.push_back({{"kind", "value"}, {"label", label}, {"value", e.at("value")}});
+    const json& value = e.at("value");
+    // A number the program records is one its tensors gave (item()), not
+    // one it typed or worked out beside them.
+    bool from_item = false;
+    if (value.is_number())
+      for (double v : items) from_item |= v == value.get<double>() || std::abs(v - value.get<double>()) <= 1e-9 * std::abs(v);
+    if (!from_item && value.is_number())
+      problems.push_back({"record \"" + label + "\"", "value", cut(value.dump()), "no item() of a tensor the program computed gave this number"});
+    records.push_back({{"kind", "value"}, {"label", label}, {"value", value}});
   } else if (kind == "error") {
     const std::string message = e.value("message", std::string());
     // The error a program records must be one an op of its raised.
@@ -265,6 +387,12 @@ void Replayer::lab(const json& e) {
   } else {
     throw std::runtime_error("a lab record of an unknown kind");
   }
+  if (kind != "name") {
+    record_routes[label]["backward_passes"] = backwards_since_record_;
+    record_routes[label]["reused_retained_graph"] = reused_since_record_;
+  }
+  backwards_since_record_ = 0;
+  reused_since_record_ = false;
   last_error_.clear();
 }
 
@@ -399,19 +527,43 @@ void compare_all(const json& claimed, Replayer& r, Verified& v) {
 
 json Replayer::provenance() const {
   json out = json::object();
+  auto names_of = [&](const std::set<const gradlab::TensorImpl*>& impls) {
+    json ns = json::array();
+    for (const auto& [n, r] : named)
+      if (r.defined() && impls.count(r.unsafeGetTensorImpl())) ns.push_back(n);
+    return ns;
+  };
   for (const auto& [name, t] : named) {
     if (!t.defined()) continue;
-    auto it = grad_origin.find(t.unsafeGetTensorImpl());
-    if (it == grad_origin.end()) continue;
-    json p = {{"grad", it->second.how}};
-    if (it->second.root.defined()) {
-      p["root"] = nullptr;
-      for (const auto& [n, r] : named)
-        if (r.defined() && r.is_same(it->second.root)) p["root"] = n;
+    const gradlab::TensorImpl* impl = t.unsafeGetTensorImpl();
+    json p = json::object();
+    auto it = grad_origin.find(impl);
+    if (it != grad_origin.end()) {
+      p["grad"] = it->second.how;
+      if (it->second.root.defined()) {
+        p["root"] = nullptr;
+        for (const auto& [n, r] : named)
+          if (r.defined() && r.is_same(it->second.root)) p["root"] = n;
+      }
     }
+    auto l = lineage.find(impl);
+    if (l != lineage.end()) {
+      p["made_by"] = l->second.made_by;
+      p["no_grad"] = l->second.no_grad;
+      p["from"] = names_of(l->second.from);
+      p["ops"] = l->second.ops;
+      p["grad_of"] = names_of(l->second.grad_of);
+    }
+    // Its in-place changes, made through it or through a tensor over the
+    // same memory (data(), a detached alias, a view).
+    json us = json::array();
+    for (const auto& [target, up] : updates)
+      if (target->storage.get() == impl->storage.get())
+        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"from_own_grad", up.from_own_grad}});
+    if (!us.empty()) p["updates"] = us;
     out[name] = p;
   }
-  return out;
+  return {{"tensors", out}, {"records", record_routes}};
 }
 
 }  // namespace

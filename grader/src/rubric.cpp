@@ -20,7 +20,7 @@ struct KindSpec {
 const std::map<std::string, KindSpec>& kinds() {
   static const std::map<std::string, KindSpec> k = {
       {"value", {{"tensor"}, {"expected"}}},
-      {"grad", {{"tensor"}, {"expected"}}},
+      {"grad", {{"tensor"}, {"expected", "from"}}},
       {"requires_grad", {{"tensor"}, {"expected"}}},
       {"is_leaf", {{"tensor"}, {"expected"}}},
       {"retains_grad", {{"tensor"}, {"expected"}}},
@@ -35,6 +35,11 @@ const std::map<std::string, KindSpec>& kinds() {
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
       {"gradcheck", {{"probe"}, {}}},
       {"stdout", {{}, {}}},
+      // How a tensor came to be, from the replay of the program's op tape.
+      {"derives_from", {{"tensor", "source"}, {"through"}}},
+      {"updated_from_grad", {{"tensor"}, {}}},
+      {"made_under_no_grad", {{"tensor"}, {}}},
+      {"reuses_graph", {{"label"}, {}}},
   };
   return k;
 }
@@ -218,6 +223,13 @@ std::set<std::string> parse_probes(const json& j, const std::string& path, Rubri
 void check_kind_fields(const json& c, const Check& ch, const std::set<std::string>& probe_ids, const std::string& path,
                        const std::string& at) {
   if (c.contains("tensor")) string_field(c, "tensor", path, at);
+  if (c.contains("source")) string_field(c, "source", path, at);
+  if (c.contains("from")) string_field(c, "from", path, at);
+  if (c.contains("through")) {
+    const json& ops = field(c, "through", path, at, json::value_t::array);
+    for (const auto& o : ops)
+      if (!o.is_string()) fail(path, at + ".through", "must hold op names (\"detach\", \"clone\"), found " + type_name(o));
+  }
   if (c.contains("label")) string_field(c, "label", path, at);
   if (c.contains("contains")) string_field(c, "contains", path, at);
   if (c.contains("labels")) {
