@@ -341,23 +341,35 @@ void check_probability(double p) {
 }
 }  // namespace
 
-Tensor& Tensor::uniform_(double from, double to) const { return refill(*this, fill_uniform, from, to); }
+Tensor& Tensor::uniform_(double from, double to) const {
+  GRADLAB_TAPE_REFILL("uniform_", uniform_(from, to), *this);
+  return refill(*this, fill_uniform, from, to);
+}
 Tensor& Tensor::bernoulli_(double p) const {
+  GRADLAB_TAPE_REFILL("bernoulli_", bernoulli_(p), *this);
   check_probability(p);
   return refill(*this, fill_bernoulli, p, 0);
 }
 Tensor& Tensor::bernoulli_(const Tensor& p) const {
+  GRADLAB_TAPE_REFILL("bernoulli_", bernoulli_(p), *this);
   check_inplace(*this);
   return store_drawn(*this, draw_bernoulli(sizes(), scalar_type(), p));
 }
 // The out-of-place forms are one ATen function each: the result is fresh,
 // at version 0.
-Tensor Tensor::bernoulli() const { return draw_bernoulli(sizes(), scalar_type(), *this).to(device()); }
+Tensor Tensor::bernoulli() const {
+  GRADLAB_TAPE_NEW("bernoulli", bernoulli());
+  return draw_bernoulli(sizes(), scalar_type(), *this).to(device());
+}
 Tensor bernoulli(const Tensor& p) { return p.bernoulli(); }
 Tensor bernoulli(const Tensor& self, double p) {
+  GRADLAB_TAPE_NEW("bernoulli", bernoulli(self, p));
   check_probability(p);
   return generate(self.sizes(), TensorOptions(self.scalar_type()).device(self.device()), fill_bernoulli, p, 0);
 }
-Tensor& Tensor::normal_(double mean, double std) const { return refill(*this, fill_normal, mean, std); }
+Tensor& Tensor::normal_(double mean, double std) const {
+  GRADLAB_TAPE_REFILL("normal_", normal_(mean, std), *this);
+  return refill(*this, fill_normal, mean, std);
+}
 
 }  // namespace gradlab

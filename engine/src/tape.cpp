@@ -233,6 +233,41 @@ void Event::arg(TensorList l) {
 }
 
 void Event::arg(ScalarType t) { text(c10_name(t)); }
+
+void Event::arg(const TensorOptions& o) {
+  open_list();
+  if (o.has_dtype()) text(c10_name(o.dtype()));
+  else null();
+  boolean(o.requires_grad());
+  close_list();
+}
+
+void Event::arg(ArrayRef<indexing::TensorIndex> idx) {
+  using K = indexing::TensorIndex::Kind;
+  auto maybe = [this](const std::optional<int64_t>& v) {
+    if (v) integer(*v);
+    else null();
+  };
+  open_list();
+  for (const auto& i : idx) {
+    open_list();
+    switch (i.kind()) {
+      case K::Int: text("i").integer(i.integer()); break;
+      case K::Slice:
+        text("s");
+        maybe(i.slice().start);
+        maybe(i.slice().stop);
+        maybe(i.slice().step);
+        break;
+      case K::None: text("n"); break;
+      case K::Ellipsis: text("e"); break;
+      case K::Bool: text("b").boolean(i.integer() != 0); break;
+      case K::Tensor: text("t").tensor(i.tensor()); break;
+    }
+    close_list();
+  }
+  close_list();
+}
 void Event::arg(Reduction r) { integer(static_cast<int64_t>(r)); }
 
 void Event::result(const std::vector<Tensor>& v) {

@@ -89,6 +89,7 @@ class Replayer final : public replay::Tensors {
 
  private:
   void made(const json& e, bool taint);
+  void refill(const json& e);
   void op(const json& e);
   void lab(const json& e);
   void bind(const json& id, const Tensor& t, bool taint) {
@@ -176,6 +177,25 @@ void Replayer::made(const json& e, bool taint) {
   l = {};
   l.from.insert(t.unsafeGetTensorImpl());
   l.made_by = kind == "new" ? e.value("op", std::string("new")) : kind;
+}
+
+// A random in-place fill: the values it left, written into the replay's
+// tensor as the op wrote them (one version step), outside any graph.
+void Replayer::refill(const json& e) {
+  Tensor t = at(e.at("id"));
+  if (e.contains("throws")) {
+    last_error_ = e.at("throws");
+    return;
+  }
+  Tensor values = rebuild(e);
+  {
+    gradlab::autograd::NoGradGuard no_graph;
+    t.detach().copy_(values.detach());
+  }
+  t.unsafeGetTensorImpl()->version() = e.at("version").get<uint32_t>();
+  Lineage& l = lineage[t.unsafeGetTensorImpl()];
+  l.made_by = e.value("op", std::string("refill"));
+  l.ops.insert(l.made_by);
 }
 
 void Replayer::op(const json& e) {
@@ -403,6 +423,7 @@ void Replayer::event(const json& e) {
   else if (kind == "new") made(e, false);
   else if (kind == "given" || kind == "custom") made(e, false);
   else if (kind == "lab") lab(e);
+  else if (kind == "refill") refill(e);
   else if (kind == "set_grad") {
     Tensor owner = at(e.at("of"));
     owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));

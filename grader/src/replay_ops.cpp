@@ -84,6 +84,43 @@ struct Hold<TensorList> : Hold<std::vector<Tensor>> {
   using Hold<std::vector<Tensor>>::Hold;
   TensorList get() const { return v; }
 };
+template <>
+struct Hold<gradlab::TensorOptions> {
+  gradlab::TensorOptions v;
+  Hold(const json& j, Tensors&) {
+    if (!j.is_array() || j.size() != 2) bad(j, "tensor options [dtype, requires_grad]");
+    if (!j[0].is_null()) v = v.dtype(dtype_named(j[0]));
+    if (!j[1].is_boolean()) bad(j[1], "true or false");
+    v = v.requires_grad(j[1].get<bool>());
+  }
+  const gradlab::TensorOptions& get() const { return v; }
+};
+template <>
+struct Hold<gradlab::ArrayRef<gradlab::indexing::TensorIndex>> {
+  std::vector<gradlab::indexing::TensorIndex> v;
+  Hold(const json& j, Tensors& ts) {
+    using gradlab::indexing::TensorIndex;
+    if (!j.is_array() || j.size() > 64) bad(j, "a list of at most 64 indices");
+    auto bound = [](const json& b) -> std::optional<int64_t> {
+      if (b.is_null()) return std::nullopt;
+      if (!b.is_number_integer()) bad(b, "an integer or null");
+      return b.get<int64_t>();
+    };
+    for (const auto& i : j) {
+      if (!i.is_array() || i.empty() || !i[0].is_string()) bad(i, "an index");
+      const std::string k = i[0];
+      if (k == "i" && i.size() == 2 && i[1].is_number_integer()) v.emplace_back(i[1].get<int64_t>());
+      else if (k == "s" && i.size() == 4) v.emplace_back(gradlab::indexing::Slice(bound(i[1]), bound(i[2]), bound(i[3])));
+      else if (k == "n" && i.size() == 1) v.emplace_back(std::nullopt);
+      else if (k == "e" && i.size() == 1) v.emplace_back(gradlab::indexing::Ellipsis);
+      else if (k == "b" && i.size() == 2 && i[1].is_boolean()) v.emplace_back(i[1].get<bool>());
+      else if (k == "t" && i.size() == 2) v.emplace_back(ts.at(i[1]));
+      else bad(i, "an index");
+    }
+  }
+  gradlab::ArrayRef<gradlab::indexing::TensorIndex> get() const { return gradlab::ArrayRef<gradlab::indexing::TensorIndex>(v.data(), v.size()); }
+};
+
 template <class T>
 T plain(const json& j);
 template <>
@@ -97,7 +134,7 @@ int64_t plain<int64_t>(const json& j) {
   return j.get<int64_t>();
 }
 template <>
-[[maybe_unused]] double plain<double>(const json& j) { return real(j); }
+double plain<double>(const json& j) { return real(j); }
 template <>
 ScalarType plain<ScalarType>(const json& j) { return dtype_named(j); }
 template <>
@@ -263,6 +300,79 @@ void shapes(Table& t) {
   t.add("copy_", +[](T s, T src) -> Tensor { return s.copy_(src); });
 }
 
+void more(Table& t) {
+  using L = IntArrayRef;
+  using OT = std::optional<Tensor>;
+  using OS = std::optional<Scalar>;
+  using Index = gradlab::ArrayRef<gradlab::indexing::TensorIndex>;
+#define GRADLAB_REPLAY_COMPARE(NAME)                   \
+  t.add(#NAME, +[](T a, T b) { return a.NAME(b); }); \
+  t.add(#NAME, +[](T a, Scalar b) { return a.NAME(b); });
+  GRADLAB_REPLAY_COMPARE(gt)
+  GRADLAB_REPLAY_COMPARE(lt)
+  GRADLAB_REPLAY_COMPARE(ge)
+  GRADLAB_REPLAY_COMPARE(le)
+  GRADLAB_REPLAY_COMPARE(eq)
+  GRADLAB_REPLAY_COMPARE(ne)
+#undef GRADLAB_REPLAY_COMPARE
+  t.add("where", +[](T c, Scalar a, T b) { return gradlab::where(c, a, b); });
+  t.add("where", +[](T c, T a, Scalar b) { return gradlab::where(c, a, b); });
+  t.add("where", +[](T c, Scalar a, Scalar b) { return gradlab::where(c, a, b); });
+  t.add("isnan", +[](T a) { return gradlab::isnan(a); });
+  t.add("isinf", +[](T a) { return gradlab::isinf(a); });
+  t.add("isfinite", +[](T a) { return gradlab::isfinite(a); });
+  t.add("gather", +[](T a, int64_t d, T i) { return a.gather(d, i); });
+  t.add("scatter_add", +[](T a, int64_t d, T i, T s) { return a.scatter_add(d, i, s); });
+  t.add("flip", +[](T a, L d) { return a.flip(d); });
+  t.add("cumsum", +[](T a, int64_t d, O dt) { return a.cumsum(d, dt); });
+  t.add("cumprod", +[](T a, int64_t d, O dt) { return a.cumprod(d, dt); });
+  t.add("tril", +[](T a, int64_t k) { return a.tril(k); });
+  t.add("triu", +[](T a, int64_t k) { return a.triu(k); });
+  t.add("sort", +[](T a, int64_t d, bool desc) { return a.sort(d, desc); });
+  t.add("topk", +[](T a, int64_t k, int64_t d, bool l, bool s) { return a.topk(k, d, l, s); });
+  t.add("scatter", +[](T a, int64_t d, T i, T s) { return a.scatter(d, i, s); });
+  t.add("scatter", +[](T a, int64_t d, T i, Scalar v) { return a.scatter(d, i, v); });
+  t.add("scatter_", +[](T a, int64_t d, T i, T s) -> Tensor { return a.scatter_(d, i, s); });
+  t.add("scatter_", +[](T a, int64_t d, T i, Scalar v) -> Tensor { return a.scatter_(d, i, v); });
+  t.add("masked_select", +[](T a, T m) { return a.masked_select(m); });
+  t.add("masked_scatter", +[](T a, T m, T s) { return a.masked_scatter(m, s); });
+  t.add("masked_scatter_", +[](T a, T m, T s) -> Tensor { return a.masked_scatter_(m, s); });
+  t.add("diag", +[](T a, int64_t k) { return a.diag(k); });
+  t.add("index", +[](T a, Index i) { return a.index(i); });
+  t.add("index_put_", +[](T a, Index i, T v) -> Tensor { return a.index_put_(i, v); });
+  t.add("index_put_", +[](T a, Index i, Scalar v) -> Tensor { return a.index_put_(i, v); });
+  t.add("index_select", +[](T a, int64_t d, T i) { return a.index_select(d, i); });
+  t.add("prod", +[](T a, O dt) { return gradlab::prod(a, dt); });
+  t.add("prod", +[](T a, int64_t d, bool k, O dt) { return gradlab::prod(a, d, k, dt); });
+  t.add("amax", +[](T a, L d, bool k) { return gradlab::amax(a, d, k); });
+  t.add("amin", +[](T a, L d, bool k) { return gradlab::amin(a, d, k); });
+  t.add("var", +[](T a, L d, bool u, bool k) { return gradlab::var(a, d, u, k); });
+  t.add("std", +[](T a, L d, bool u, bool k) { return gradlab::std(a, d, u, k); });
+  t.add("norm", +[](T a, Scalar p) { return gradlab::norm(a, p); });
+  t.add("norm", +[](T a, OS p, L d, bool k) { return gradlab::norm(a, p, d, k); });
+  t.add("spread_of_all", +[](T a, bool u, bool s) { return a.spread_of_all(u, s); });
+  t.add("all", +[](T a) { return a.all(); });
+  t.add("all", +[](T a, int64_t d, bool k) { return a.all(d, k); });
+  t.add("any", +[](T a) { return a.any(); });
+  t.add("any", +[](T a, int64_t d, bool k) { return a.any(d, k); });
+  t.add("nll_loss", +[](T a, T b, OT w, Reduction r, int64_t ig) { return gradlab::nll_loss(a, b, w, r, ig); });
+  t.add("nll_loss", +[](T a, T b, Reduction r) { return gradlab::nll_loss(a, b, r); });
+  t.add("cross_entropy", +[](T a, T b, OT w, Reduction r, int64_t ig, double ls) {
+    return gradlab::cross_entropy(a, b, w, r, ig, ls);
+  });
+  t.add("cross_entropy", +[](T a, T b, Reduction r) { return gradlab::cross_entropy(a, b, r); });
+  t.add("binary_cross_entropy", +[](T a, T b, OT w, Reduction r) { return gradlab::binary_cross_entropy(a, b, w, r); });
+  t.add("binary_cross_entropy_with_logits", +[](T a, T b, OT w, OT pw, Reduction r) {
+    return gradlab::binary_cross_entropy_with_logits(a, b, w, pw, r);
+  });
+  t.add("leaky_relu_", +[](T a, Scalar s) -> Tensor {
+    Tensor self = a;
+    return gradlab::leaky_relu_(self, s);
+  });
+  t.add("expand", +[](T a, L s) { return a.expand(s); });
+  t.add("to", +[](T a, const gradlab::TensorOptions& o, bool copy) { return a.to(o, false, copy); });
+}
+
 void autograd(Table& t) {
   using V = std::vector<Tensor>;
   t.add("item", +[](T a) { return a.item(); });
@@ -292,6 +402,7 @@ Table make_table() {
   binary(t);
   reductions(t);
   shapes(t);
+  more(t);
   autograd(t);
   return t;
 }

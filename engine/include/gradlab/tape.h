@@ -95,6 +95,8 @@ template <> struct Code<std::optional<bool>> { static constexpr const char* c = 
 template <> struct Code<std::optional<int64_t>> { static constexpr const char* c = "?i"; };
 template <> struct Code<std::optional<ScalarType>> { static constexpr const char* c = "?y"; };
 template <> struct Code<std::optional<TensorList>> { static constexpr const char* c = "?V"; };
+template <> struct Code<TensorOptions> { static constexpr const char* c = "o"; };
+template <> struct Code<ArrayRef<indexing::TensorIndex>> { static constexpr const char* c = "I"; };
 template <class... A>
 std::string signature() {
   std::string s;
@@ -131,6 +133,8 @@ class Event {
   void arg(double d) { number(d); }
   void arg(ScalarType t);
   void arg(Reduction r);
+  void arg(const TensorOptions& o);             // [dtype or null, requires_grad]: the replay runs on the CPU
+  void arg(ArrayRef<indexing::TensorIndex> idx);  // each ["i", n], ["s", start, stop, step], ["n"], ["e"], ["b", v], ["t", id]
   template <class T>
   void arg(const std::optional<T>& o) {
     if (o) arg(*o);
@@ -216,6 +220,28 @@ Tensor record_new(const char* name, F&& call) {
   return t;
 }
 
+// The event "refill": an in-place op that draws random numbers (uniform_,
+// normal_, bernoulli_), written with the values it left, since a replay
+// cannot draw the same ones.
+template <class F>
+Tensor& record_refill(const char* name, F&& call, const Tensor& self) {
+  Inside inside;
+  slots_before();
+  Event e("refill");
+  e.key("op").text(name).key("id").tensor(self);
+  if (!grad_enabled()) e.key("no_grad").boolean(true);
+  try {
+    Tensor& r = call();
+    e.contents(r);
+    e.write();
+    return r;
+  } catch (const std::exception& ex) {
+    e.key("throws").text(ex.what());
+    e.write();
+    throw;
+  }
+}
+
 // The lab's records (harness): a name given to a tensor, a snapshot, a caught
 // error, a number. `t` may be undefined; `text` is the label's message or "".
 void lab_record(const char* kind, const std::string& label, const Tensor* t, const std::string& text = "",
@@ -225,5 +251,7 @@ void lab_record(const char* kind, const std::string& label, const Tensor* t, con
 
 #define GRADLAB_TAPE(name, call, ...) \
   if (::gradlab::tape::on()) return ::gradlab::tape::record(name, [&]() -> decltype(auto) { return call; }, __VA_ARGS__)
+#define GRADLAB_TAPE_REFILL(name, call, self) \
+  if (::gradlab::tape::on()) return ::gradlab::tape::record_refill(name, [&]() -> Tensor& { return call; }, self)
 #define GRADLAB_TAPE_NEW(name, call) \
   if (::gradlab::tape::on()) return ::gradlab::tape::record_new(name, [&]() -> Tensor { return call; })

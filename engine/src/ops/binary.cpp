@@ -336,14 +336,17 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 // in LibTorch: the tensor's dtype decides (a float number with an integral
 // tensor gives the default dtype).
 Tensor where(const Tensor& cond, Scalar a, const Tensor& b) {
+  GRADLAB_TAPE("where", where(cond, a, b), cond, a, b);
   check_defined(b, 2, "other");
   return where(cond, scalar_like(a, b, result_type(b, a)), b);
 }
 Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
+  GRADLAB_TAPE("where", where(cond, a, b), cond, a, b);
   check_defined(a, 1, "self");
   return where(cond, a, scalar_like(b, a, result_type(a, b)));
 }
 Tensor where(const Tensor& cond, Scalar a, Scalar b) {
+  GRADLAB_TAPE("where", where(cond, a, b), cond, a, b);
   check_defined(cond, 0, "condition");
   const bool floating = a.isFloatingPoint() || b.isFloatingPoint();
   const ScalarType t = floating ? TensorOptions().dtype() : a.isBoolean() && b.isBoolean() ? ScalarType::Bool : ScalarType::Long;
@@ -423,8 +426,12 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
 
 // ---------------------------------------------------------------- comparisons
 #define GRADLAB_COMPARE(NAME, KIND, OP)                                                                 \
-  Tensor Tensor::NAME(const Tensor& o) const { return tensor_op(Binary::KIND, *this, o, 1, ScalarType::Bool); } \
+  Tensor Tensor::NAME(const Tensor& o) const {                                                           \
+    GRADLAB_TAPE(#NAME, NAME(o), *this, o);                                                              \
+    return tensor_op(Binary::KIND, *this, o, 1, ScalarType::Bool);                                       \
+  }                                                                                                      \
   Tensor Tensor::NAME(Scalar o) const {                                                                  \
+    GRADLAB_TAPE(#NAME, NAME(o), *this, o);                                                              \
     return tensor_op(Binary::KIND, *this, scalar_like(o, *this, result_type(*this, o)), 1, ScalarType::Bool); \
   }                                                                                                      \
   Tensor operator OP(const Tensor& a, const Tensor& b) { return a.NAME(b); }                             \
@@ -489,15 +496,18 @@ Tensor Tensor::minimum(const Tensor& o) const { return gradlab::minimum(*this, o
 
 // x != x only for NaN; x - x is 0 only for a finite x (inf - inf is NaN).
 Tensor isnan(const Tensor& a) {
+  GRADLAB_TAPE("isnan", isnan(a), a);
   autograd::NoGradGuard ng;
   return a != a;
 }
 Tensor isinf(const Tensor& a) {
+  GRADLAB_TAPE("isinf", isinf(a), a);
   autograd::NoGradGuard ng;
   return is_floating(a.scalar_type()) ? a.abs() == std::numeric_limits<double>::infinity()
                                       : zeros(a.sizes(), TensorOptions(ScalarType::Bool).device(a.device()));
 }
 Tensor isfinite(const Tensor& a) {
+  GRADLAB_TAPE("isfinite", isfinite(a), a);
   autograd::NoGradGuard ng;
   return is_floating(a.scalar_type()) ? (a - a) == 0
                                       : ones(a.sizes(), TensorOptions(ScalarType::Bool).device(a.device()));

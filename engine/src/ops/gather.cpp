@@ -181,6 +181,7 @@ Tensor tri(const Tensor& self, int64_t k, bool lower) {
 }  // namespace
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  GRADLAB_TAPE("gather", gather(dim, index), *this, dim, index);
   checked();
   dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
   check_index("gather", *this, dim, index);
@@ -203,6 +204,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) { return self.gather(dim, index); }
 
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  GRADLAB_TAPE("scatter_add", scatter_add(dim, index, src), *this, dim, index, src);
   checked();
   dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
   check_index("scatter_add", *this, dim, index);
@@ -232,6 +234,7 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
 }
 
 Tensor Tensor::flip(IntArrayRef dims) const {
+  GRADLAB_TAPE("flip", flip(dims), *this, dims);
   checked();
   DimVector wrapped;
   for (int64_t d : dims) wrapped.push_back(wrap_dim(d, dim()));
@@ -285,6 +288,7 @@ Tensor scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bo
 }  // namespace
 
 Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {
+  GRADLAB_TAPE("cumsum", cumsum(dim, dtype), *this, dim, dtype);
   checked();
   dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
   Tensor out = scan(*this, dim, dtype, false);
@@ -294,6 +298,7 @@ Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return self.cumsum(dim, dtype); }
 
 Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const {
+  GRADLAB_TAPE("cumprod", cumprod(dim, dtype), *this, dim, dtype);
   checked();
   dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
   Tensor out = scan(*this, dim, dtype, true);
@@ -306,8 +311,14 @@ Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const {
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return self.cumprod(dim, dtype); }
 
-Tensor Tensor::tril(int64_t k) const { return tri(*this, k, true); }
-Tensor Tensor::triu(int64_t k) const { return tri(*this, k, false); }
+Tensor Tensor::tril(int64_t k) const {
+  GRADLAB_TAPE("tril", tril(k), *this, k);
+  return tri(*this, k, true);
+}
+Tensor Tensor::triu(int64_t k) const {
+  GRADLAB_TAPE("triu", triu(k), *this, k);
+  return tri(*this, k, false);
+}
 Tensor tril(const Tensor& self, int64_t k) { return self.tril(k); }
 Tensor triu(const Tensor& self, int64_t k) { return self.triu(k); }
 

@@ -425,6 +425,7 @@ indexing::TensorIndex::TensorIndex(const char* str) : kind_(Kind::Ellipsis) {
 }
 
 Tensor Tensor::index(ArrayRef<TensorIndex> idx) const {
+  GRADLAB_TAPE("index", index(idx), *this, idx);
   checked();
   std::vector<Tensor> tensors;
   Tensor sliced = apply_basic(*this, idx, tensors);
@@ -435,6 +436,7 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> idx) const {
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> idx, const Tensor& v) const {
+  GRADLAB_TAPE("index_put_", index_put_(idx, v), *this, idx, v);
   Tensor& self = const_cast<Tensor&>(*this);  // const in-place method, as in LibTorch
   if (idx.size() == 1 && idx[0].kind() == TensorIndex::Kind::Bool) {  // x[False] = v writes nothing
     if (idx[0].integer()) copy_to(self.unsqueeze(0), v);
@@ -446,8 +448,12 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> idx, const Tensor& v) const {
   else index_put_inplace(sliced, positions(sliced, tensors), without_leading_ones(v));
   return self;
 }
-Tensor& Tensor::index_put_(ArrayRef<TensorIndex> idx, Scalar v) const { return index_put_(idx, value_tensor(*this, v)); }
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> idx, Scalar v) const {
+  GRADLAB_TAPE("index_put_", index_put_(idx, v), *this, idx, v);
+  return index_put_(idx, value_tensor(*this, v));
+}
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  GRADLAB_TAPE("index_select", index_select(dim, index), *this, dim, index);
   checked();
   check_defined(index, 2, "index");
   GRADLAB_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");

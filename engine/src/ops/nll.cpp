@@ -218,6 +218,7 @@ Tensor cross_entropy_smoothed(const Tensor& input, const Tensor& target, const T
 // As ATen's nll_loss_nd.
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_opt, Reduction red,
                 int64_t ignore_index) {
+  GRADLAB_TAPE("nll_loss", nll_loss(input, target, weight_opt, red, ignore_index), input, target, weight_opt, red, ignore_index);
   check_defined(input, 0, "self");
   check_defined(target, 1, "target");
   const Tensor weight = weight_of(weight_opt);
@@ -241,12 +242,14 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
   return red == Reduction::None ? out.view(out_size) : out;
 }
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction r) {
+  GRADLAB_TAPE("nll_loss", nll_loss(log_probs, target, r), log_probs, target, r);
   return nll_loss(log_probs, target, std::nullopt, r);
 }
 
 // As ATen's cross_entropy_loss.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_opt, Reduction red,
                      int64_t ignore_index, double label_smoothing) {
+  GRADLAB_TAPE("cross_entropy", cross_entropy(input, target, weight_opt, red, ignore_index, label_smoothing), input, target, weight_opt, red, ignore_index, label_smoothing);
   check_defined(input, 0, "self");
   check_defined(target, 1, "target");
   const Tensor weight = weight_of(weight_opt);
@@ -263,6 +266,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
   return nll_loss(log_softmax(input, input.dim() == 1 ? 0 : 1), target, weight, red, ignore_index);
 }
 Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction r) {
+  GRADLAB_TAPE("cross_entropy", cross_entropy(input, target, r), input, target, r);
   return cross_entropy(input, target, std::nullopt, r);
 }
 

@@ -138,6 +138,7 @@ void check_bce_shapes(const Tensor& input, const Tensor& target) {
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                             Reduction red) {
+  GRADLAB_TAPE("binary_cross_entropy", binary_cross_entropy(input, target, weight, red), input, target, weight, red);
   check_defined(input, 0, "self");
   check_defined(target, 1, "target");
   check_bce_shapes(input, target);
@@ -163,6 +164,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, Reduction red) {
+  GRADLAB_TAPE("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits(input, target, weight, pos_weight, red), input, target, weight, pos_weight, red);
   check_defined(input, 0, "self");
   check_defined(target, 1, "target");
   check_bce_shapes(input, target);
@@ -232,6 +234,7 @@ GradList leaky_inplace_bw(Op<Slope>& n, Grads& g) {
 }  // namespace
 
 Tensor& leaky_relu_(Tensor& self, Scalar negative_slope) {
+  GRADLAB_TAPE("leaky_relu_", leaky_relu_(self, negative_slope), self, negative_slope);
   check_defined(self, 0, "self");
   GRADLAB_CHECK(self.is_floating_point(), "\"leaky_relu_cpu\" not implemented for '", c10_name(self.scalar_type()), "'");
   check_inplace(self);

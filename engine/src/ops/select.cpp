@@ -89,6 +89,7 @@ std::tuple<Tensor, Tensor> recorded_pick(const char* name, const Tensor& self, i
 }  // namespace
 
 std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
+  GRADLAB_TAPE("sort", sort(dim, descending), *this, dim, descending);
   checked();
   dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
   const int64_t n = this->dim() == 0 ? 1 : size(dim);
@@ -104,6 +105,7 @@ Tensor Tensor::argsort(int64_t dim, bool descending) const { return std::get<1>(
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) { return self.argsort(dim, descending); }
 
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  GRADLAB_TAPE("topk", topk(k, dim, largest, sorted), *this, k, dim, largest, sorted);
   checked();
   dim = wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
   const int64_t n = this->dim() == 0 ? 1 : size(dim);
@@ -185,21 +187,25 @@ Tensor& scatter_impl(Tensor& out, const Tensor& self, int64_t dim, const Tensor&
 }  // namespace
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  GRADLAB_TAPE("scatter", scatter(dim, index, src), *this, dim, index, src);
   checked();
   Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   return scatter_impl(out, *this, dim, index, &src, 0);
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar value) const {
+  GRADLAB_TAPE("scatter", scatter(dim, index, value), *this, dim, index, value);
   checked();
   Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   return scatter_impl(out, *this, dim, index, nullptr, value);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  GRADLAB_TAPE("scatter_", scatter_(dim, index, src), *this, dim, index, src);
   checked();
   Tensor& self = const_cast<Tensor&>(*this);
   return scatter_impl(self, self, dim, index, &src, 0);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) const {
+  GRADLAB_TAPE("scatter_", scatter_(dim, index, value), *this, dim, index, value);
   checked();
   Tensor& self = const_cast<Tensor&>(*this);
   return scatter_impl(self, self, dim, index, nullptr, value);
@@ -256,6 +262,7 @@ GradList masked_scatter_bw(Op<Shapes>& n, Grads& g) {
 }  // namespace
 
 Tensor Tensor::masked_select(const Tensor& mask) const {
+  GRADLAB_TAPE("masked_select", masked_select(mask), *this, mask);
   checked();
   check_bool_mask(mask, "masked_select");
   const DimVector shape = broadcast_shapes(sizes(), mask.sizes());
@@ -309,11 +316,13 @@ Tensor& masked_scatter_impl(Tensor& out, const Tensor& self, const Tensor& mask,
 }  // namespace
 
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  GRADLAB_TAPE("masked_scatter", masked_scatter(mask, source), *this, mask, source);
   checked();
   Tensor out = gradlab::new_empty(sizes(), scalar_type(), device());
   return masked_scatter_impl(out, *this, mask, source);
 }
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
+  GRADLAB_TAPE("masked_scatter_", masked_scatter_(mask, source), *this, mask, source);
   checked();
   Tensor& self = const_cast<Tensor&>(*this);
   return masked_scatter_impl(self, self, mask, source);
@@ -339,6 +348,7 @@ GradList diag_bw(Op<DiagState>& n, Grads& g) {
 }  // namespace
 
 Tensor Tensor::diag(int64_t k) const {
+  GRADLAB_TAPE("diag", diag(k), *this, k);
   checked();
   GRADLAB_CHECK(dim() == 1 || dim() == 2, "matrix or a vector expected");
   const Tensor src = on_host(*this);

@@ -343,6 +343,7 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
 }
 
 Tensor Tensor::expand(IntArrayRef size_arg, bool) const {
+  GRADLAB_TAPE("expand", expand(size_arg), *this, size_arg);
   checked();
   GRADLAB_CHECK(size_arg.size() >= static_cast<size_t>(dim()), "expand(", toString(), "{", sizes(),
                 "}, size=", size_arg, "): the number of sizes provided (", size_arg.size(),
@@ -490,6 +491,7 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::to(const TensorOptions& o, bool, bool copy) const {
+  GRADLAB_TAPE("to", to(o, false, copy), *this, o, copy);
   checked();
   GRADLAB_CHECK(!o.requires_grad(),
                 "Operators taking TensorOptions cannot take a TensorOptions with options.requires_grad set as true. "

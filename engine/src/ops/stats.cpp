@@ -242,16 +242,36 @@ Tensor all_any(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool a
 
 }  // namespace
 
-Tensor prod(const Tensor& a, std::optional<ScalarType> dtype) { return prod_impl(a, std::nullopt, false, dtype); }
+Tensor prod(const Tensor& a, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("prod", prod(a, dtype), a, dtype);
+  return prod_impl(a, std::nullopt, false, dtype);
+}
 Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  GRADLAB_TAPE("prod", prod(a, dim, keepdim, dtype), a, dim, keepdim, dtype);
   return prod_impl(a, dim, keepdim, dtype);
 }
-Tensor amax(const Tensor& a, IntArrayRef dims, bool keepdim) { return amax_amin(a, dims, keepdim, true); }
-Tensor amin(const Tensor& a, IntArrayRef dims, bool keepdim) { return amax_amin(a, dims, keepdim, false); }
-Tensor var(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) { return var_std(a, dims, unbiased, keepdim, false); }
-Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) { return var_std(a, dims, unbiased, keepdim, true); }
-Tensor norm(const Tensor& a, Scalar p) { return norm_impl(a, p.toDouble(), std::nullopt, false); }
+Tensor amax(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  GRADLAB_TAPE("amax", amax(a, dims, keepdim), a, dims, keepdim);
+  return amax_amin(a, dims, keepdim, true);
+}
+Tensor amin(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  GRADLAB_TAPE("amin", amin(a, dims, keepdim), a, dims, keepdim);
+  return amax_amin(a, dims, keepdim, false);
+}
+Tensor var(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
+  GRADLAB_TAPE("var", var(a, dims, unbiased, keepdim), a, dims, unbiased, keepdim);
+  return var_std(a, dims, unbiased, keepdim, false);
+}
+Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
+  GRADLAB_TAPE("std", std(a, dims, unbiased, keepdim), a, dims, unbiased, keepdim);
+  return var_std(a, dims, unbiased, keepdim, true);
+}
+Tensor norm(const Tensor& a, Scalar p) {
+  GRADLAB_TAPE("norm", norm(a, p), a, p);
+  return norm_impl(a, p.toDouble(), std::nullopt, false);
+}
 Tensor norm(const Tensor& a, std::optional<Scalar> p, IntArrayRef dims, bool keepdim) {
+  GRADLAB_TAPE("norm", norm(a, p, dims, keepdim), a, p, dims, keepdim);
   return norm_impl(a, p ? p->toDouble() : 2.0, dims, keepdim);
 }
 
@@ -261,17 +281,32 @@ Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dtype) 
 }
 Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return gradlab::amax(*this, dims, keepdim); }
 Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return gradlab::amin(*this, dims, keepdim); }
-Tensor Tensor::spread_of_all(bool unbiased, bool is_std) const { return var_std(*this, std::nullopt, unbiased, false, is_std); }
+Tensor Tensor::spread_of_all(bool unbiased, bool is_std) const {
+  GRADLAB_TAPE("spread_of_all", spread_of_all(unbiased, is_std), *this, unbiased, is_std);
+  return var_std(*this, std::nullopt, unbiased, false, is_std);
+}
 Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const { return gradlab::var(*this, dims, unbiased, keepdim); }
 Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const { return gradlab::std(*this, dims, unbiased, keepdim); }
 Tensor Tensor::norm(Scalar p) const { return gradlab::norm(*this, p); }
 Tensor Tensor::norm(std::optional<Scalar> p, IntArrayRef dims, bool keepdim) const {
   return gradlab::norm(*this, p, dims, keepdim);
 }
-Tensor Tensor::all() const { return all_any(*this, std::nullopt, false, true); }
-Tensor Tensor::all(int64_t dim, bool keepdim) const { return all_any(*this, dim, keepdim, true); }
-Tensor Tensor::any() const { return all_any(*this, std::nullopt, false, false); }
-Tensor Tensor::any(int64_t dim, bool keepdim) const { return all_any(*this, dim, keepdim, false); }
+Tensor Tensor::all() const {
+  GRADLAB_TAPE("all", all(), *this);
+  return all_any(*this, std::nullopt, false, true);
+}
+Tensor Tensor::all(int64_t dim, bool keepdim) const {
+  GRADLAB_TAPE("all", all(dim, keepdim), *this, dim, keepdim);
+  return all_any(*this, dim, keepdim, true);
+}
+Tensor Tensor::any() const {
+  GRADLAB_TAPE("any", any(), *this);
+  return all_any(*this, std::nullopt, false, false);
+}
+Tensor Tensor::any(int64_t dim, bool keepdim) const {
+  GRADLAB_TAPE("any", any(dim, keepdim), *this, dim, keepdim);
+  return all_any(*this, dim, keepdim, false);
+}
 Tensor all(const Tensor& a) { return a.all(); }
 Tensor all(const Tensor& a, int64_t dim, bool keepdim) { return a.all(dim, keepdim); }
 Tensor any(const Tensor& a) { return a.any(); }
