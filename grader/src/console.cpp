@@ -157,6 +157,11 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
     print_checks(os, r, st);
   }
   if (!all_empty && r.verdict != Verdict::Passed && !blanks.empty()) print_empty_blanks(os, blanks, empty, *starter, st);
+  // What the grade could not check against the program's replayed computation.
+  const auto& comp = r.run.computation;
+  if (comp.recorded && !comp.replayed && !comp.note.empty()) os << st.dim() << "note: " << comp.note << st.reset() << "\n";
+  for (const auto& u : comp.unverified)
+    os << st.dim() << "note: not checked against a replay, taken as the program's own: " << u << st.reset() << "\n";
   int failed = 0;
   for (const auto& c : r.checks) failed += c.status != CheckStatus::Passed;
   const std::string colour = r.verdict == Verdict::Passed ? st.green() : st.red();

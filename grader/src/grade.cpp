@@ -432,6 +432,16 @@ Result grade(const Rubric& rubric, const GradeRequest& req) {
     res.checks = not_run(rubric, "the program did not finish: " + student.info.message);
     return done();
   }
+  if (snap.is_object() && snap.contains("computation")) {
+    const json& c = snap["computation"];
+    auto& rc = res.run.computation;
+    rc.recorded = true;
+    rc.replayed = c.value("replayed", false);
+    rc.failure = c.value("failure", "");
+    rc.note = c.value("note", "");
+    rc.mismatches = c.value("mismatches", json::array()).size();
+    rc.unverified = c.value("unverified", std::vector<std::string>{});
+  }
   check_and_score(res, rubric, req, snap, reference, partial);
   return done();
 }

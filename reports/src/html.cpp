@@ -238,6 +238,15 @@ std::string run_section(const Result& r) {
                                        ? "bubblewrap namespaces, an unprivileged uid, seccomp and resource limits"
                                        : "the fallback fence: Landlock, an unprivileged uid, seccomp and resource limits "
                                          "(not namespace-isolated)"));
+  if (r.run.computation.recorded) {
+    const auto& c = r.run.computation;
+    std::string v = c.replayed ? "replayed from its op tape; the checks read the replay"
+                  : !c.failure.empty() ? "could not be replayed: " + c.failure
+                                       : c.note;
+    if (c.mismatches > 0) v += " (" + std::to_string(c.mismatches) + " claims contradicted)";
+    for (const auto& u : c.unverified) v += "; unverified: " + u;
+    fact("Computation", h(v));
+  }
   s += "</dl>\n";
   if (!r.warnings.empty()) {
     s += "<h3>Warnings</h3>\n<ul>";

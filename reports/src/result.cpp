@@ -131,6 +131,14 @@ json to_json(const Result& r) {
               {"stderr", r.run.stderr_text},
               {"stderr_truncated", r.run.stderr_truncated}};
   if (r.run.line > 0) j["run"]["line"] = r.run.line;  // only when known: most runs have none
+  if (r.run.computation.recorded) {
+    const auto& c = r.run.computation;
+    j["run"]["computation"] = {{"replayed", c.replayed},
+                               {"mismatches", c.mismatches},
+                               {"unverified", c.unverified},
+                               {"failure", c.failure.empty() ? json(nullptr) : json(c.failure)},
+                               {"note", c.note.empty() ? json(nullptr) : json(c.note)}};
+  }
   j["warnings"] = r.warnings;
   j["engine"] = r.engine;
   j["compiler"] = r.compiler;

@@ -119,6 +119,15 @@ struct RunInfo {
   bool stdout_truncated = false, stderr_truncated = false;
   std::string isolation;  // the fence it ran in: "bubblewrap" or "fallback"
   int line = 0;  // for an escaped exception, the student's line it came from (0: unknown)
+  // What the grader's replay of the program's op tape made of it.
+  struct Computation {
+    bool recorded = false;  // the run produced a result to check against its tape
+    bool replayed = false;  // the tape replayed to its end: the checks read the replay's facts
+    std::string failure;    // why it could not be replayed (every check reading facts then failed)
+    std::string note;       // why nothing was replayed (a LibTorch build keeps no tape)
+    size_t mismatches = 0;  // claims the replay contradicted
+    std::vector<std::string> unverified;  // what stayed the program's own account
+  } computation;
 };
 
 // A backward graph the reports draw. `student` (and `reference`) are node
