@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <random>
 
 #include "autograd/modes.h"
 #include "gradlab/autograd.h"
@@ -24,6 +25,8 @@ struct Tape {
   size_t events = 0, values = 0;
   bool overflowed = false;
   bool checking_slots = false;
+  Chain chain;     // masked: chain ^ mask
+  Chain mask;
   // Grad slots the program was handed (owner, what the slot held then).
   std::vector<std::pair<Tensor, TensorImpl*>> slots;
 };
@@ -60,8 +63,36 @@ void check_slots();
 
 bool grad_enabled() { return !::gradlab::detail::t_modes.grad_disabled; }
 
-void start(Sink* sink) {
+std::string Chain::hex() const {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
+  return buf;
+}
+
+namespace {
+void chain_line(const std::string& line) {
   Tape& t = tape();
+  Chain c;
+  c.a = t.chain.a ^ t.mask.a, c.b = t.chain.b ^ t.mask.b;
+  c.add(line);
+  c.add("\n");
+  t.chain.a = c.a ^ t.mask.a, t.chain.b = c.b ^ t.mask.b;
+}
+}  // namespace
+
+std::string chain_digest() {
+  Tape& t = tape();
+  Chain c;
+  c.a = t.chain.a ^ t.mask.a, c.b = t.chain.b ^ t.mask.b;
+  return c.hex();
+}
+
+void start(Sink* sink, const std::string& key) {
+  Tape& t = tape();
+  std::random_device rd;
+  t.mask.a = (uint64_t{rd()} << 32) ^ rd(), t.mask.b = (uint64_t{rd()} << 32) ^ rd();
+  const Chain seed(key);
+  t.chain.a = seed.a ^ t.mask.a, t.chain.b = seed.b ^ t.mask.b;
   t.events = t.values = 0;
   t.overflowed = false;
   t.slots.clear();
@@ -206,10 +237,13 @@ void Event::write() {
   if (!sink) return;
   std::lock_guard<std::mutex> lock(t.mu);
   if (t.overflowed || ++t.events > kMaxEvents) {
-    sink->write("{\"e\":\"overflow\"}");
+    const std::string overflow = "{\"e\":\"overflow\"}";
+    chain_line(overflow);
+    sink->write(overflow);
     detail::g_sink = nullptr;
     return;
   }
+  chain_line(s_);
   sink->write(s_);
 }
 

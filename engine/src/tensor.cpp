@@ -224,7 +224,13 @@ const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
 }
 
 const Tensor& Tensor::grad() const {
-  GRADLAB_TAPE("grad", grad(), *this);
+  if (tape::on()) {
+    // A reference to the slot is in the program's hands now: an assignment
+    // through it (const_cast) is caught as mutable_grad's are.
+    const Tensor& g = tape::record("grad", [&]() -> const Tensor& { return grad(); }, *this);
+    tape::watch_grad_slot(*this);
+    return g;
+  }
   checked();
   // A Tensor handle over the impl's grad pointer, without copying it.
   const Tensor& g = as_tensor(impl_->grad);

@@ -455,12 +455,17 @@ int harness_main(int, char**, void (*exercise)(Lab&)) {
   out["nonce"] = "";  // filled in as it is written
 #ifdef GRADLAB_ENGINE
   ChannelSink tape_out(req.channel);
-  gradlab::tape::start(&tape_out);
+  {
+    std::string key = nonce_of(req);
+    gradlab::tape::start(&tape_out, key);
+    std::fill(key.begin(), key.end(), '\0');
+  }
 #endif
   run_exercise(exercise, lab, request, out);
 #ifdef GRADLAB_ENGINE
   gradlab::tape::stop();
   tape_out.flush();
+  out["tape_chain"] = gradlab::tape::chain_digest();
 #endif
   read_state(state, request, out);
   out["warnings"] = state.warnings;

@@ -750,8 +750,31 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
   }
   return false;
 }
-// A snapshot of a gradient the program set or changed by hand.
-bool snapshot_route_wrong(const Check& c, const json& student, Outcome& o, std::string& hint) {
+// The snapshots' routes a run's provenance holds for `label`, or an empty list.
+json snapshot_routes(const json& run, const std::string& label) {
+  if (!run.contains("provenance") || !run["provenance"].contains("records")) return json::array();
+  const json& r = run["provenance"]["records"];
+  return r.contains(label) ? r[label].value("grads", json::array()) : json::array();
+}
+
+// A snapshot of a gradient the program set or changed by hand, or of
+// numbers where the reference snapshots a gradient a backward wrote.
+bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint) {
+  for (const auto& l : c.spec.value("labels", json::array())) {
+    const std::string label = l.get<std::string>();
+    const json mine = snapshot_routes(student, label), ref = snapshot_routes(reference, label);
+    for (size_t i = 0; i < ref.size() && student.contains("provenance"); ++i) {
+      if (ref[i] != "backward") continue;
+      const json got = i < mine.size() ? mine[i] : json(nullptr);
+      if (got == "backward") continue;
+      o.message = "the snapshot \"" + label + "\" holds " +
+                  (got.is_string() ? "a gradient that was " + got.get<std::string>()
+                                   : std::string("numbers that are no tensor's gradient")) +
+                  ", where the exercise snapshots a gradient as a backward wrote it";
+      hint = "Snapshot x.grad() itself, right after the backward() that wrote it.";
+      return true;
+    }
+  }
   if (!student.contains("provenance") || !student["provenance"].contains("records")) return false;
   const json& routes = student["provenance"]["records"];
   for (const auto& l : c.spec.value("labels", json::array())) {
@@ -825,7 +848,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o.pass = false;
       r.hint = route_hint;
     }
-    if (c.kind == "snapshots" && snapshot_route_wrong(c, student, o, route_hint)) {
+    if (c.kind == "snapshots" && snapshot_route_wrong(c, student, reference, o, route_hint)) {
       o.pass = false;
       r.hint = route_hint;
     }

@@ -47,7 +47,19 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   body.erase("usage");
   // How the replay judged the reference's own run: not a fact of the exercise.
   body.erase("computation");
+  body.erase("tape_chain");
+  // Of the provenance, what a student's run is held to: how each snapshot
+  // came to be (a gradient a backward wrote, or not).
   body.erase("provenance");
+  if (snapshot.contains("provenance") && snapshot["provenance"].is_object()) {
+    json records = snapshot["provenance"].value("records", json::object());
+    json kept = json::object();
+    for (const auto& r : body.value("records", json::array()))
+      if (r.contains("label") && records.contains(r["label"].get<std::string>()) &&
+          records[r["label"].get<std::string>()].contains("grads"))
+        kept[r["label"].get<std::string>()] = {{"grads", records[r["label"].get<std::string>()]["grads"]}};
+    if (!kept.empty()) body["provenance"] = {{"records", kept}};
+  }
   json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"probes", probes_key(rubric)}};
   if (!solution_sha256.empty()) doc["solution_sha256"] = solution_sha256;
   doc["visible_only"] = visible_only;

@@ -78,13 +78,13 @@ json computation_of(const Verified& v) {
 
 // The program's result with its facts replaced by the replay's of its tape
 // (`taped`: built against gradlab's engine, which writes one).
-void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric, bool taped) {
+void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric, bool taped, const std::string& token) {
   if (!taped) {
     snap["computation"] = {{"replayed", false}, {"mismatches", json::array()}, {"unverified", json::array()},
                            {"note", "built against LibTorch, which keeps no op tape: the results are the program's own"}};
     return;
   }
-  Verified v = verify(tape, snap, rubric.probes);
+  Verified v = verify(tape, snap, rubric.probes, token);
   json computation = computation_of(v);
   snap = std::move(v.doc);
   snap["computation"] = std::move(computation);
@@ -178,7 +178,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
     // checks read it (partial credit); probes never ran, so theirs fail.
     if (snap["status"] == "exception") {
       snap["stdout"] = o.out;
-      replace_with_replay(snap, channel.tape, rubric, taped);
+      replace_with_replay(snap, channel.tape, rubric, taped, token);
       run.snapshot = std::move(snap);
     }
   } else if (o.exit_code != 0) {
@@ -187,7 +187,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
   } else {
     r.status = RunStatus::Ok;
     snap["stdout"] = o.out;
-    replace_with_replay(snap, channel.tape, rubric, taped);
+    replace_with_replay(snap, channel.tape, rubric, taped, token);
     run.snapshot = std::move(snap);
   }
   return run;

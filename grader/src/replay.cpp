@@ -53,6 +53,13 @@ class Replayer final : public replay::Tensors {
   std::vector<std::string> unverified;
   std::unordered_set<std::string> tainted_names;
   bool grads_tainted = false;
+  // The tensors upstream of a custom Function's inputs: their gradients went
+  // through the program's own backward, and only theirs are taken as claimed.
+  std::set<const gradlab::TensorImpl*> custom_upstream;
+  bool vouched_by_program(const Tensor& t) const {
+    return t.defined() && custom_upstream.count(t.unsafeGetTensorImpl()) > 0;
+  }
+  bool grad_of_upstream(const Tensor& g) const;
 
   // How each tensor's .grad came to hold what it holds (the provenance the
   // grade asks of a gradient): written by a backward (from `root`), set or
@@ -165,13 +172,26 @@ void Replayer::made(const json& e, bool taint) {
     last_error_ = e.at("throws");
     return;
   }
+  // A tensor with a history the tape never saw made: every op a program can
+  // call is taped, so the program rewrote what the tape knows of it.
+  if (kind == "given" && !e.at("grad_fn").is_null())
+    throw Failure{"the program used a tensor with a history (" + e.at("grad_fn").get<std::string>() +
+                  ") that its tape never made"};
+  // A custom Function's output: its values and the gradients its backward
+  // gives are the program's own; so are the gradients upstream of its inputs.
+  const bool foreign = kind == "custom";
+  if (foreign) {
+    note_unverified("a custom autograd Function (" + e.value("node", std::string()) +
+                    "): its backward is the program's own code, and so are the gradients it passes back");
+    for (const auto& in : e.value("in", json::array())) {
+      if (in.is_null()) continue;
+      Tensor i = at(in);
+      custom_upstream.insert(i.unsafeGetTensorImpl());
+      auto l = lineage.find(i.unsafeGetTensorImpl());
+      if (l != lineage.end()) custom_upstream.insert(l->second.from.begin(), l->second.from.end());
+    }
+  }
   Tensor t = rebuild(e);
-  // A tensor with a history the tape did not see (its op is not taped yet),
-  // or a custom Function's output: its facts stay the program's own.
-  const bool foreign = kind == "custom" || (kind == "given" && !e.at("grad_fn").is_null());
-  if (kind == "custom") note_unverified("a custom autograd Function (" + e.value("node", std::string()) + "): its backward is the program's own code");
-  if (kind == "given" && foreign)
-    note_unverified("a tensor made by an op the tape does not record yet (" + e.at("grad_fn").get<std::string>() + ")");
   bind(e.at("id"), t, taint || foreign);
   Lineage& l = lineage[t.unsafeGetTensorImpl()];
   l = {};
@@ -253,7 +273,9 @@ void Replayer::op(const json& e) {
   // its error, and the gradients a backward from there wrote.
   if (taint_now_) {
     if (name == "backward" || name == "autograd::backward" || name == "autograd::grad") grads_tainted = true;
-    if (claimed_throw) last_error_ = e.at("throws");
+    // An error raised past it came from the program's own code (its
+    // backward), not from autograd: it provokes nothing.
+    last_error_.clear();
     if (threw || claimed_throw) return;
   }
   if (claimed_throw || threw) {
@@ -350,6 +372,16 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
   }
 }
 
+// Whether `g` is the .grad of a tensor upstream of a custom Function.
+bool Replayer::grad_of_upstream(const Tensor& g) const {
+  if (!g.defined()) return false;
+  for (const gradlab::TensorImpl* owner : custom_upstream) {
+    const auto& og = owner->grad;
+    if (og && og->storage.get() == g.unsafeGetTensorImpl()->storage.get()) return true;
+  }
+  return false;
+}
+
 // How a tensor that is some tensor's .grad (or shares its memory) came to
 // hold its values; null for any other tensor.
 const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
@@ -382,9 +414,13 @@ void Replayer::lab(const json& e) {
     else tainted_names.erase(label);
   } else if (kind == "snapshot") {
     json r = {{"kind", "snapshot"}, {"label", label}, {"tensor", facts::describe(t)}};
-    if (tainted || grads_tainted) r["unverified"] = true;
+    if (tainted || (grads_tainted && grad_of_upstream(t))) r["unverified"] = true;
     records.push_back(std::move(r));
-    if (const Origin* o = grad_route_of(t)) record_routes[label]["grad"] = o->how;
+    // How each snapshot under this label came to be, in order: a gradient
+    // and its route, or null for any other tensor.
+    const Origin* o = grad_route_of(t);
+    if (o) record_routes[label]["grad"] = o->how;
+    record_routes[label]["grads"].push_back(o ? json(o->how) : json(nullptr));
   } else if (kind == "value") {
     const json& value = e.at("value");
     // A number the program records is one its tensors gave (item()), not
@@ -507,10 +543,21 @@ void compare_all(const json& claimed, Replayer& r, Verified& v) {
       continue;
     }
     if (r.tainted_names.count(name)) {
+      // Past a custom Function the replay knows the values (its forward was
+      // taped) but not the graph the program's node makes: the values are
+      // held to the replay, the rest is the program's account.
+      json claimed_part = json::object(), computed_part = json::object();
+      for (const char* k : {"defined", "shape", "dtype", "values"}) {
+        if (ct[name].contains(k)) claimed_part[k] = ct[name][k];
+        if (t.contains(k)) computed_part[k] = t[k];
+      }
+      compare("tensor " + name, claimed_part, computed_part, v.mismatches);
       t = ct[name];
       continue;
     }
-    if (r.grads_tainted && ct[name].contains("grad")) t["grad"] = ct[name]["grad"];
+    bool upstream = false;
+    for (const auto& [n, x] : r.named) upstream |= n == name && r.vouched_by_program(x);
+    if (r.grads_tainted && upstream && ct[name].contains("grad")) t["grad"] = ct[name]["grad"];
     compare("tensor " + name, ct[name], t, v.mismatches);
   }
   const json& cg = claimed.contains("graphs") ? claimed["graphs"] : no_object;
@@ -538,10 +585,6 @@ void compare_all(const json& claimed, Replayer& r, Verified& v) {
   if (doc.contains("probes") && claimed.contains("probes"))
     for (auto& [id, p] : doc["probes"].items()) {
       if (!claimed["probes"].contains(id)) continue;
-      if (r.grads_tainted) {
-        p = claimed["probes"][id];
-        continue;
-      }
       compare("probe " + id, claimed["probes"][id], p, v.mismatches);
     }
 }
@@ -595,7 +638,7 @@ Channel split_channel(std::string_view text) {
   return {text.substr(0, cut_at + 1), text.substr(cut_at + 1)};
 }
 
-Verified verify(std::string_view tape, const json& claimed, const json& probes) {
+Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key) {
   if (const char* dump = std::getenv("GRADLAB_DEBUG_TAPE")) {
     FILE* f = std::fopen(dump, "w");
     if (f) std::fwrite(tape.data(), 1, tape.size(), f), std::fclose(f);
@@ -609,6 +652,18 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes) 
   size_t line_no = 0;
   json provenance;
   try {
+    if (!key.empty()) {
+      gradlab::tape::Chain chain(key);
+      for (size_t from = 0; from < tape.size();) {  // line by line, as the engine chained them
+        const size_t end = tape.find('\n', from);
+        chain.add(tape.substr(from, end - from));
+        chain.add("\n");
+        from = end == std::string_view::npos ? tape.size() : end + 1;
+      }
+      if (claimed.value("tape_chain", std::string()) != chain.hex())
+        throw Failure{"the op tape on the channel is not the one the engine wrote: lines were added, changed or "
+                      "left out (something in the program wrote to the grader's channel)"};
+    }
     size_t from = 0;
     while (from < tape.size()) {
       const size_t end = tape.find('\n', from);

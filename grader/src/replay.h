@@ -42,6 +42,9 @@ Channel split_channel(std::string_view text);
 // against the harness's schema) against it. `probes` are the rubric's.
 // (GRADLAB_DEBUG_TAPE=FILE in the grader's environment writes each tape it
 // replays to FILE, for whoever debugs the replay.)
-Verified verify(std::string_view tape, const json& claimed, const json& probes);
+// `key` is the run's token: the tape's lines must chain to the digest the
+// harness reported (gradlab/tape.h's Chain), or nothing is replayed. Empty:
+// no chain to hold them to (tests of the replay itself).
+Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key = "");
 
 }  // namespace grader

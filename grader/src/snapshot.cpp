@@ -326,7 +326,9 @@ void document(const json& s, const std::string& nonce) {
   if (!s.contains("nonce") || !s["nonce"].is_string() || s["nonce"].get_ref<const std::string&>() != nonce)
     throw Refusal{"the result does not carry this run's token"};
   keys(s, "", {{"nonce", true}, {"status", true}, {"message", false}, {"trace", false}, {"tensors", false},
-               {"graphs", false}, {"records", false}, {"probes", false}, {"warnings", true}, {"usage", true}});
+               {"graphs", false}, {"records", false}, {"probes", false}, {"warnings", true}, {"usage", true},
+               {"tape_chain", false}});
+  if (s.contains("tape_chain")) string_of(s["tape_chain"], "tape_chain", 64);
   const std::string& status = string_of(s["status"], "status");
   if (status != "ok" && status != "exception" && status != "out_of_memory")
     refuse("status", "unknown status " + quoted(status) + " (ok, exception or out_of_memory)");

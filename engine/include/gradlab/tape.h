@@ -24,6 +24,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -66,8 +67,28 @@ inline bool on() { return detail::g_sink && detail::g_depth.load(std::memory_ord
 
 // The harness starts the tape before the exercise and stops it after: stop
 // writes any grad slot the program rewrote since its last event.
-void start(Sink* sink);
+void start(Sink* sink, const std::string& key = "");
 void stop();
+
+// A keyed running digest of every line the engine wrote, in order. The key
+// comes from the run's token, which the grader has too: a line the program
+// writes on the channel itself, or one it changes or drops, breaks the
+// chain the harness reports at the end. (In memory the state is masked;
+// like the token's, that is a cost for code in the process, not a wall.)
+struct Chain {
+  uint64_t a = 0x6a09e667f3bcc908ULL, b = 0xbb67ae8584caa73bULL;
+  explicit Chain(const std::string& key = "") { add(key); }
+  void add(std::string_view line) {
+    for (unsigned char c : line) {
+      a = (a ^ c) * 0x100000001b3ULL;
+      b = ((b ^ a) << 29 | (b ^ a) >> 35) * 0x9e3779b97f4a7c15ULL + c;
+    }
+    a ^= b >> 17;
+  }
+  std::string hex() const;
+};
+// The chain over the lines written since start (hex).
+std::string chain_digest();
 
 // Bounds: past them the tape ends with an "overflow" event, and the grader
 // trusts nothing of the run it could not replay.

@@ -228,6 +228,9 @@ void wrap_outputs(const std::shared_ptr<CppNodeBase>& node, AutogradContext& ctx
       if (!var.defined()) continue;
       tape::Event e("custom");
       e.key("node").text(node ? node->name() : std::string());
+      e.key("in").open_list();
+      for (const Tensor& in : inputs) e.tensor(in);
+      e.close_list();
       e.key("id").output(var);
       e.contents(var);
       e.write();
