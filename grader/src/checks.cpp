@@ -571,8 +571,7 @@ bool contradicted(const Check& c, const json& student, Outcome& o) {
     const std::string computed = m.value("computed", "");
     if (f == "value" && computed.rfind("no item()", 0) == 0)
       o.message = "the number recorded as " + what.substr(7) + " (" + m.value("claimed", "") +
-                  ") was not read from a tensor the program computed (no item() gave it): typed in, or worked out "
-                  "beside the tensors";
+                  ") is not one the exercise's tensors gave (" + computed + "): typed in, or worked out beside them";
     else if (f == "message" && computed.rfind("no op", 0) == 0)
       o.message = "the program threw this error itself (\"" + m.value("claimed", "") +
                   "\"): no operation it called raised it, so autograd's behaviour was not shown";

@@ -90,7 +90,19 @@ class Replayer final : public replay::Tensors {
   std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
   // The numbers item() gave, which a value record must be one of; and how
   // each snapshot's tensor came to be when it is a gradient.
-  std::vector<double> items;
+  struct Item {
+    double value;
+    std::set<const gradlab::TensorImpl*> from;  // what the tensor it was read from was computed from
+  };
+  std::vector<Item> items;
+  // Value records whose item() must come from the exercise's tensors, held
+  // to the names known at the end: (label, the lineages of the items that gave the number).
+  struct ValueRecord {
+    std::string label, value;
+    std::vector<std::set<const gradlab::TensorImpl*>> sources;
+  };
+  std::vector<ValueRecord> values_to_check;
+  void check_values();
   json record_routes = json::object();
   json provenance() const;
 
@@ -317,7 +329,10 @@ void Replayer::op(const json& e) {
     if (out.tensors.size() != 1) throw std::runtime_error("the op gave another number of outputs");
     if (out.tensors[0].defined()) bind(ids, out.tensors[0], taint_now_);
   }
-  if (name == "item" && !out.value.is_null() && out.value.is_number()) items.push_back(out.value.get<double>());
+  if (name == "item" && !out.value.is_null() && out.value.is_number() && !inputs_.empty()) {
+    auto l = lineage.find(inputs_[0].unsafeGetTensorImpl());
+    items.push_back({out.value.get<double>(), l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.from});
+  }
   trace(name, e, out);
 }
 
@@ -425,11 +440,15 @@ void Replayer::lab(const json& e) {
     const json& value = e.at("value");
     // A number the program records is one its tensors gave (item()), not
     // one it typed or worked out beside them.
-    bool from_item = false;
+    std::vector<std::set<const gradlab::TensorImpl*>> sources;
     if (value.is_number())
-      for (double v : items) from_item |= v == value.get<double>() || std::abs(v - value.get<double>()) <= 1e-9 * std::abs(v);
-    if (!from_item && value.is_number())
+      for (const Item& i : items)
+        if (i.value == value.get<double>() || std::abs(i.value - value.get<double>()) <= 1e-9 * std::abs(i.value))
+          sources.push_back(i.from);
+    if (sources.empty() && value.is_number())
       problems.push_back({"record \"" + label + "\"", "value", cut(value.dump()), "no item() of a tensor the program computed gave this number"});
+    else if (value.is_number())
+      values_to_check.push_back({label, cut(value.dump()), std::move(sources)});
     records.push_back({{"kind", "value"}, {"label", label}, {"value", value}});
   } else if (kind == "error") {
     const std::string message = e.value("message", std::string());
@@ -589,6 +608,20 @@ void compare_all(const json& claimed, Replayer& r, Verified& v) {
     }
 }
 
+// A recorded number must be read from a tensor computed from at least one of
+// the tensors the exercise names (a loss from its parameters), not from a
+// tensor made of typed numbers.
+void Replayer::check_values() {
+  for (const auto& [label, value, sources] : values_to_check) {
+    bool named_source = false;
+    for (const auto& from : sources)
+      for (const auto& [n, t] : named) named_source |= t.defined() && from.count(t.unsafeGetTensorImpl()) > 0;
+    if (!named_source)
+      problems.push_back({"record \"" + label + "\"", "value", value,
+                          "no item() of a tensor computed from the exercise's named tensors gave it"});
+  }
+}
+
 json Replayer::provenance() const {
   json out = json::object();
   auto names_of = [&](const std::set<const gradlab::TensorImpl*>& impls) {
@@ -713,6 +746,7 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
     v.doc["records"] = r.records;
     if (claimed.contains("probes")) v.doc["probes"] = probes_out;
     provenance = r.provenance();
+    r.check_values();
     v.replayed = true;
   } catch (const Failure& f) {
     v.failure = f.why;
