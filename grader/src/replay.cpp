@@ -408,7 +408,14 @@ const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
     auto it = grad_origin.find(owner.unsafeGetTensorImpl());
     return it == grad_origin.end() ? nullptr : &it->second;
   }
-  return nullptr;
+  // A copy of a gradient (clone, detach, to) taken before it is snapshot.
+  auto l = lineage.find(t.unsafeGetTensorImpl());
+  if (l == lineage.end() || l->second.grad_of.size() != 1) return nullptr;
+  static const std::set<std::string> copies = {"grad", "mutable_grad", "clone", "detach", "contiguous", "to", "data"};
+  for (const auto& op : l->second.ops)
+    if (!copies.count(op)) return nullptr;
+  auto it = grad_origin.find(*l->second.grad_of.begin());
+  return it == grad_origin.end() ? nullptr : &it->second;
 }
 
 void Replayer::lab(const json& e) {
