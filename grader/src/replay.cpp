@@ -125,6 +125,7 @@ class Replayer final : public replay::Tensors {
 
   void trace(const std::string& name, const json& e, const replay::Outcome& out);
   const Origin* grad_route_of(const Tensor& t) const;
+  Tensor grad_memory_owner(const Tensor& t) const;
 
   std::unordered_map<int64_t, Tensor> tensors_;
   std::vector<Tensor> inputs_;  // the tensors the current op read, in order
@@ -252,16 +253,7 @@ void Replayer::op(const json& e) {
   const json& args = e.at("args");
   if (!backward && name.size() > 1 && name.back() == '_' && args.is_array() && !args.empty() &&
       args[0].is_number_integer() && tensors_.count(args[0].get<int64_t>())) {
-    const Tensor& self = tensors_.at(args[0].get<int64_t>());
-    if (self.defined())
-      for (const auto& [id, t] : tensors_) {
-        if (!t.defined() || !(t.is_leaf() || t.retains_grad())) continue;
-        const Tensor& g = t.grad();
-        if (g.defined() && g.unsafeGetTensorImpl()->storage.get() == self.unsafeGetTensorImpl()->storage.get()) {
-          grad_owner = t;
-          break;
-        }
-      }
+    grad_owner = grad_memory_owner(tensors_.at(args[0].get<int64_t>()));
   }
   replay::Outcome out;
   std::string thrown;
@@ -399,12 +391,21 @@ bool Replayer::grad_of_upstream(const Tensor& g) const {
 
 // How a tensor that is some tensor's .grad (or shares its memory) came to
 // hold its values; null for any other tensor.
-const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
-  if (!t.defined()) return nullptr;
+// The tensor whose .grad shares `t`'s memory (its gradient, or a view or
+// detached alias of it), or an undefined tensor.
+Tensor Replayer::grad_memory_owner(const Tensor& t) const {
+  if (!t.defined()) return {};
   for (const auto& [id, owner] : tensors_) {
     if (!owner.defined() || !(owner.is_leaf() || owner.retains_grad())) continue;
     const Tensor& g = owner.grad();
-    if (!g.defined() || g.unsafeGetTensorImpl()->storage.get() != t.unsafeGetTensorImpl()->storage.get()) continue;
+    if (g.defined() && g.unsafeGetTensorImpl()->storage.get() == t.unsafeGetTensorImpl()->storage.get()) return owner;
+  }
+  return {};
+}
+
+const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
+  if (!t.defined()) return nullptr;
+  if (const Tensor owner = grad_memory_owner(t); owner.defined()) {
     auto it = grad_origin.find(owner.unsafeGetTensorImpl());
     return it == grad_origin.end() ? nullptr : &it->second;
   }
