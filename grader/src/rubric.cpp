@@ -98,6 +98,11 @@ double Rubric::max_points() const {
   return s;
 }
 
+bool reads_computation(const std::string& kind) {
+  return kind == "derives_from" || kind == "updated_from_grad" || kind == "made_under_no_grad" ||
+         kind == "reuses_graph";
+}
+
 bool Rubric::equivalent(const std::string& a, const std::string& b) const {
   if (a == b) return true;
   for (const auto& group : alternatives) {

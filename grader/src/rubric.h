@@ -77,6 +77,11 @@ struct Rubric {
   bool equivalent(const std::string& a, const std::string& b) const;
 };
 
+// Does a check of this kind read the program's replayed computation (how a
+// tensor came to be) rather than its results? Only gradlab's engine writes
+// the op tape those checks read.
+bool reads_computation(const std::string& kind);
+
 // The optional rules a rubric's "graph_rules" may name, for its graph checks:
 // "sum_distributes" accepts y.sum() + z.sum() for (y + z).sum().
 inline const std::set<std::string> kGraphRules = {"sum_distributes"};
