@@ -1,0 +1,434 @@
+// The replay's events (replayer.h): each op redone through the engine's own
+// function, each tensor's lineage and each gradient's route kept as it goes.
+#include "replayer.h"
+
+#include <gradlab/tape.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace grader::replay {
+
+namespace facts = lab::facts;
+
+namespace {
+
+// A tensor described with its values ("new", "given", "custom"), made again.
+Tensor rebuild(const json& e) {
+  std::vector<int64_t> shape = e.at("shape").get<std::vector<int64_t>>();
+  const json& values = e.at("values");
+  if (values.is_null()) throw Failure{"the program's tensors were too large to write down whole"};
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || d > (int64_t{1} << 32)) throw std::runtime_error("a shape out of range");
+    n *= d;
+    if (n > (int64_t{1} << 32)) throw std::runtime_error("a shape out of range");
+  }
+  if (!values.is_array() || static_cast<int64_t>(values.size()) != n)
+    throw std::runtime_error("values do not fill the shape");
+  std::vector<double> v;
+  v.reserve(values.size());
+  for (const auto& x : values) {
+    if (x.is_number()) v.push_back(x.get<double>());
+    else if (x == "nan") v.push_back(NAN);
+    else if (x == "inf") v.push_back(INFINITY);
+    else if (x == "-inf") v.push_back(-INFINITY);
+    else throw std::runtime_error("a value that is not a number");
+  }
+  Tensor t = torch::tensor(v, torch::dtype(torch::kDouble));
+  const std::string dtype = e.at("dtype");
+  gradlab::ScalarType st = gradlab::ScalarType::Float;
+  bool known = false;
+  for (auto k : {gradlab::ScalarType::Bool, gradlab::ScalarType::Int, gradlab::ScalarType::Long,
+                 gradlab::ScalarType::Float, gradlab::ScalarType::Double})
+    if (dtype == gradlab::c10_name(k)) st = k, known = true;
+  if (!known) throw std::runtime_error("an unknown dtype");
+  t = t.reshape(shape).to(st).contiguous();
+  // A tensor whose history the tape did not see stands in as a leaf, so that
+  // what follows from it still builds its graph.
+  if (e.value("requires_grad", false) && t.is_floating_point()) t.set_requires_grad(true);
+  const json& version = e.at("version");
+  if (!version.is_number_unsigned()) throw std::runtime_error("a version that is not a count");
+  t.unsafeGetTensorImpl()->version() = version.get<uint32_t>();
+  return t;
+}
+
+}  // namespace
+
+void Replayer::made(const json& e, bool taint) {
+  const std::string kind = e.at("e");
+  if (e.contains("throws")) {
+    last_error_ = e.at("throws");
+    return;
+  }
+  // A tensor with a history the tape never saw made: every op a program can
+  // call is taped, so the program rewrote what the tape knows of it.
+  if (kind == "given" && !e.at("grad_fn").is_null())
+    throw Failure{"the program used a tensor with a history (" + e.at("grad_fn").get<std::string>() +
+                  ") that its tape never made"};
+  // A custom Function's output: its values and the gradients its backward
+  // gives are the program's own; so are the gradients upstream of its inputs.
+  const bool foreign = kind == "custom";
+  if (foreign) {
+    note_unverified("a custom autograd Function (" + e.value("node", std::string()) +
+                    "): its backward is the program's own code, and so are the gradients it passes back");
+    for (const auto& in : e.value("in", json::array())) {
+      if (in.is_null()) continue;
+      Tensor i = at(in);
+      custom_upstream.insert(i.unsafeGetTensorImpl());
+      auto l = lineage.find(i.unsafeGetTensorImpl());
+      if (l != lineage.end()) custom_upstream.insert(l->second.from.begin(), l->second.from.end());
+    }
+  }
+  Tensor t = rebuild(e);
+  bind(e.at("id"), t, taint || foreign);
+  Lineage& l = lineage[t.unsafeGetTensorImpl()];
+  l = {};
+  l.from.insert(t.unsafeGetTensorImpl());
+  l.made_by = kind == "new" ? e.value("op", std::string("new")) : kind;
+}
+
+// A random in-place fill: the values it left, written into the replay's
+// tensor as the op wrote them (one version step), outside any graph.
+void Replayer::refill(const json& e) {
+  Tensor t = at(e.at("id"));
+  if (e.contains("throws")) {
+    last_error_ = e.at("throws");
+    return;
+  }
+  Tensor values = rebuild(e);
+  {
+    gradlab::autograd::NoGradGuard no_graph;
+    t.detach().copy_(values.detach());
+  }
+  t.unsafeGetTensorImpl()->version() = e.at("version").get<uint32_t>();
+  Lineage& l = lineage[t.unsafeGetTensorImpl()];
+  l.made_by = e.value("op", std::string("refill"));
+  l.ops.insert(l.made_by);
+}
+
+void Replayer::op(const json& e) {
+  const std::string name = e.at("op"), sig = e.at("sig");
+  const auto& table = replay::ops();
+  auto it = table.find(name + "(" + sig + ")");
+  if (it == table.end()) throw Failure{"the tape holds an op the replay cannot redo: " + name + "(" + sig + ")"};
+  taint_now_ = false;
+  inputs_.clear();
+  const bool backward = name == "backward" || name == "autograd::backward";
+  // What each gradient held before a backward, to see which ones it wrote.
+  std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>> before;
+  if (backward)
+    for (const auto& [id, t] : tensors_)
+      if (t.defined() && (t.is_leaf() || t.retains_grad())) {
+        const Tensor& g = t.grad();
+        before.emplace_back(t, g.unsafeGetTensorImpl(), g.defined() ? g._version() : -1);
+      }
+  // An in-place op whose target shares memory with some tensor's .grad
+  // changes that gradient by hand.
+  Tensor grad_owner;
+  const json& args = e.at("args");
+  if (!backward && name.size() > 1 && name.back() == '_' && args.is_array() && !args.empty() &&
+      args[0].is_number_integer() && tensors_.count(args[0].get<int64_t>())) {
+    grad_owner = grad_memory_owner(tensors_.at(args[0].get<int64_t>()));
+  }
+  replay::Outcome out;
+  std::string thrown;
+  bool threw = false;
+  {
+    gradlab::autograd::AutoGradMode mode(!e.value("no_grad", false));
+    try {
+      out = it->second(e.at("args"), *this);
+    } catch (const Failure&) {
+      throw;
+    } catch (const gradlab::tape::LimitExceeded& ex) {
+      throw Failure{"the program's computation asks for more memory than the grader gives a replay (" +
+                    std::string(ex.what()) + ")"};
+    } catch (const std::exception& ex) {
+      threw = true;
+      thrown = ex.what();
+    }
+  }
+  const bool claimed_throw = e.contains("throws");
+  // On what the replay could not follow, the program's own account stands:
+  // its error, and the gradients a backward from there wrote.
+  if (taint_now_) {
+    if (name == "backward" || name == "autograd::backward" || name == "autograd::grad") grads_tainted = true;
+    // An error raised past it came from the program's own code (its
+    // backward), not from autograd: it provokes nothing.
+    last_error_.clear();
+    if (threw || claimed_throw) return;
+  }
+  if (claimed_throw || threw) {
+    const std::string claimed = claimed_throw ? e.at("throws").get<std::string>() : std::string();
+    // The same op on the same tensors in the same engine raises the same
+    // error: a tape that says otherwise was not written by this computation.
+    if (threw != claimed_throw || claimed != thrown)
+      throw Failure{"the program's " + name + " " + (claimed_throw ? "raised \"" + cut(claimed) + "\"" : "raised no error") +
+                    ", which its replay " + (threw ? "answers with \"" + cut(thrown) + "\"" : "does not raise")};
+    last_error_ = thrown;
+    return;
+  }
+  // A backward from (or through) what the replay could not follow leaves
+  // gradients it cannot vouch for.
+  if (taint_now_ && (name == "backward" || name == "autograd::backward" || name == "autograd::grad"))
+    grads_tainted = true;
+  if (backward) {
+    const json& root = args[0].is_array() ? (args[0].empty() ? json() : args[0][0]) : args[0];
+    Tensor root_t = root.is_number_integer() ? at(root) : Tensor();
+    // A backward through a graph an earlier backward went through (kept by
+    // retain_graph), as opposed to one through a graph built again.
+    if (root_t.defined() && root_t.grad_fn()) {
+      ++backwards_since_record_;
+      if (!backward_roots_.emplace(root_t.grad_fn().get(), root_t.grad_fn()).second) reused_since_record_ = true;
+    }
+    for (const auto& [t, g, version] : before) {
+      const Tensor& now = t.grad();
+      if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version))
+        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t};
+    }
+  }
+  if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}};
+  const json& ids = e.contains("out") ? e.at("out") : json();
+  if (ids.is_array()) {
+    if (ids.size() != out.tensors.size()) throw std::runtime_error("the op gave another number of outputs");
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (!ids[i].is_null()) bind(ids[i], out.tensors[i], taint_now_);
+  } else if (ids.is_number_integer()) {
+    if (out.tensors.size() != 1) throw std::runtime_error("the op gave another number of outputs");
+    if (out.tensors[0].defined()) bind(ids, out.tensors[0], taint_now_);
+  }
+  if (name == "item" && !out.value.is_null() && out.value.is_number() && !inputs_.empty()) {
+    auto l = lineage.find(inputs_[0].unsafeGetTensorImpl());
+    items.push_back({out.value.get<double>(), l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.from});
+  }
+  trace(name, e, out);
+}
+
+void Replayer::trace(const std::string& name, const json& e, const replay::Outcome& out) {
+  constexpr size_t kMaxLineage = 512;
+  auto merge = [](auto& into, const auto& from) {
+    for (const auto& x : from)
+      if (into.size() < kMaxLineage) into.insert(x);
+  };
+  const bool no_grad = e.value("no_grad", false);
+  const bool inplace = name.size() > 1 && name.back() == '_' && !inputs_.empty();
+  if (inplace) {
+    // An in-place change: the target now also comes from the other operands.
+    const gradlab::TensorImpl* self = inputs_[0].unsafeGetTensorImpl();
+    Lineage& l = lineage[self];
+    bool own_grad = false;
+    for (size_t i = 1; i < inputs_.size(); ++i) {
+      const Lineage& o = lineage[inputs_[i].unsafeGetTensorImpl()];
+      merge(l.from, o.from);
+      merge(l.grad_of, o.grad_of);
+      for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
+    }
+    l.ops.insert(name);
+    // A change through a tensor outside autograd (data(), a detached alias)
+    // builds no graph, as one under no_grad does.
+    const bool untracked = no_grad || !inputs_[0].requires_grad();
+    if (name != "requires_grad_" && name != "detach_") updates.push_back({self, {name, untracked, own_grad}});
+    return;
+  }
+  for (const Tensor& t : out.tensors) {
+    if (!t.defined()) continue;
+    const gradlab::TensorImpl* impl = t.unsafeGetTensorImpl();
+    bool known = false;
+    for (const Tensor& in : inputs_) known |= in.unsafeGetTensorImpl() == impl;
+    if (known) continue;  // an op that gave back its input (contiguous, a no-op to())
+    Lineage l;
+    l.from.insert(impl);
+    if (name == "grad" || name == "mutable_grad") {
+      l.grad_of.insert(inputs_[0].unsafeGetTensorImpl());
+    } else {
+      for (const Tensor& in : inputs_) {
+        const Lineage& o = lineage[in.unsafeGetTensorImpl()];
+        merge(l.from, o.from);
+        merge(l.ops, o.ops);
+        merge(l.grad_of, o.grad_of);
+      }
+    }
+    l.ops.insert(name);
+    l.made_by = name;
+    l.no_grad = no_grad;
+    lineage[impl] = std::move(l);
+  }
+}
+
+// Whether `g` is the .grad of a tensor upstream of a custom Function.
+bool Replayer::grad_of_upstream(const Tensor& g) const {
+  if (!g.defined()) return false;
+  for (const gradlab::TensorImpl* owner : custom_upstream) {
+    const auto& og = owner->grad;
+    if (og && og->storage.get() == g.unsafeGetTensorImpl()->storage.get()) return true;
+  }
+  return false;
+}
+
+// How a tensor that is some tensor's .grad (or shares its memory) came to
+// hold its values; null for any other tensor.
+// The tensor whose .grad shares `t`'s memory (its gradient, or a view or
+// detached alias of it), or an undefined tensor.
+Tensor Replayer::grad_memory_owner(const Tensor& t) const {
+  if (!t.defined()) return {};
+  for (const auto& [id, owner] : tensors_) {
+    if (!owner.defined() || !(owner.is_leaf() || owner.retains_grad())) continue;
+    const Tensor& g = owner.grad();
+    if (g.defined() && g.unsafeGetTensorImpl()->storage.get() == t.unsafeGetTensorImpl()->storage.get()) return owner;
+  }
+  return {};
+}
+
+const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
+  if (!t.defined()) return nullptr;
+  if (const Tensor owner = grad_memory_owner(t); owner.defined()) {
+    auto it = grad_origin.find(owner.unsafeGetTensorImpl());
+    return it == grad_origin.end() ? nullptr : &it->second;
+  }
+  // A copy of a gradient (clone, detach, to) taken before it is snapshot.
+  auto l = lineage.find(t.unsafeGetTensorImpl());
+  if (l == lineage.end() || l->second.grad_of.size() != 1) return nullptr;
+  static const std::set<std::string> copies = {"grad", "mutable_grad", "clone", "detach", "contiguous", "to", "data"};
+  for (const auto& op : l->second.ops)
+    if (!copies.count(op)) return nullptr;
+  auto it = grad_origin.find(*l->second.grad_of.begin());
+  return it == grad_origin.end() ? nullptr : &it->second;
+}
+
+void Replayer::lab(const json& e) {
+  const std::string kind = e.at("kind"), label = e.at("label");
+  Tensor t;
+  bool tainted = false;
+  if (e.contains("id")) {
+    taint_now_ = false;
+    t = e.at("id").is_null() ? Tensor() : at(e.at("id"));
+    tainted = taint_now_;
+  }
+  if (kind == "name") {
+    bool replaced = false;
+    for (auto& [n, v] : named)
+      if (n == label) v = t, replaced = true;
+    if (!replaced) named.emplace_back(label, t);
+    if (tainted) tainted_names.insert(label);
+    else tainted_names.erase(label);
+  } else if (kind == "snapshot") {
+    json r = {{"kind", "snapshot"}, {"label", label}, {"tensor", facts::describe(t)}};
+    if (tainted || (grads_tainted && grad_of_upstream(t))) r["unverified"] = true;
+    records.push_back(std::move(r));
+    // How each snapshot under this label came to be, in order: a gradient
+    // and its route, or null for any other tensor.
+    const Origin* o = grad_route_of(t);
+    if (o) record_routes[label]["grad"] = o->how;
+    record_routes[label]["grads"].push_back(o ? json(o->how) : json(nullptr));
+  } else if (kind == "value") {
+    const json& value = e.at("value");
+    // A number the program records is one its tensors gave (item()), not
+    // one it typed or worked out beside them.
+    std::vector<std::set<const gradlab::TensorImpl*>> sources;
+    if (value.is_number())
+      for (const Item& i : items)
+        if (i.value == value.get<double>() || std::abs(i.value - value.get<double>()) <= 1e-9 * std::abs(i.value))
+          sources.push_back(i.from);
+    if (sources.empty() && value.is_number())
+      problems.push_back({"record \"" + label + "\"", "value", cut(value.dump()), "no item() of a tensor the program computed gave this number"});
+    else if (value.is_number())
+      values_to_check.push_back({label, cut(value.dump()), std::move(sources)});
+    records.push_back({{"kind", "value"}, {"label", label}, {"value", value}});
+  } else if (kind == "error") {
+    const std::string message = e.value("message", std::string());
+    // The error a program records must be one an op of its raised.
+    if (message != last_error_)
+      problems.push_back({"record \"" + label + "\"", "message", cut(message),
+                          last_error_.empty() ? "no op the program called raised an error" : cut(last_error_)});
+    records.push_back({{"kind", "error"}, {"label", label}, {"message", message}});
+  } else if (kind == "no_error") {
+    records.push_back({{"kind", "no_error"}, {"label", label}});
+  } else {
+    throw std::runtime_error("a lab record of an unknown kind");
+  }
+  if (kind != "name") {
+    record_routes[label]["backward_passes"] = backwards_since_record_;
+    record_routes[label]["reused_retained_graph"] = reused_since_record_;
+  }
+  backwards_since_record_ = 0;
+  reused_since_record_ = false;
+  last_error_.clear();
+}
+
+void Replayer::event(const json& e) {
+  if (!e.is_object() || !e.contains("e") || !e.at("e").is_string()) throw std::runtime_error("not an event");
+  const std::string kind = e.at("e");
+  if (kind == "op") op(e);
+  else if (kind == "new") made(e, false);
+  else if (kind == "given" || kind == "custom") made(e, false);
+  else if (kind == "lab") lab(e);
+  else if (kind == "refill") refill(e);
+  else if (kind == "set_grad") {
+    Tensor owner = at(e.at("of"));
+    owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));
+    grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}};
+  } else if (kind == "overflow") {
+    throw Failure{"the program did more than the grader can check (over " + std::to_string(gradlab::tape::kMaxEvents) +
+                  " operations or " + std::to_string(gradlab::tape::kMaxValues) + " numbers written down)"};
+  } else {
+    throw std::runtime_error("an event of an unknown kind");
+  }
+}
+
+// A recorded number must be read from a tensor computed from at least one of
+// the tensors the exercise names (a loss from its parameters), not from a
+// tensor made of typed numbers.
+void Replayer::check_values() {
+  for (const auto& [label, value, sources] : values_to_check) {
+    bool named_source = false;
+    for (const auto& from : sources)
+      for (const auto& [n, t] : named) named_source |= t.defined() && from.count(t.unsafeGetTensorImpl()) > 0;
+    if (!named_source)
+      problems.push_back({"record \"" + label + "\"", "value", value,
+                          "no item() of a tensor computed from the exercise's named tensors gave it"});
+  }
+}
+
+json Replayer::provenance() const {
+  json out = json::object();
+  auto names_of = [&](const std::set<const gradlab::TensorImpl*>& impls) {
+    json ns = json::array();
+    for (const auto& [n, r] : named)
+      if (r.defined() && impls.count(r.unsafeGetTensorImpl())) ns.push_back(n);
+    return ns;
+  };
+  for (const auto& [name, t] : named) {
+    if (!t.defined()) continue;
+    const gradlab::TensorImpl* impl = t.unsafeGetTensorImpl();
+    json p = json::object();
+    auto it = grad_origin.find(impl);
+    if (it != grad_origin.end()) {
+      p["grad"] = it->second.how;
+      if (it->second.root.defined()) {
+        p["root"] = nullptr;
+        for (const auto& [n, r] : named)
+          if (r.defined() && r.is_same(it->second.root)) p["root"] = n;
+      }
+    }
+    auto l = lineage.find(impl);
+    if (l != lineage.end()) {
+      p["made_by"] = l->second.made_by;
+      p["no_grad"] = l->second.no_grad;
+      p["from"] = names_of(l->second.from);
+      p["ops"] = l->second.ops;
+      p["grad_of"] = names_of(l->second.grad_of);
+    }
+    // Its in-place changes, made through it or through a tensor over the
+    // same memory (data(), a detached alias, a view).
+    json us = json::array();
+    for (const auto& [target, up] : updates)
+      if (target->storage.get() == impl->storage.get())
+        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"from_own_grad", up.from_own_grad}});
+    if (!us.empty()) p["updates"] = us;
+    out[name] = p;
+  }
+  return {{"tensors", out}, {"records", record_routes}};
+}
+
+
+}  // namespace grader::replay

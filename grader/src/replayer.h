@@ -1,0 +1,142 @@
+// The replay of one op tape, event by event, in the grader's own engine
+// (replay.h is its interface; this header is shared by replay.cpp and
+// replayer.cpp only): the tensors it rebuilds, how each came to be, and the
+// records the program made along the way.
+#pragma once
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "../harness/facts_of.h"
+#include "replay.h"
+#include "replay_ops.h"
+
+namespace grader::replay {
+
+using torch::Tensor;
+
+// What a forged tape may ask of the grader: no tensor beyond this, and no
+// more time than this for the whole replay.
+constexpr size_t kMaxTensorBytes = size_t{256} << 20;
+constexpr double kMaxSeconds = 20;
+
+struct Failure {
+  std::string why;
+};
+
+inline std::string cut(const std::string& s) { return s.size() <= 200 ? s : s.substr(0, 200) + "…"; }
+
+class Replayer final : public replay::Tensors {
+ public:
+  Tensor at(const json& id) override {
+    if (!id.is_number_integer()) throw Failure{"a tensor id that is not an integer: " + cut(id.dump())};
+    auto it = tensors_.find(id.get<int64_t>());
+    if (it == tensors_.end()) throw Failure{"the tape uses tensor " + id.dump() + ", which was never made on it"};
+    if (tainted_.count(id.get<int64_t>())) taint_now_ = true;
+    inputs_.push_back(it->second);
+    return it->second;
+  }
+
+  void event(const json& e);
+  void finish(const json& claimed, const json& probes, Verified& v);
+
+  lab::facts::Named named;
+  json records = json::array();
+  std::vector<Mismatch> problems;
+  std::vector<std::string> unverified;
+  std::unordered_set<std::string> tainted_names;
+  bool grads_tainted = false;
+  // The tensors upstream of a custom Function's inputs: their gradients went
+  // through the program's own backward, and only theirs are taken as claimed.
+  std::set<const gradlab::TensorImpl*> custom_upstream;
+  bool vouched_by_program(const Tensor& t) const {
+    return t.defined() && custom_upstream.count(t.unsafeGetTensorImpl()) > 0;
+  }
+  bool grad_of_upstream(const Tensor& g) const;
+
+  // How each tensor's .grad came to hold what it holds (the provenance the
+  // grade asks of a gradient): written by a backward (from `root`), set or
+  // changed by the program's own hand, or zeroed.
+  struct Origin {
+    std::string how;
+    Tensor root;
+  };
+  std::unordered_map<const gradlab::TensorImpl*, Origin> grad_origin;
+
+  // Where each tensor's values came from: the tensors it was computed from
+  // (itself included), the ops on the way, the gradients it was computed
+  // from, what made it and whether grad mode was off then; and the in-place
+  // changes made to it afterwards. Sets stop growing at kMaxLineage.
+  struct Lineage {
+    std::set<const gradlab::TensorImpl*> from;
+    std::set<std::string> ops;
+    std::set<const gradlab::TensorImpl*> grad_of;
+    std::string made_by;
+    bool no_grad = false;
+  };
+  struct Update {
+    std::string op;
+    bool no_grad = false;
+    bool from_own_grad = false;
+  };
+  std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
+  std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
+  // The numbers item() gave, which a value record must be one of; and how
+  // each snapshot's tensor came to be when it is a gradient.
+  struct Item {
+    double value;
+    std::set<const gradlab::TensorImpl*> from;  // what the tensor it was read from was computed from
+  };
+  std::vector<Item> items;
+  // Value records whose item() must come from the exercise's tensors, held
+  // to the names known at the end: (label, the lineages of the items that gave the number).
+  struct ValueRecord {
+    std::string label, value;
+    std::vector<std::set<const gradlab::TensorImpl*>> sources;
+  };
+  std::vector<ValueRecord> values_to_check;
+  void check_values();
+  json record_routes = json::object();
+  json provenance() const;
+
+ private:
+  void made(const json& e, bool taint);
+  void refill(const json& e);
+  void op(const json& e);
+  void lab(const json& e);
+  void bind(const json& id, const Tensor& t, bool taint) {
+    if (!id.is_number_integer()) throw std::runtime_error("an output id that is not an integer");
+    tensors_[id.get<int64_t>()] = t;
+    if (taint) tainted_.insert(id.get<int64_t>());
+    else tainted_.erase(id.get<int64_t>());
+  }
+  void note_unverified(const std::string& why) {
+    for (const auto& u : unverified)
+      if (u == why) return;
+    unverified.push_back(why);
+  }
+
+  void trace(const std::string& name, const json& e, const replay::Outcome& out);
+  const Origin* grad_route_of(const Tensor& t) const;
+  Tensor grad_memory_owner(const Tensor& t) const;
+
+  std::unordered_map<int64_t, Tensor> tensors_;
+  std::vector<Tensor> inputs_;  // the tensors the current op read, in order
+  // The root nodes backward passes started from, held so that no later node
+  // takes one's address.
+  std::map<const void*, std::shared_ptr<gradlab::autograd::Node>> backward_roots_;
+  int backwards_since_record_ = 0;
+  bool reused_since_record_ = false;
+  std::unordered_set<int64_t> tainted_;
+  bool taint_now_ = false;
+  std::string last_error_;  // the error the latest op raised, until a record takes it
+};
+
+}  // namespace grader::replay
