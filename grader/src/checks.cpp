@@ -618,7 +618,53 @@ bool factory(const std::string& op) {
 
 const char* kNoProvenance = "the grader has no record of how it was made (the program's computation was not replayed)";
 
-Outcome check_derives_from(const Check& c, const std::string& name, const json& student) {
+// A few values of a list, for a message: [0.5, -1.25, 3, …].
+std::string cut_values(const json& values) {
+  if (!values.is_array()) return "nothing";
+  std::string s = "[";
+  for (size_t i = 0; i < values.size() && i < 6; ++i) s += (i ? ", " : "") + format_number(values[i]);
+  return s + (values.size() > 6 ? ", …]" : "]");
+}
+
+// The answers a shadow replay (replay.h) gave for check `c`: the named tensor
+// `observe` after its source was given the grader's own values. When the
+// reference's answer is known and the student's is not the same, why not, in
+// the student's words: the numbers did not follow the source.
+std::string shadow_differs(const Check& c, const json& student, const json& reference, const std::string& observe,
+                           const std::string& source, bool grads, json& found) {
+  const std::string given = (grads ? "other gradients in " + source + ".grad" : "other values of " + source) +
+                            " (the grader's own)";
+  auto answer = [&](const json& run) -> const json* {
+    if (!run.contains("provenance") || !run["provenance"].contains("shadows")) return nullptr;
+    const json& s = run["provenance"]["shadows"];
+    return s.contains(c.id) ? &s[c.id] : nullptr;
+  };
+  const json* ref = answer(reference);
+  if (!ref || !ref->contains("values")) return "";  // facts recorded before shadows: lineage alone
+  const json* mine = answer(student);
+  if (!mine) return "";  // the replay left it as the program's own (a custom Function)
+  // Where the program's own numbers are already wrong, the value checks say
+  // so; the shadow asks only how right numbers were reached.
+  const json* t = named(student, observe);
+  const json* r = named(reference, observe);
+  if (!t || !r || !close(t->value("values", json()), r->value("values", json()), c.tol)) return "";
+  if (mine->contains("failed"))
+    return "the grader could not rerun the program's computation with " + given + ": " + mine->value("failed", "");
+  // A shadow runs the whole computation again from other numbers: what
+  // summation order changes may grow on the way, so the tolerance is wider.
+  Tolerance tol = c.tol;
+  tol.rtol = std::max(tol.rtol, 1e-4), tol.atol = std::max(tol.atol, 1e-5);
+  if (close((*mine)["values"], (*ref)["values"], tol)) return "";
+  found = observe + " with " + given + ": " + cut_values((*mine)["values"]);
+  const std::string from = grads ? source + ".grad" : source;
+  return "with " + given + ", " + observe + " holds " + cut_values((*mine)["values"]) +
+         " where the exercise's computation gives " + cut_values((*ref)["values"]) + ": " + observe +
+         " does not follow " + from + " (" +
+         (grads ? "a step typed in, or a gradient multiplied away, is not a step from " + from
+                : "numbers typed in, or " + from + " multiplied away, are not computed from " + from) + ")";
+}
+
+Outcome check_derives_from(const Check& c, const std::string& name, const json& student, const json& reference) {
   const std::string source = c.spec["source"];
   const json through = c.spec.value("through", json::array());
   Outcome o;
@@ -642,11 +688,12 @@ Outcome check_derives_from(const Check& c, const std::string& name, const json& 
       o.found = "ops on the way: " + listed((*p)["ops"]);
       return o;
     }
-  o.pass = true;
+  o.message = shadow_differs(c, student, reference, name, source, false, o.found);
+  o.pass = o.message.empty();
   return o;
 }
 
-Outcome check_updated_from_grad(const std::string& name, const json& student) {
+Outcome check_updated_from_grad(const Check& c, const std::string& name, const json& student, const json& reference) {
   Outcome o;
   o.expected = name + " changed in place from " + name + ".grad under no_grad";
   const json* p = provenance_of(student, name);
@@ -674,8 +721,9 @@ Outcome check_updated_from_grad(const std::string& name, const json& student) {
       return o;
     }
   }
-  o.pass = true;
   o.found = std::to_string(updates.size()) + " in-place updates from " + name + ".grad under no_grad";
+  o.message = shadow_differs(c, student, reference, name, name, true, o.found);
+  o.pass = o.message.empty();
   return o;
 }
 
@@ -825,9 +873,9 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     } else if (c.kind == "reuses_graph") {
       o = check_reuses_graph(c, student);
     } else if (c.kind == "derives_from") {
-      o = check_derives_from(c, name, student);
+      o = check_derives_from(c, name, student, reference);
     } else if (c.kind == "updated_from_grad") {
-      o = check_updated_from_grad(name, student);
+      o = check_updated_from_grad(c, name, student, reference);
     } else if (c.kind == "made_under_no_grad") {
       o = check_made_under_no_grad(name, student);
     } else if (c.kind == "stdout") {

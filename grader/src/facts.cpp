@@ -59,6 +59,10 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
           records[r["label"].get<std::string>()].contains("grads"))
         kept[r["label"].get<std::string>()] = {{"grads", records[r["label"].get<std::string>()]["grads"]}};
     if (!kept.empty()) body["provenance"] = {{"records", kept}};
+    // And the shadow replays' answers (replay.h), for the checks it keeps.
+    const json shadows = snapshot["provenance"].value("shadows", json::object());
+    for (const Check& c : rubric.checks)
+      if (shadows.contains(c.id) && !(visible_only && c.hidden)) body["provenance"]["shadows"][c.id] = shadows[c.id];
   }
   json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"probes", probes_key(rubric)}};
   if (!solution_sha256.empty()) doc["solution_sha256"] = solution_sha256;

@@ -76,6 +76,18 @@ json computation_of(const Verified& v) {
   return c;
 }
 
+// The questions of numerical dependence the rubric's route checks ask
+// (replay.h's Shadow): a copy that must follow its source, a parameter whose
+// updates must follow its gradients.
+std::vector<Shadow> shadows_of(const Rubric& rubric) {
+  std::vector<Shadow> out;
+  for (const Check& c : rubric.checks) {
+    if (c.kind == "derives_from") out.push_back({c.id, c.spec["source"], false, c.spec["tensor"]});
+    if (c.kind == "updated_from_grad") out.push_back({c.id, c.spec["tensor"], true, c.spec["tensor"]});
+  }
+  return out;
+}
+
 // The program's result with its facts replaced by the replay's of its tape
 // (`taped`: built against gradlab's engine, which writes one).
 void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric, bool taped, const std::string& token) {
@@ -84,7 +96,7 @@ void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric
                            {"note", "built against LibTorch, which keeps no op tape: the results are the program's own"}};
     return;
   }
-  Verified v = verify(tape, snap, rubric.probes, token);
+  Verified v = verify(tape, snap, rubric.probes, token, shadows_of(rubric));
   json computation = computation_of(v);
   snap = std::move(v.doc);
   snap["computation"] = std::move(computation);

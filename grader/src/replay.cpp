@@ -147,7 +147,52 @@ Channel split_channel(std::string_view text) {
   return {text.substr(0, cut_at + 1), text.substr(cut_at + 1)};
 }
 
-Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key) {
+namespace {
+
+// Every event of the tape, in order, within the replay's time.
+void replay_lines(Replayer& r, std::string_view tape, std::chrono::steady_clock::time_point started) {
+  size_t from = 0, line_no = 0;
+  while (from < tape.size()) {
+    const size_t end = tape.find('\n', from);
+    const std::string_view line = tape.substr(from, end - from);
+    from = end == std::string_view::npos ? tape.size() : end + 1;
+    ++line_no;
+    if (line_no > gradlab::tape::kMaxEvents + 1) throw Failure{"the tape is longer than any program may write"};
+    try {
+      r.event(json::parse(line));
+    } catch (const Failure&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Failure{"the tape could not be replayed (line " + std::to_string(line_no) + "): " + cut(e.what())};
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > kMaxSeconds)
+      throw Failure{"the program's computation took the grader too long to check"};
+  }
+}
+
+// The answer to one shadow question (replay.h), from a second replay.
+json shadow_answer(const Shadow& q, const Replayer& base, std::string_view tape,
+                   std::chrono::steady_clock::time_point started) {
+  auto id = base.named_ids.find(q.source);
+  if (id == base.named_ids.end()) return {{"failed", q.source + " was never named"}};
+  Replayer s;
+  (q.grads ? s.perturb.grad_of : s.perturb.tensor) = id->second;
+  try {
+    replay_lines(s, tape, started);
+  } catch (const Failure& f) {
+    return {{"failed", f.why}};
+  } catch (const std::exception& e) {
+    return {{"failed", cut(e.what())}};
+  }
+  for (const auto& [n, t] : s.named)
+    if (n == q.observe) return {{"values", t.defined() ? facts::values_of(t) : json(nullptr)}};
+  return {{"failed", q.observe + " was never named"}};
+}
+
+}  // namespace
+
+Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key,
+                const std::vector<Shadow>& shadows) {
   if (const char* dump = std::getenv("GRADLAB_DEBUG_TAPE")) {
     FILE* f = std::fopen(dump, "w");
     if (f) std::fwrite(tape.data(), 1, tape.size(), f), std::fclose(f);
@@ -158,7 +203,6 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
   const auto started = std::chrono::steady_clock::now();
   // The grader's own tensors are small: the bound stays for the process.
   gradlab::tape::detail::g_storage_limit = kMaxTensorBytes;
-  size_t line_no = 0;
   json provenance;
   try {
     if (!key.empty()) {
@@ -173,17 +217,7 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
         throw Failure{"the op tape on the channel is not the one the engine wrote: lines were added, changed or "
                       "left out (something in the program wrote to the grader's channel)"};
     }
-    size_t from = 0;
-    while (from < tape.size()) {
-      const size_t end = tape.find('\n', from);
-      const std::string_view line = tape.substr(from, end - from);
-      from = end + 1;
-      ++line_no;
-      if (line_no > gradlab::tape::kMaxEvents + 1) throw Failure{"the tape is longer than any program may write"};
-      r.event(json::parse(line));
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > kMaxSeconds)
-        throw Failure{"the program's computation took the grader too long to check"};
-    }
+    replay_lines(r, tape, started);
     // The facts as the harness writes them, from the replay's tensors.
     json tensors = json::object(), graphs = json::object();
     for (const auto& [name, t] : r.named) {
@@ -222,12 +256,14 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
     v.doc["records"] = r.records;
     if (claimed.contains("probes")) v.doc["probes"] = probes_out;
     provenance = r.provenance();
+    for (const Shadow& q : shadows)
+      if (!r.tainted_names.count(q.observe)) provenance["shadows"][q.id] = shadow_answer(q, r, tape, started);
     r.check_values();
     v.replayed = true;
   } catch (const Failure& f) {
     v.failure = f.why;
   } catch (const std::exception& e) {
-    v.failure = "the tape could not be replayed (line " + std::to_string(line_no) + "): " + cut(e.what());
+    v.failure = "the tape could not be replayed: " + cut(e.what());
   }
   v.mismatches = std::move(r.problems);
   v.unverified = std::move(r.unverified);

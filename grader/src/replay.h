@@ -45,6 +45,23 @@ Channel split_channel(std::string_view text);
 // `key` is the run's token: the tape's lines must chain to the digest the
 // harness reported (gradlab/tape.h's Chain), or nothing is replayed. Empty:
 // no chain to hold them to (tests of the replay itself).
-Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key = "");
+//
+// `shadows`: questions of numerical dependence, each answered by replaying
+// the tape again with other values (the grader's own, the same for every
+// program) given to one named tensor as it is made, or to the gradients
+// backward and autograd::grad give for it; the answer is what `observe`
+// holds at the end. A program that computed `observe` from `source` gives the
+// reference's answer; one that typed its numbers in, or multiplied the
+// source away (`w.grad() * 0 + typed`), does not. The answers go to the
+// result's provenance.shadows, by the asking check's id: {"values": [...]},
+// or {"failed": why} when the shadow could not be replayed.
+struct Shadow {
+  std::string id;       // the check that asks
+  std::string source;   // the named tensor given other values
+  bool grads = false;   // its gradients, not its values
+  std::string observe;  // the named tensor read at the end
+};
+Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key = "",
+                const std::vector<Shadow>& shadows = {});
 
 }  // namespace grader

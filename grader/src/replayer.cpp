@@ -183,10 +183,13 @@ void Replayer::op(const json& e) {
     }
     for (const auto& [t, g, version] : before) {
       const Tensor& now = t.grad();
-      if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version))
+      if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version)) {
         grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t};
+        if (shadows_grads_of(t)) shake(now);
+      }
     }
   }
+  shake_grads(e, out);
   if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}};
   const json& ids = e.contains("out") ? e.at("out") : json();
   if (ids.is_array()) {
@@ -230,7 +233,8 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     if (name != "requires_grad_" && name != "detach_") updates.push_back({self, {name, untracked, own_grad}});
     return;
   }
-  for (const Tensor& t : out.tensors) {
+  for (size_t k = 0; k < out.tensors.size(); ++k) {
+    const Tensor& t = out.tensors[k];
     if (!t.defined()) continue;
     const gradlab::TensorImpl* impl = t.unsafeGetTensorImpl();
     bool known = false;
@@ -240,6 +244,11 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     l.from.insert(impl);
     if (name == "grad" || name == "mutable_grad") {
       l.grad_of.insert(inputs_[0].unsafeGetTensorImpl());
+    } else if (name == "autograd::grad") {
+      // The k-th gradient autograd::grad gives is the gradient of its k-th input.
+      const json& ins = e.at("args").size() > 1 ? e.at("args")[1] : json();
+      if (ins.is_array() && k < ins.size() && ins[k].is_number_integer() && tensors_.count(ins[k].get<int64_t>()))
+        l.grad_of.insert(tensors_.at(ins[k].get<int64_t>()).unsafeGetTensorImpl());
     } else {
       for (const Tensor& in : inputs_) {
         const Lineage& o = lineage[in.unsafeGetTensorImpl()];
@@ -253,6 +262,48 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     l.no_grad = no_grad;
     lineage[impl] = std::move(l);
   }
+}
+
+// Other values for a floating tensor, in place: each element moves by half
+// its size and a half again, up or down, by numbers that depend only on its
+// place and on how many tensors were changed before (the same in the
+// student's shadow and the reference's). Its version stays, so the graphs
+// that saved it still run.
+void Replayer::shake(const Tensor& t) {
+  if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return;
+  const Tensor now = t.detach().to(torch::kDouble).contiguous();
+  const double* v = now.data_ptr<double>();
+  std::vector<double> delta(static_cast<size_t>(now.numel()));
+  uint64_t state = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(++shaken_);
+  for (size_t i = 0; i < delta.size(); ++i) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);  // splitmix64
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double u = 0.5 + 0.5 * static_cast<double>(z >> 11) / 9007199254740992.0;  // in [0.5, 1)
+    delta[i] = (z & 1 ? u : -u) * (0.5 * std::abs(v[i]) + 0.5);
+  }
+  const uint32_t version = t.unsafeGetTensorImpl()->version();
+  {
+    gradlab::autograd::NoGradGuard no_graph;
+    t.detach().add_(torch::tensor(delta, torch::dtype(torch::kDouble)).reshape(t.sizes()).to(t.scalar_type()));
+  }
+  t.unsafeGetTensorImpl()->version() = version;
+}
+
+// In a shadow of the gradients of `perturb.grad_of`, the ones autograd::grad
+// just gave for it (those a backward writes into its .grad: op()).
+void Replayer::shake_grads(const json& e, replay::Outcome& out) {
+  if (perturb.grad_of < 0 || e.at("op") != "autograd::grad") return;
+  const json& args = e.at("args");
+  const json& ins = args.is_array() && args.size() > 1 ? args[1] : json();
+  for (size_t i = 0; ins.is_array() && i < ins.size() && i < out.tensors.size(); ++i)
+    if (ins[i] == perturb.grad_of) shake(out.tensors[i]);
+}
+
+bool Replayer::shadows_grads_of(const Tensor& t) const {
+  auto it = tensors_.find(perturb.grad_of);
+  return perturb.grad_of >= 0 && it != tensors_.end() && it->second.is_same(t);
 }
 
 // Whether `g` is the .grad of a tensor upstream of a custom Function.
@@ -305,6 +356,7 @@ void Replayer::lab(const json& e) {
     tainted = taint_now_;
   }
   if (kind == "name") {
+    if (e.at("id").is_number_integer()) named_ids[label] = e.at("id").get<int64_t>();
     bool replaced = false;
     for (auto& [n, v] : named)
       if (n == label) v = t, replaced = true;

@@ -45,7 +45,15 @@ class Replayer final : public replay::Tensors {
   }
 
   void event(const json& e);
-  void finish(const json& claimed, const json& probes, Verified& v);
+
+  // In a shadow replay (replay.h's Shadow), the tensor whose values, or whose
+  // gradients, are given other values as the tape makes them (tape ids; -1:
+  // none). The base replay keeps each name's tape id for it.
+  struct Perturbation {
+    int64_t tensor = -1;
+    int64_t grad_of = -1;
+  } perturb;
+  std::map<std::string, int64_t> named_ids;
 
   lab::facts::Named named;
   json records = json::array();
@@ -113,6 +121,7 @@ class Replayer final : public replay::Tensors {
   void lab(const json& e);
   void bind(const json& id, const Tensor& t, bool taint) {
     if (!id.is_number_integer()) throw std::runtime_error("an output id that is not an integer");
+    if (id.get<int64_t>() == perturb.tensor && !tensors_.count(perturb.tensor)) shake(t);
     tensors_[id.get<int64_t>()] = t;
     if (taint) tainted_.insert(id.get<int64_t>());
     else tainted_.erase(id.get<int64_t>());
@@ -124,6 +133,10 @@ class Replayer final : public replay::Tensors {
   }
 
   void trace(const std::string& name, const json& e, const replay::Outcome& out);
+  void shake(const Tensor& t);
+  void shake_grads(const json& e, replay::Outcome& out);
+  bool shadows_grads_of(const Tensor& t) const;
+  int shaken_ = 0;  // how many tensors shake() changed: each gets its own numbers
   const Origin* grad_route_of(const Tensor& t) const;
   Tensor grad_memory_owner(const Tensor& t) const;
 

@@ -210,3 +210,43 @@ TEST_CASE("modules, random initialisation, dropout and an optimizer replay exact
   CHECK(v.mismatches.empty());
   CHECK(v.unverified.empty());
 }
+
+// A shadow replay gives a source other values and reads what follows from it.
+// `a` depends on x, `b` only seems to (x times zero, plus typed numbers).
+TEST_CASE("shadow replays tell numbers computed from a tensor from numbers that only read it") {
+  Recorded r = record([&](lab::facts::Named& named) {
+    auto x = torch::tensor({1.0, 2.0, 3.0}, torch::requires_grad());
+    auto loss = (x * x).sum();
+    loss.backward();
+    auto a = x.detach() * 2;
+    auto b = x.detach() * 0 + torch::tensor({2.0, 4.0, 6.0});
+    auto w = torch::ones({3}, torch::requires_grad());
+    (w * x.detach()).sum().backward();
+    {
+      torch::NoGradGuard no_grad;
+      w -= 0.5 * w.grad();
+    }
+    name(named, "x", x);
+    name(named, "a", a);
+    name(named, "b", b);
+    name(named, "w", w);
+  });
+  const std::vector<grader::Shadow> questions = {
+      {"a-from-x", "x", false, "a"}, {"b-from-x", "x", false, "b"}, {"w-from-grad", "w", true, "w"},
+      {"nobody", "y", false, "a"}};
+  grader::Verified v = grader::verify(r.tape, r.claimed, json::array(), "", questions);
+  INFO(v.failure);
+  REQUIRE(v.replayed);
+  CHECK(v.mismatches.empty());
+  const json& s = v.doc["provenance"]["shadows"];
+  const json base_a = v.doc["tensors"]["a"]["values"], base_b = v.doc["tensors"]["b"]["values"];
+  CHECK(s["a-from-x"]["values"] != base_a);  // a moved with x
+  CHECK(s["b-from-x"]["values"] == base_b);  // b did not
+  CHECK(s["w-from-grad"]["values"] != v.doc["tensors"]["w"]["values"]);
+  CHECK(s["nobody"]["failed"] == "y was never named");
+  // The same questions of the same computation get the same answers.
+  grader::Verified again = grader::verify(r.tape, r.claimed, json::array(), "", questions);
+  CHECK(again.doc["provenance"]["shadows"] == s);
+  // The base replay's facts are not touched by its shadows.
+  CHECK(v.doc["tensors"]["a"]["values"] == json({2.0, 4.0, 6.0}));
+}
