@@ -403,13 +403,31 @@ Outcome check_error(const Check& c, const json& student, const json& reference) 
   return o;
 }
 
-Outcome check_no_error(const Check& c, const json& student) {
+// How many backward passes the replay saw run before `label` was recorded
+// (since the record before it), or -1 when the run has no replay of it.
+int backward_passes(const json& run, const std::string& label) {
+  if (!run.contains("provenance") || !run["provenance"].contains("records")) return -1;
+  const json& r = run["provenance"]["records"];
+  return r.contains(label) ? r[label].value("backward_passes", -1) : -1;
+}
+
+Outcome check_no_error(const Check& c, const json& student, const json& reference) {
   const std::string label = c.spec["label"];
   const json* s = record(student, label);
   Outcome o{false, "no error", record_text(s), ""};
   if (!s) o.message = "nothing was recorded under \"" + label + "\" (lab.attempt(\"" + label + "\", ...))";
   o.unreached = !s;
   if (s) o.pass = s->value("kind", "") == "no_error";
+  // Finishing without an error counts when the attempt did the work: where
+  // the reference's attempt ran a backward, one that ran none did nothing.
+  const int want = backward_passes(reference, label), did = backward_passes(student, label);
+  if (o.pass && want > 0 && did == 0) {
+    o.pass = false;
+    o.found = "no error, and no backward";
+    o.message = "\"" + label + "\" finished without an error, but no backward ran in it: the exercise's runs " +
+                std::to_string(want) + (want == 1 ? " backward pass" : " backward passes") +
+                " there, and an attempt that does nothing raises nothing";
+  }
   return o;
 }
 
@@ -865,7 +883,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     } else if (c.kind == "error") {
       o = check_error(c, student, reference);
     } else if (c.kind == "no_error") {
-      o = check_no_error(c, student);
+      o = check_no_error(c, student, reference);
     } else if (c.kind == "probe") {
       o = check_probe(c, student, reference);
     } else if (c.kind == "gradcheck") {

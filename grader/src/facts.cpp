@@ -49,15 +49,18 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   body.erase("computation");
   body.erase("tape_chain");
   // Of the provenance, what a student's run is held to: how each snapshot
-  // came to be (a gradient a backward wrote, or not).
+  // came to be (a gradient a backward wrote, or not), and how many backward
+  // passes ran before each record.
   body.erase("provenance");
   if (snapshot.contains("provenance") && snapshot["provenance"].is_object()) {
     json records = snapshot["provenance"].value("records", json::object());
     json kept = json::object();
-    for (const auto& r : body.value("records", json::array()))
-      if (r.contains("label") && records.contains(r["label"].get<std::string>()) &&
-          records[r["label"].get<std::string>()].contains("grads"))
-        kept[r["label"].get<std::string>()] = {{"grads", records[r["label"].get<std::string>()]["grads"]}};
+    for (const auto& r : body.value("records", json::array())) {
+      const std::string label = r.value("label", "");
+      if (!records.contains(label)) continue;
+      for (const char* k : {"grads", "backward_passes"})
+        if (records[label].contains(k)) kept[label][k] = records[label][k];
+    }
     if (!kept.empty()) body["provenance"] = {{"records", kept}};
     // And the shadow replays' answers (replay.h), for the checks it keeps.
     const json shadows = snapshot["provenance"].value("shadows", json::object());
