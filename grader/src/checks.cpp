@@ -650,15 +650,13 @@ std::string cut_values(const json& values) {
 // the student's words: the numbers did not follow the source.
 std::string shadow_differs(const Check& c, const json& student, const json& reference, const std::string& observe,
                            const std::string& source, bool grads, json& found) {
-  const std::string given = (grads ? "other gradients in " + source + ".grad" : "other values of " + source) +
-                            " (the grader's own)";
   auto answer = [&](const json& run) -> const json* {
     if (!run.contains("provenance") || !run["provenance"].contains("shadows")) return nullptr;
     const json& s = run["provenance"]["shadows"];
     return s.contains(c.id) ? &s[c.id] : nullptr;
   };
   const json* ref = answer(reference);
-  if (!ref || !ref->contains("values")) return "";  // facts recorded before shadows: lineage alone
+  if (!ref || ref->contains("failed")) return "";  // facts recorded before shadows: lineage alone
   const json* mine = answer(student);
   if (!mine) return "";  // the replay left it as the program's own (a custom Function)
   // Where the program's own numbers are already wrong, the value checks say
@@ -666,20 +664,45 @@ std::string shadow_differs(const Check& c, const json& student, const json& refe
   const json* t = named(student, observe);
   const json* r = named(reference, observe);
   if (!t || !r || !close(t->value("values", json()), r->value("values", json()), c.tol)) return "";
+  const std::string from = grads ? source + ".grad" : source;
   if (mine->contains("failed"))
-    return "the grader could not rerun the program's computation with " + given + ": " + mine->value("failed", "");
-  // A shadow runs the whole computation again from other numbers: what
-  // summation order changes may grow on the way, so the tolerance is wider.
+    return "the grader could not rerun the program's computation with other values of " + from + ": " +
+           mine->value("failed", "");
+  // A shadow runs the computation again from other numbers: what summation
+  // order changes may grow on the way, so the tolerance is wider.
   Tolerance tol = c.tol;
   tol.rtol = std::max(tol.rtol, 1e-4), tol.atol = std::max(tol.atol, 1e-5);
-  if (close((*mine)["values"], (*ref)["values"], tol)) return "";
-  found = observe + " with " + given + ": " + cut_values((*mine)["values"]);
-  const std::string from = grads ? source + ".grad" : source;
-  return "with " + given + ", " + observe + " holds " + cut_values((*mine)["values"]) +
-         " where the exercise's computation gives " + cut_values((*ref)["values"]) + ": " + observe +
-         " does not follow " + from + " (" +
-         (grads ? "a step typed in, or a gradient multiplied away, is not a step from " + from
-                : "numbers typed in, or " + from + " multiplied away, are not computed from " + from) + ")";
+  const std::string why = grads ? "a step typed in, or a gradient multiplied away, is not a step from " + from
+                                : "numbers typed in, or " + from + " multiplied away, are not computed from " + from;
+  if (!grads) {
+    if (close((*mine)["values"], (*ref)["values"], tol)) return "";
+    found = observe + " with other values of " + source + ": " + cut_values((*mine)["values"]);
+    return "with other values of " + source + " (the grader's own), " + observe + " holds " +
+           cut_values((*mine)["values"]) + " where the exercise's computation gives " + cut_values((*ref)["values"]) +
+           ": " + observe + " does not follow " + source + " (" + why + ")";
+  }
+  const int want = ref->value("taken", 0), got = mine->value("taken", 0);
+  if (want != got) {
+    found = std::to_string(got) + (got == 1 ? " step" : " steps") + " from a fresh gradient";
+    return source + " was updated in place after a fresh gradient (from backward or autograd::grad) " +
+           std::to_string(got) + (got == 1 ? " time" : " times") + " where the exercise does it " + std::to_string(want) +
+           ": each step of gradient descent is a new gradient, then an update from it";
+  }
+  const json& ms = (*mine)["steps"];
+  const json& rs = (*ref)["steps"];
+  for (size_t i = 0; i < rs.size() && i < ms.size(); ++i) {
+    const json& m = ms[i]["values"];
+    const json& e = rs[i]["values"];
+    if (m.is_null() && e.is_null()) continue;
+    if (!m.is_null() && !e.is_null() && close(m, e, tol)) continue;
+    const std::string k = std::to_string(rs[i].value("step", 0));
+    found = observe + " after step " + k + ", its gradient changed: " + (m.is_null() ? "no update" : cut_values(m));
+    return "when the grader gave the gradient of step " + k + " other values, the update left " + source + " at " +
+           (m.is_null() ? std::string("nothing") : cut_values(m)) + " where a step from it gives " +
+           (e.is_null() ? std::string("nothing") : cut_values(e)) + ": " + source + "'s update does not follow " +
+           from + " (" + why + ")";
+  }
+  return "";
 }
 
 Outcome check_derives_from(const Check& c, const std::string& name, const json& student, const json& reference) {
@@ -730,6 +753,13 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
     if (!u.value("no_grad", false)) {
       o.found = op + " with grad mode on";
       o.message = name + " was changed in place (" + op + ") with grad mode on: the update belongs under torch::NoGradGuard";
+      return o;
+    }
+    if (!u.value("from_own_grad", false) && u.value("by_number", false)) {
+      o.found = op + " by a plain number";
+      o.message = name + " was changed in place (" + op + ") by a plain C++ number, not by a tensor: the grader follows " +
+                  "tensor operations, so a step worked out in C++ (from " + name + ".grad().item(), say) is not one it " +
+                  "can see come from " + name + ".grad; keep the step in tensors: " + name + " -= lr * " + name + ".grad()";
       return o;
     }
     if (!u.value("from_own_grad", false)) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 
 #include "replayer.h"
@@ -170,23 +171,55 @@ void replay_lines(Replayer& r, std::string_view tape, std::chrono::steady_clock:
   }
 }
 
-// The answer to one shadow question (replay.h), from a second replay.
+// One shadow replay of `tape` with `perturb`, or why it could not run.
+std::optional<std::string> replay_shadow(Replayer& s, std::string_view tape, std::chrono::steady_clock::time_point started) {
+  try {
+    replay_lines(s, tape, started);
+  } catch (const Failure& f) {
+    return f.why;
+  } catch (const std::exception& e) {
+    return cut(e.what());
+  }
+  return std::nullopt;
+}
+
+// The answer to one shadow question (replay.h). Other values of a tensor: one
+// replay, and what `observe` holds at the end. Other gradients: one replay
+// per step the tensor took (an in-place update after a gradient it was
+// given; at most kMaxSteps of them, spread evenly), each changing that
+// step's gradient alone and reading the tensor right after the update; so a
+// step is judged on its own, not on where the other steps led.
+constexpr int kMaxSteps = 8;
 json shadow_answer(const Shadow& q, const Replayer& base, std::string_view tape,
                    std::chrono::steady_clock::time_point started) {
   auto id = base.named_ids.find(q.source);
   if (id == base.named_ids.end()) return {{"failed", q.source + " was never named"}};
-  Replayer s;
-  (q.grads ? s.perturb.grad_of : s.perturb.tensor) = id->second;
-  try {
-    replay_lines(s, tape, started);
-  } catch (const Failure& f) {
-    return {{"failed", f.why}};
-  } catch (const std::exception& e) {
-    return {{"failed", cut(e.what())}};
+  if (!q.grads) {
+    Replayer s;
+    s.perturb.tensor = id->second;
+    if (auto why = replay_shadow(s, tape, started)) return {{"failed", *why}};
+    for (const auto& [n, t] : s.named)
+      if (n == q.observe) return {{"values", t.defined() ? facts::values_of(t) : json(nullptr)}};
+    return {{"failed", q.observe + " was never named"}};
   }
-  for (const auto& [n, t] : s.named)
-    if (n == q.observe) return {{"values", t.defined() ? facts::values_of(t) : json(nullptr)}};
-  return {{"failed", q.observe + " was never named"}};
+  std::vector<int> taken;
+  for (const auto& [n, t] : base.named)
+    if (n == q.source && t.defined()) {
+      auto w = base.steps.find(t.unsafeGetTensorImpl());
+      taken = w == base.steps.end() ? std::vector<int>{} : w->second;
+    }
+  const int given = static_cast<int>(taken.size());
+  json steps = json::array();
+  const int asked = std::min(given, kMaxSteps);
+  for (int i = 0; i < asked; ++i) {
+    const int step = asked == given ? i : static_cast<int>(int64_t{i} * (given - 1) / (asked - 1));
+    Replayer s;
+    s.perturb.grad_of = id->second;
+    s.perturb.grad_write = taken[static_cast<size_t>(step)];
+    if (auto why = replay_shadow(s, tape, started)) return {{"failed", *why}};
+    steps.push_back({{"step", step + 1}, {"values", s.observed}});
+  }
+  return {{"taken", given}, {"steps", steps}};
 }
 
 }  // namespace

@@ -185,11 +185,11 @@ void Replayer::op(const json& e) {
       const Tensor& now = t.grad();
       if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version)) {
         grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t};
-        if (shadows_grads_of(t)) shake(now);
+        gradient_given(t, now);
       }
     }
   }
-  shake_grads(e, out);
+  gradients_given(e, out);
   if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}};
   const json& ids = e.contains("out") ? e.at("out") : json();
   if (ids.is_array()) {
@@ -227,10 +227,12 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
     }
     l.ops.insert(name);
+    watch_update(inputs_[0]);
     // A change through a tensor outside autograd (data(), a detached alias)
     // builds no graph, as one under no_grad does.
     const bool untracked = no_grad || !inputs_[0].requires_grad();
-    if (name != "requires_grad_" && name != "detach_") updates.push_back({self, {name, untracked, own_grad}});
+    if (name != "requires_grad_" && name != "detach_")
+      updates.push_back({self, {name, untracked, own_grad, inputs_.size() == 1}});
     return;
   }
   for (size_t k = 0; k < out.tensors.size(); ++k) {
@@ -291,19 +293,47 @@ void Replayer::shake(const Tensor& t) {
   t.unsafeGetTensorImpl()->version() = version;
 }
 
-// In a shadow of the gradients of `perturb.grad_of`, the ones autograd::grad
-// just gave for it (those a backward writes into its .grad: op()).
-void Replayer::shake_grads(const json& e, replay::Outcome& out) {
-  if (perturb.grad_of < 0 || e.at("op") != "autograd::grad") return;
+// A gradient for `owner` has just been given (written into its .grad by a
+// backward, or returned by autograd::grad): counted, and in a shadow of its
+// gradients, changed when it is the one the shadow asks about.
+void Replayer::gradient_given(const Tensor& owner, const Tensor& g) {
+  const int n = grad_writes[owner.unsafeGetTensorImpl()]++;
+  pending_[owner.unsafeGetTensorImpl()] = n;
+  auto it = tensors_.find(perturb.grad_of);
+  if (perturb.grad_of < 0 || it == tensors_.end() || !it->second.is_same(owner) || n != perturb.grad_write) return;
+  shake(g);
+  watching_ = true;
+}
+
+// The gradients autograd::grad just gave, one per input (those a backward
+// writes into .grad: op()).
+void Replayer::gradients_given(const json& e, replay::Outcome& out) {
+  if (e.at("op") != "autograd::grad") return;
   const json& args = e.at("args");
   const json& ins = args.is_array() && args.size() > 1 ? args[1] : json();
   for (size_t i = 0; ins.is_array() && i < ins.size() && i < out.tensors.size(); ++i)
-    if (ins[i] == perturb.grad_of) shake(out.tensors[i]);
+    if (ins[i].is_number_integer() && tensors_.count(ins[i].get<int64_t>()))
+      gradient_given(tensors_.at(ins[i].get<int64_t>()), out.tensors[i]);
 }
 
-bool Replayer::shadows_grads_of(const Tensor& t) const {
+// An in-place change of `target` just ran: a step of the tensor over the same
+// memory when a gradient of it came before; and the change a gradient shadow
+// observes when it is the first on the shaken tensor's memory since the
+// shaken gradient.
+void Replayer::watch_update(const Tensor& target) {
+  const auto* storage = target.unsafeGetTensorImpl()->storage.get();
+  for (auto p = pending_.begin(); p != pending_.end();)
+    if (p->first->storage.get() == storage) {
+      steps[p->first].push_back(p->second);
+      p = pending_.erase(p);
+    } else {
+      ++p;
+    }
   auto it = tensors_.find(perturb.grad_of);
-  return perturb.grad_of >= 0 && it != tensors_.end() && it->second.is_same(t);
+  if (!watching_ || it == tensors_.end()) return;
+  if (target.unsafeGetTensorImpl()->storage.get() != it->second.unsafeGetTensorImpl()->storage.get()) return;
+  observed = facts::values_of(it->second);
+  watching_ = false;
 }
 
 // Whether `g` is the .grad of a tensor upstream of a custom Function.
@@ -475,7 +505,7 @@ json Replayer::provenance() const {
     json us = json::array();
     for (const auto& [target, up] : updates)
       if (target->storage.get() == impl->storage.get())
-        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"from_own_grad", up.from_own_grad}});
+        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"from_own_grad", up.from_own_grad}, {"by_number", up.by_number}});
     if (!us.empty()) p["updates"] = us;
     out[name] = p;
   }

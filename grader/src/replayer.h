@@ -49,11 +49,21 @@ class Replayer final : public replay::Tensors {
   // In a shadow replay (replay.h's Shadow), the tensor whose values, or whose
   // gradients, are given other values as the tape makes them (tape ids; -1:
   // none). The base replay keeps each name's tape id for it.
+  // With `grad_of`, only its gradient number `grad_write` (in the order they
+  // were given) is changed, and `observed` is what the tensor held right after
+  // the in-place update that came next (null: none came).
   struct Perturbation {
     int64_t tensor = -1;
     int64_t grad_of = -1;
+    int grad_write = 0;
   } perturb;
+  json observed;
   std::map<std::string, int64_t> named_ids;
+  // How many gradients backward and autograd::grad gave each tensor, and
+  // which of them (by number) an in-place update of the tensor followed
+  // before the next came: its steps.
+  std::unordered_map<const gradlab::TensorImpl*, int> grad_writes;
+  std::unordered_map<const gradlab::TensorImpl*, std::vector<int>> steps;
 
   lab::facts::Named named;
   json records = json::array();
@@ -93,6 +103,7 @@ class Replayer final : public replay::Tensors {
     std::string op;
     bool no_grad = false;
     bool from_own_grad = false;
+    bool by_number = false;  // no tensor but the target: a number worked out in C++
   };
   std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
   std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
@@ -134,9 +145,12 @@ class Replayer final : public replay::Tensors {
 
   void trace(const std::string& name, const json& e, const replay::Outcome& out);
   void shake(const Tensor& t);
-  void shake_grads(const json& e, replay::Outcome& out);
-  bool shadows_grads_of(const Tensor& t) const;
-  int shaken_ = 0;  // how many tensors shake() changed: each gets its own numbers
+  void gradient_given(const Tensor& owner, const Tensor& g);
+  void gradients_given(const json& e, replay::Outcome& out);
+  void watch_update(const Tensor& target);
+  int shaken_ = 0;         // how many tensors shake() changed: each gets its own numbers
+  bool watching_ = false;  // the changed gradient is out; the next update of its tensor is observed
+  std::unordered_map<const gradlab::TensorImpl*, int> pending_;  // the latest gradient of each, not yet followed
   const Origin* grad_route_of(const Tensor& t) const;
   Tensor grad_memory_owner(const Tensor& t) const;
 
