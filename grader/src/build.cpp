@@ -244,6 +244,29 @@ std::vector<std::string> compile_flags(const std::string& engine) {
   return f;
 }
 
+// The Itanium C++ ABI's name of `void FUNCTION(lab::Lab&)` (GCC and clang).
+std::string mangled_exercise(const std::string& function) {
+  return "_Z" + std::to_string(function.size()) + function + "RN3lab3LabE";
+}
+
+// The linker flag that makes harness/entry.cpp's gradlab_exercise the
+// exercise's function.
+std::string exercise_alias(const std::string& function) {
+  return "-Wl,--defsym=" + mangled_exercise("gradlab_exercise") + "=" + mangled_exercise(function);
+}
+
+// The linker's words for an alias to a function the file does not define
+// (ld.bfd quotes `like this', gold 'like this'), with the function's C++ name
+// in place of its mangled one.
+std::string readable_link_errors(std::string out, const std::string& function) {
+  for (const char* q : {"`", "'"}) {
+    const std::string raw = std::string("undefined symbol ") + q + mangled_exercise(function) + "' referenced in expression";
+    for (size_t at = out.find(raw); at != std::string::npos; at = out.find(raw, at))
+      out.replace(at, raw.size(), "undefined reference to '" + function + "(lab::Lab&)'");
+  }
+  return out;
+}
+
 // A link error a student can make, said in the exercise's words.
 std::string link_hint(const std::string& out, const std::string& function) {
   // ld.bfd quotes names `like this', gold 'like this'.
@@ -277,9 +300,12 @@ std::string cached_object(const fs::path& obj, const std::string& source, const 
   return obj.string();
 }
 
-// The two-line main for an exercise function, compiled once per function.
+// The program's main. Against the engine, the build's own (harness/entry.cpp),
+// which the link aims at the exercise's function (exercise_alias). Against
+// LibTorch, a two-line main for the function, compiled once per function.
 std::string entry_object(const fs::path& cache, const std::string& function, const std::string& engine,
                          const std::string& tool_key, std::string& error) {
+  if (!is_libtorch(engine)) return GRADLAB_STUDENT_ENTRY;
   const fs::path obj = cache / "entry" / (function + "-" + tool_key.substr(0, 16) + ".o");
   std::error_code ec;
   if (fs::exists(obj, ec)) return obj.string();
@@ -349,6 +375,7 @@ std::string build_script(const BuildRequest& req, const std::string& work, const
     // The library (harness and engine) is found beside the program: the
     // sandbox stages the two together (sandbox.h).
     link.push_back("-Wl,-rpath,$ORIGIN");
+    link.push_back(exercise_alias(req.function));
     for (auto& l : split_words(GRADLAB_LINK_LIBS)) link.push_back(l);
   }
   for (auto& l : split_words(GRADLAB_LINKER_FLAG)) link.push_back(l);
@@ -520,8 +547,8 @@ BuildOutcome build_program(const BuildRequest& req) {
     return finish();
   }
   b.ok = r.status == 0 && !r.killed;
-  b.diagnostics = r.output;
-  if (!b.ok) b.diagnostics += link_hint(r.output, req.function);
+  b.diagnostics = readable_link_errors(r.output, req.function);
+  if (!b.ok) b.diagnostics += link_hint(b.diagnostics, req.function);
   store(tmp, dir, b);
   return finish();
 }
