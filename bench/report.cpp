@@ -64,9 +64,34 @@ std::string human(double s) {
 }
 }  // namespace
 
+// bench/run --tape-cost: the engine as built (its tape switched off, as in
+// every run but a graded one) against the same engine with the tape compiled
+// out; the bound is 5 %.
+int tape_cost(const char* with_path, const char* without_path) {
+  std::map<std::string, json> without;
+  for (const auto& j : merge_rounds(read_lines(without_path))) without[j["workload"]] = j;
+  std::printf("%-26s %12s %12s %9s\n", "workload", "tape off", "no tape", "cost");
+  for (const auto& w : merge_rounds(read_lines(with_path))) {
+    const std::string name = w["workload"];
+    if (!without.count(name)) continue;
+    const double a = w["median_s"], b = without[name]["median_s"];
+    std::printf("%-26s %12s %12s %+8.1f%%\n", name.c_str(), human(a).c_str(), human(b).c_str(), 100 * (a - b) / b);
+  }
+  std::printf("(cost: how much longer an iteration takes with the tape built in but off; bound: 5%%)\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--tape-cost") {
+    try {
+      return tape_cost(argv[2], argv[3]);
+    } catch (const std::exception& ex) {
+      std::cerr << "bench_report: " << ex.what() << "\n";
+      return 1;
+    }
+  }
   if (argc < 2 || argc > 3) {
-    std::cerr << "usage: " << argv[0] << " ENGINE.jsonl [LIBTORCH.jsonl]\n";
+    std::cerr << "usage: " << argv[0] << " ENGINE.jsonl [LIBTORCH.jsonl]  |  --tape-cost WITH.jsonl WITHOUT.jsonl\n";
     return 2;
   }
   try {

@@ -196,8 +196,11 @@ void slots_after();
 
 // The event "op": name, signature, arguments, grad mode, then the result or
 // the error.
+// The taped path is kept out of line and cold: every op carries one, and
+// inlined it made the untaped ops (every run but a graded one) larger and
+// slower.
 template <class F, class... A>
-decltype(auto) record(const char* name, F&& call, const A&... args) {
+[[gnu::noinline, gnu::cold]] decltype(auto) record(const char* name, F&& call, const A&... args) {
   Inside inside;
   slots_before();
   struct After {
@@ -230,7 +233,7 @@ decltype(auto) record(const char* name, F&& call, const A&... args) {
 
 // The event "new": a factory's tensor with its values.
 template <class F>
-Tensor record_new(const char* name, F&& call) {
+[[gnu::noinline, gnu::cold]] Tensor record_new(const char* name, F&& call) {
   Inside inside;
   slots_before();
   Tensor t = call();
@@ -245,7 +248,7 @@ Tensor record_new(const char* name, F&& call) {
 // normal_, bernoulli_), written with the values it left, since a replay
 // cannot draw the same ones.
 template <class F>
-Tensor& record_refill(const char* name, F&& call, const Tensor& self) {
+[[gnu::noinline, gnu::cold]] Tensor& record_refill(const char* name, F&& call, const Tensor& self) {
   Inside inside;
   slots_before();
   Event e("refill");
@@ -270,9 +273,18 @@ void lab_record(const char* kind, const std::string& label, const Tensor* t, con
 
 }  // namespace gradlab::tape
 
+#ifdef GRADLAB_NO_TAPE
+// An engine with no tape at all (the CMake option GRADLAB_NO_TAPE, for
+// bench/run --tape-cost only): what the switched-off tape costs is measured
+// against it. Nothing graded is built this way.
+#define GRADLAB_TAPE(name, call, ...)
+#define GRADLAB_TAPE_REFILL(name, call, self)
+#define GRADLAB_TAPE_NEW(name, call)
+#else
 #define GRADLAB_TAPE(name, call, ...) \
-  if (::gradlab::tape::on()) return ::gradlab::tape::record(name, [&]() -> decltype(auto) { return call; }, __VA_ARGS__)
+  if (::gradlab::tape::on()) [[unlikely]] return ::gradlab::tape::record(name, [&]() -> decltype(auto) { return call; }, __VA_ARGS__)
 #define GRADLAB_TAPE_REFILL(name, call, self) \
-  if (::gradlab::tape::on()) return ::gradlab::tape::record_refill(name, [&]() -> Tensor& { return call; }, self)
+  if (::gradlab::tape::on()) [[unlikely]] return ::gradlab::tape::record_refill(name, [&]() -> Tensor& { return call; }, self)
 #define GRADLAB_TAPE_NEW(name, call) \
-  if (::gradlab::tape::on()) return ::gradlab::tape::record_new(name, [&]() -> Tensor { return call; })
+  if (::gradlab::tape::on()) [[unlikely]] return ::gradlab::tape::record_new(name, [&]() -> Tensor { return call; })
+#endif
