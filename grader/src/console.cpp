@@ -15,13 +15,39 @@ namespace grader {
 namespace {
 
 // The last lines of a long text, with an explicit marker for what was cut.
+// What of a run's output the terminal is shown: a line up to this many
+// characters, and this much in all. The report keeps the whole (capped) text;
+// a program's one 700 KB line does not flood the student's terminal.
+constexpr size_t kEchoLineChars = 200;
+constexpr size_t kEchoBytes = 64 << 10;
+
+// `line` cut after kEchoLineChars characters (UTF-8 sequences kept whole).
+std::string cut_line(const std::string& line) {
+  size_t chars = 0, i = 0;
+  for (; i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && ++chars > kEchoLineChars) break;
+  if (i >= line.size()) return line;
+  size_t rest = 0;
+  for (size_t j = i; j < line.size(); ++j) rest += (static_cast<unsigned char>(line[j]) & 0xC0) != 0x80;
+  return line.substr(0, i) + " [… " + std::to_string(rest) + " more characters …]";
+}
+
+// The last `lines` lines of a run's output, control bytes made visible, each
+// cut to kEchoLineChars, at most kEchoBytes in all.
 std::string tail(const std::string& s, size_t lines) {
   std::vector<std::string> all;
   std::istringstream in(reports::visible(s));
   for (std::string l; std::getline(in, l);) all.push_back(l);
   std::string out;
   if (all.size() > lines) out += "    [… " + std::to_string(all.size() - lines) + " earlier lines not shown …]\n";
-  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "    " + all[i] + "\n";
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
+    const std::string shown = "    " + cut_line(all[i]) + "\n";
+    if (out.size() + shown.size() > kEchoBytes) {
+      out += "    [… the rest is in the report …]\n";
+      break;
+    }
+    out += shown;
+  }
   return out;
 }
 

@@ -227,6 +227,7 @@ std::vector<std::string> bwrap_arguments(const FenceView& view, int seccomp_fd, 
     a.insert(a.end(), {"--ro-bind-try", "/sys", "/sys"});
   }
   for (const auto& [where, bytes] : view.tmpfs) a.insert(a.end(), {"--size", std::to_string(bytes), "--tmpfs", where});
+  for (const auto& [host, inside] : view.writable_at) a.insert(a.end(), {"--bind", host, inside});
   for (const auto& p : view.read_only) a.insert(a.end(), {"--ro-bind", p, p});
   for (const auto& [host, inside] : view.read_only_at) a.insert(a.end(), {"--ro-bind", host, inside});
   if (!view.writable.empty()) a.insert(a.end(), {"--bind", view.writable, view.writable});

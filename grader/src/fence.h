@@ -29,6 +29,7 @@ struct FenceView {
   std::vector<std::pair<std::string, std::string>> read_only_at;  // {host path, path inside}: namespaces only
   std::string writable;                                      // one folder, at its own path ("" for none)
   std::vector<std::pair<std::string, long>> tmpfs;           // {path inside, bytes}: namespaces only
+  std::vector<std::pair<std::string, std::string>> writable_at;  // {host path, path inside}: namespaces only
   std::string chdir;                                         // the working folder inside
 };
 

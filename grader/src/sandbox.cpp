@@ -24,6 +24,7 @@
 #include <sstream>
 #include <utility>
 
+#include "capped_tmpfs.h"
 #include "config.h"
 #include "seccomp.h"
 #include "staging.h"
@@ -75,6 +76,8 @@ struct ChildPlan {
   std::string chdir;
   const UidLease* lease = nullptr;
   LandlockPlan landlock;
+  CappedTmpfs tmpfs;     // mounted by the child when capped (namespaces, a program's run)
+  bool capped = false;
   SeccompFilter filter;  // installed by the child itself in the fallback
   bool fallback = false, tool = false, gpu = false;
   int devnull = -1, out = -1, err = -1, channel = -1, channel_fd = -1, request = -1, seccomp = -1, report = -1;
@@ -128,6 +131,7 @@ void arrange_fds(const ChildPlan& p) {
   set_limit(RLIMIT_NOFILE, p.gpu || p.tool ? 256 : 64);  // the driver opens a device file per GPU, and more
   set_limit(RLIMIT_CORE, 0);
   set_limit(RLIMIT_NPROC, p.nproc);
+  if (p.capped && !mount_capped_tmpfs(p.tmpfs)) fence_failed();
   if (!become(*p.lease)) fence_failed();
   if (p.fallback && (!drop_capabilities() || !confine(p.landlock) || !install_seccomp_filter(p.filter))) fence_failed();
   execve(p.argv[0], p.argv.data(), p.envp.data());
@@ -139,9 +143,10 @@ void arrange_fds(const ChildPlan& p) {
 // What the program sees: itself and the engine's library side by side (its
 // rpath is $ORIGIN), at /opt/gradlab inside namespaces or in the stage
 // folder in the fallback, and sized tmpfs folders for /tmp and its working
-// folder. No path of the course's appears: /proc/self/maps and mountinfo
-// show the stage's.
-FenceView program_view(const std::string& stage, const std::string& workdir, bool fallback) {
+// folder: the child's own, capped in inodes too, over the stage's tmp and box
+// folders where it can mount them (capped_tmpfs.h), else bubblewrap's. No
+// path of the course's appears: /proc/self/maps and mountinfo show the stage's.
+FenceView program_view(const std::string& stage, const std::string& workdir, bool fallback, bool capped) {
   FenceView v;
   if (fallback) {
     v.read_only.push_back(stage);
@@ -150,7 +155,8 @@ FenceView program_view(const std::string& stage, const std::string& workdir, boo
   } else {
     v.read_only_at.push_back({stage + "/program", kProgramInside});
     v.read_only_at.push_back({stage + "/" + kStudentLibName, std::string(kProgramDir) + "/" + kStudentLibName});
-    v.tmpfs = {{"/tmp", kTmpfsBytes}, {"/box", kTmpfsBytes}};
+    if (capped) v.writable_at = {{stage + "/tmp", "/tmp"}, {stage + "/box", "/box"}};
+    else v.tmpfs = {{"/tmp", kTmpfsBytes}, {"/box", kTmpfsBytes}};
     v.chdir = "/box";
   }
   return v;
@@ -433,7 +439,16 @@ ChildPlan plan_child(const SandboxSpec& spec, bool tool, const Place& at) {
   const Limits& L = spec.limits;
   ChildPlan p;
   p.tool = tool, p.fallback = fallback, p.gpu = spec.gpu, p.lease = &at.lease;
-  const FenceView view = tool ? at.view : program_view(at.stage, at.workdir, fallback);
+  if (!tool && !fallback && capped_tmpfs_available()) {
+    std::error_code ec;
+    const std::vector<std::string> dirs = {at.stage + "/tmp", at.stage + "/box"};
+    p.capped = true;
+    for (const auto& d : dirs) p.capped &= fs::create_directory(d, ec) || fs::is_directory(d, ec);
+    const unsigned owner = at.lease.active() ? at.lease.uid() : geteuid();
+    const unsigned group = at.lease.active() ? at.lease.uid() : getegid();
+    if (p.capped) p.tmpfs = capped_tmpfs(dirs, kTmpfsBytes, owner, group);
+  }
+  const FenceView view = tool ? at.view : program_view(at.stage, at.workdir, fallback, p.capped);
   p.chdir = fallback ? (view.chdir.empty() ? "/" : view.chdir) : "/";
   std::random_device rd;
   p.channel_fd = tool ? -1 : spec.channel_fd > kSeccompFd ? spec.channel_fd : 10 + static_cast<int>(rd() % 40);

@@ -44,8 +44,14 @@ constexpr long kDenied[] = {
     SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_quotactl, SYS_swapon, SYS_swapoff, SYS_reboot,
     SYS_acct, SYS_syslog, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex,
     SYS_sethostname, SYS_setdomainname, SYS_vhangup, SYS_socket,
+    // SysV IPC: shared memory is not address space (RLIMIT_AS does not see
+    // it), and its objects outlive the run where no IPC namespace ends them.
+    SYS_shmget, SYS_shmat, SYS_shmdt, SYS_shmctl, SYS_msgget, SYS_msgsnd, SYS_msgrcv, SYS_msgctl,
+    SYS_semget, SYS_semop, SYS_semtimedop, SYS_semctl,
+    // Watches on files hold kernel memory charged to the uid, not the run.
+    SYS_inotify_init1, SYS_inotify_add_watch, SYS_inotify_rm_watch, SYS_fanotify_init, SYS_fanotify_mark,
 #if defined(__x86_64__)
-    SYS_iopl, SYS_ioperm, SYS_uselib, SYS_create_module,
+    SYS_iopl, SYS_ioperm, SYS_uselib, SYS_create_module, SYS_inotify_init,
 #endif
 };
 

@@ -102,9 +102,12 @@ leftovers() {  # processes of a sandbox uid, or of the test's user, still alive 
   ps -eo uid=,pid=,stat=,comm= | awk -v u="$test_uid" '(($1 >= 61000 && $1 < 62000) || $1 == u) && $3 !~ /^Z/'
 }
 
+sysv_objects() { cat /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem 2>/dev/null | wc -l; }
+
 check_case() {  # NAME MODE
   local name=$1 mode=$2 dir=$scratch/$2
-  local out=$dir/reports/$name flags=()
+  local out=$dir/reports/$name flags=() sysv_before
+  sysv_before=$(sysv_objects)
   [ "${mode#*-}" = fallback ] && flags=(--no-isolation)
   local t0=$SECONDS
   (cd "$dir/run" && echo "stdin-secret-$nonce" | as_mode "$mode" env HOME="$dir/home" GRADLAB_CACHE="$dir/cache" \
@@ -134,6 +137,10 @@ check_case() {  # NAME MODE
   [ "$(tree_hash "$dir/home")" != "$home_before" ] && why="$why \$HOME changed"
   [ "$(sha256sum "$grade" "$bindir"/grader/libgradlab_student.so | sha256sum)" != "$binaries_before" ] && why="$why the grader's binaries changed"
   [ "$(cat /proc/sys/kernel/core_pattern)" != "$core_before" ] && why="$why kernel.core_pattern changed"
+  [ "$(sysv_objects)" != "$sysv_before" ] && why="$why SysV IPC objects outlived the run"
+  # The console shows a run's output bounded and with its control bytes made visible.
+  [ "$(stat -c %s "$dir/$name.log")" -gt 131072 ] && why="$why the console printed $(stat -c %s "$dir/$name.log") bytes"
+  LC_ALL=C grep -qaP '[\x00\x08\x1b\r]' "$dir/$name.log" && why="$why the console passed on a control byte"
   if [ -d "$out" ]; then
     local extra
     extra=$(ls -A "$out" | grep -Ev '^(report\.json|report\.html|graph-.*\.png)$')
