@@ -195,7 +195,8 @@ void take_in(const BatchOptions& opt, const std::vector<std::string>& exercises,
   plan.intake = take_submissions(
       opt.submissions, exercises, [&](const std::string& s) { return shard_of(s, opt.shards) == opt.shard; }, io);
   for (const IntakeFile& f : plan.intake.files) {
-    const std::string content = f.too_large ? "too large: " + std::to_string(f.size) : f.text;
+    std::string content = f.too_large ? "too large: " + std::to_string(f.size) : f.text;
+    for (const auto& other : f.shared_with) content += "\nshared with " + other;  // unlinked later: graded then
     plan.tasks.push_back({f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f});
     plan.used.insert(f.exercise);
   }
@@ -272,6 +273,19 @@ void prepare_references(const Course& course, const GradeRequest& base, std::map
 Result grade_file(const Course& course, const GradeRequest& base, const ExerciseInfo& ex, const IntakeFile& f,
                   std::string& copy, std::string& error) {
   Result r;
+  if (!f.shared_with.empty()) {  // held for a person: never compiled, never scored
+    const Rubric& rubric = ex.rubric;
+    std::string others;
+    for (const auto& o : f.shared_with) others += (others.empty() ? "" : ", ") + o;
+    r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();
+    r.verdict = Verdict::SharedFile;
+    r.run.message = "this file is the same file as " + others +
+                    " (a hard link: one file under two students' names). It is held, not graded, for every student "
+                    "who shares it, until a person decides whose work it is.";
+    r.checks = not_run(rubric, "held: the file is shared with another student's");
+    r.engine = base.engine, r.compiler = compiler_id(base.engine), r.device = base.device;
+    return r;
+  }
   if (f.too_large) {  // the student's verdict: never read whole, never compiled
     const Rubric& rubric = ex.rubric;
     r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();

@@ -37,6 +37,7 @@ std::string last_result(const json& r) {
     case Verdict::RuntimeError: return score + ", did not finish";
     case Verdict::Missing: return score + ", missing";
     case Verdict::InternalError: return score + ", internal error";
+    case Verdict::SharedFile: return "held: a file shared with another student's";
   }
   return score;
 }

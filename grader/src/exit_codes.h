@@ -24,6 +24,7 @@ inline int exit_code_for(const Result& r) {
     case Verdict::RuntimeError: return kExitRuntimeError;
     case Verdict::Missing: return kExitFailed;
     case Verdict::InternalError: return kExitInternal;
+    case Verdict::SharedFile: return kExitFailed;
   }
   return kExitFailed;
 }

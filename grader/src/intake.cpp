@@ -209,6 +209,8 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
   const std::vector<Student> students = name_students(plan, o, in.notes);
   std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> inodes;   // hard links among the files taken
   std::map<std::string, nlink_t> links;
+  std::map<std::string, std::string> owner;  // each entry in `inodes`: its student
+  std::map<std::string, size_t> taken;       // each of this shard's entries in `inodes`: its file
   for (const Student& st : students) {
     const bool mine = keep(st.key);
     if (mine) {
@@ -250,7 +252,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
         if (!mine) {  // another shard's student: only their hard links are looked at
           struct stat ls {};
           if (fstatat(dirfd, name.c_str(), &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(ls.st_mode) && ls.st_nlink > 1)
-            inodes[{ls.st_dev, ls.st_ino}].push_back(entry);
+            inodes[{ls.st_dev, ls.st_ino}].push_back(entry), owner[entry] = st.key;
           continue;
         }
         auto it = chosen.find(e);
@@ -289,7 +291,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       if (!f.too_large) f.text = std::move(r.text);
       if (r.st.st_nlink > 1) {
         inodes[{r.st.st_dev, r.st.st_ino}].push_back(c.entry);
-        links[c.entry] = r.st.st_nlink;
+        links[c.entry] = r.st.st_nlink, owner[c.entry] = st.key, taken[c.entry] = in.files.size();
       }
       in.files.push_back(std::move(f));
     }
@@ -298,11 +300,18 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
     for (const auto& n : names) {
       if (!links.count(n)) continue;  // another shard's file: named, not noted
       std::string others;
-      for (const auto& m : names)
-        if (m != n) others += (others.empty() ? "" : ", ") + reports::visible(m, false);
+      std::vector<std::string> classmates;
+      for (const auto& m : names) {
+        if (m == n) continue;
+        others += (others.empty() ? "" : ", ") + reports::visible(m, false);
+        if (owner[m] != owner[n]) classmates.push_back(reports::visible(m, false));
+      }
+      in.files[taken[n]].shared_with = classmates;
       note(n,
            "a hard link (" + std::to_string(links[n]) + " names share this file" +
-               (others.empty() ? "" : ", " + others + " among them") + "): graded, but check whose work it is",
+               (others.empty() ? "" : ", " + others + " among them") + "): " +
+               (classmates.empty() ? "graded, but check whose work it is"
+                                   : "held, not graded: the same file is another student's; a person decides whose work it is"),
            false);
     }
   std::sort(in.students.begin(), in.students.end());

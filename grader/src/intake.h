@@ -37,6 +37,9 @@ struct IntakeFile {
   std::string text;      // the file's bytes (empty when too large)
   uint64_t size = 0;     // its size on disk
   bool too_large = false;
+  // Other students' files that are this very file (hard links to its inode),
+  // as their entries: the file is held, not graded (Verdict::SharedFile).
+  std::vector<std::string> shared_with;
 };
 
 struct Intake {

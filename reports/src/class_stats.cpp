@@ -32,13 +32,16 @@ ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e) {
   ExerciseStats s;
   for (const char* v : {"passed", "failed", "compile_error", "runtime_error", "internal_error"}) s.verdicts[v] = 0;
   for (const auto& st : c.students)
-    if (const ClassEntry* x = c.find(st, e.id)) {
+    if (const ClassEntry* x = c.find(st, e.id); held(x)) {
+      ++s.held;  // no score yet: counted apart, in no statistic
+      s.verdicts[grader::name(x->verdict)] = s.verdicts.value(grader::name(x->verdict), 0) + 1;
+    } else if (x) {
       s.scores.push_back(x->score);
       s.verdicts[grader::name(x->verdict)] = s.verdicts.value(grader::name(x->verdict), 0) + 1;
       ++s.statuses[gradebook_status(x)];
       ++s.histogram[static_cast<size_t>(bin_of(x->score, e.max_score))];
     }
-  s.missing = c.students.size() - s.scores.size();
+  s.missing = c.students.size() - s.scores.size() - s.held;
   std::sort(s.scores.begin(), s.scores.end());
   s.mean = mean_of(s.scores);
   s.median = median_of(s.scores);
@@ -48,8 +51,9 @@ ExerciseStats exercise_stats(const ClassResults& c, const ClassExercise& e) {
 TotalStats total_stats(const ClassResults& c) {
   TotalStats t;
   for (const auto& st : c.students) {
-    // A student who handed in nothing is listed apart, not counted as a 0.
-    if (c.submitted_nothing(st)) continue;
+    // A student who handed in nothing is listed apart, not counted as a 0;
+    // so is one whose total waits on a held file.
+    if (c.submitted_nothing(st) || c.any_held(st)) continue;
     double total = 0;
     for (const auto& e : c.exercises)
       if (const ClassEntry* x = c.find(st, e.id)) total += x->score;

@@ -16,6 +16,7 @@ int bin_of(double score, double max);
 struct ExerciseStats {
   std::vector<double> scores;  // of the submitted, ascending
   size_t missing = 0;          // students with no file for it
+  size_t held = 0;             // files held for a person (shared with another student's): no score yet
   json verdicts = json::object();  // verdict -> count, in a fixed order
   std::map<std::string, int> statuses;  // gradebook_status -> count (missing apart)
   double mean = 0, median = 0;

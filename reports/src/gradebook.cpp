@@ -59,10 +59,19 @@ const Identity& ClassResults::identity(const std::string& student) const {
   return it == identities.end() ? none : it->second;
 }
 
+bool held(const ClassEntry* e) { return e && e->verdict == grader::Verdict::SharedFile; }
+
+bool ClassResults::any_held(const std::string& student) const {
+  for (const auto& e : exercises)
+    if (held(find(student, e.id))) return true;
+  return false;
+}
+
 std::string gradebook_status(const ClassEntry* e) {
   if (!e) return "missing";
   using grader::RunStatus, grader::Verdict;
-  if (e->verdict == Verdict::CompileError || e->verdict == Verdict::InternalError) return grader::name(e->verdict);
+  if (e->verdict == Verdict::CompileError || e->verdict == Verdict::InternalError || e->verdict == Verdict::SharedFile)
+    return grader::name(e->verdict);
   switch (e->run_status) {
     case RunStatus::Timeout:
     case RunStatus::CpuLimit: return "timeout";
@@ -85,11 +94,19 @@ bool any_identity(const ClassResults& c) {
   return false;
 }
 
+// The total a gradebook shows: none for a student who handed in nothing, or
+// whose files are held.
+std::string total_cell(const ClassResults& c, const std::string& student);
+
 double total_of(const ClassResults& c, const std::string& student) {
   double total = 0;
   for (const auto& e : c.exercises)
     if (const ClassEntry* x = c.find(student, e.id)) total += x->score;
   return total;
+}
+
+std::string total_cell(const ClassResults& c, const std::string& student) {
+  return c.submitted_nothing(student) || c.any_held(student) ? std::string() : grader::points(total_of(c, student));
 }
 
 }  // namespace
@@ -109,10 +126,10 @@ std::string gradebook_csv(const ClassResults& c) {
     for (const auto& e : c.exercises) {
       const ClassEntry* x = c.find(st, e.id);
       // No submission: an empty score, which an LMS reads as "not graded".
-      s += "," + (x ? grader::points(x->score) : std::string()) + "," + gradebook_status(x);
+      s += "," + (x && !held(x) ? grader::points(x->score) : std::string()) + "," + gradebook_status(x);
     }
-    // Nothing handed in: no total either, so that no one reads it as a 0 earned.
-    s += "," + (c.submitted_nothing(st) ? std::string() : grader::points(total_of(c, st))) + "\r\n";
+    // Nothing handed in, or a file held: no total either, so that no one reads it as earned.
+    s += "," + total_cell(c, st) + "\r\n";
   }
   return s;
 }
@@ -123,8 +140,7 @@ std::string canvas_csv(const ClassResults& c) {
   for (const auto& st : c.students) {
     const Identity& i = c.identity(st);
     s += csv_field(i.name.empty() ? st : i.name) + "," + csv_field(i.id) + "," + csv_field(i.sis_id) + "," +
-         csv_field(i.login) + "," + csv_field(i.section) + "," +
-         (c.submitted_nothing(st) ? std::string() : grader::points(total_of(c, st))) + "\r\n";
+         csv_field(i.login) + "," + csv_field(i.section) + "," + total_cell(c, st) + "\r\n";
   }
   return s;
 }
@@ -140,13 +156,14 @@ std::string moodle_csv(const ClassResults& c) {
     for (const auto& e : c.exercises) {
       const ClassEntry* x = c.find(st, e.id);
       feedback += (feedback.empty() ? "" : "; ") + e.id + ": " +
-                  (x ? grader::points(x->score) + "/" + grader::points(e.max_score) + " (" + gradebook_status(x) + ")"
-                     : std::string("missing"));
+                  (held(x) ? std::string("held (a file shared with another student's)")
+                   : x     ? grader::points(x->score) + "/" + grader::points(e.max_score) + " (" + gradebook_status(x) + ")"
+                           : std::string("missing"));
     }
     s += csv_field(i.participant.empty() ? "" : "Participant " + i.participant) + "," +
          csv_field(i.name.empty() ? st : i.name) + "," + csv_field(i.email) + "," +
          (none ? "No submission" : "Submitted for grading") + "," +
-         (none ? std::string() : grader::points(total_of(c, st))) + "," + grader::points(c.max_total()) +
+         total_cell(c, st) + "," + grader::points(c.max_total()) +
          ",Yes,,," + csv_field(feedback) + "\r\n";
   }
   return s;
@@ -174,6 +191,13 @@ json summary_json(const ClassResults& c) {
   json nothing = json::array();
   for (const auto& st : c.nothing_handed_in()) nothing.push_back(visible(st, false));
   j["submitted_nothing"] = nothing;
+  // Whose files are held for a person (hard links to another student's
+  // file): no score and no total until someone decides.
+  json held_files = json::array();
+  for (const auto& st : c.students)
+    for (const auto& e : c.exercises)
+      if (held(c.find(st, e.id))) held_files.push_back({{"student", visible(st, false)}, {"exercise", e.id}});
+  j["held"] = held_files;
   json ex = json::array();
   for (const auto& e : c.exercises) {
     const ExerciseStats s = exercise_stats(c, e);
@@ -183,6 +207,7 @@ json summary_json(const ClassResults& c) {
     x["max_score"] = e.max_score;
     x["submitted"] = s.scores.size();
     x["missing"] = s.missing;
+    x["held"] = s.held;
     x["verdicts"] = s.verdicts;
     x["gradebook_verdicts"] = s.statuses;
     x["mean"] = rounded(s.mean);

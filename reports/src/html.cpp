@@ -42,6 +42,7 @@ std::string verdict_text(grader::Verdict v) {
     case grader::Verdict::RuntimeError: return "✗ Did not finish";
     case grader::Verdict::Missing: return "✗ Not handed in";
     case grader::Verdict::InternalError: return "The grader failed";
+    case grader::Verdict::SharedFile: return "– Held: a file shared with another student";
   }
   return grader::name(v);
 }
@@ -115,6 +116,8 @@ std::string header(const Result& r) {
            (r.run.line > 0 ? " at line " + std::to_string(r.run.line) : std::string()) + ": " + h(r.run.message) +
            " The checks below were scored on what the program had done before it; " + std::to_string(passed) + " of " +
            std::to_string(r.checks.size()) + " passed.";
+  } else if (r.verdict == grader::Verdict::SharedFile) {
+    lede = "Not graded: " + h(r.run.message);
   } else if (r.verdict == grader::Verdict::RuntimeError) {
     lede = "The program did not finish, so no check could run: " + h(r.run.message) +
            " Its output is <a href=\"#run\">below</a>.";

@@ -17,7 +17,7 @@ std::array<std::string, N> words_of() {
 }  // namespace
 
 const std::string& name(Verdict v) {
-  static const auto words = words_of<Verdict, 6>();
+  static const auto words = words_of<Verdict, 7>();
   return words.at(static_cast<size_t>(v));
 }
 
@@ -41,7 +41,7 @@ std::optional<E> named(std::string_view word, const std::array<std::string, N>& 
 }  // namespace
 
 std::optional<Verdict> verdict_named(std::string_view word) {
-  static const auto words = words_of<Verdict, 6>();
+  static const auto words = words_of<Verdict, 7>();
   return named<Verdict>(word, words);
 }
 

@@ -152,6 +152,16 @@ std::string left_out_cards(const ClassResults& c) {
     }
     s += "</p>\n</section>\n";
   }
+  std::string held_list;
+  int held_count = 0;
+  for (const auto& st : c.students)
+    for (const auto& e : c.exercises)
+      if (held(c.find(st, e.id))) held_list += "<span>" + h(st) + " · " + h(e.id) + "</span>; ", ++held_count;
+  if (held_count > 0)
+    s += "<section class=\"card\" id=\"held\" role=\"alert\" aria-labelledby=\"held-title\">\n<h2 id=\"held-title\">"
+         "Held for you <span class=\"sub\">" + std::to_string(held_count) +
+         " files are one file under two students' names (hard links): not graded, no score, no total, until you "
+         "decide whose work it is</span></h2>\n<p class=\"students\">" + held_list + "</p>\n</section>\n";
   if (!c.missing_shards.empty()) {
     // Said before any number: every statistic below leaves these students out.
     std::string list;

@@ -136,7 +136,7 @@ grep -q "0 already graded, 9 to grade" "$scratch/r.log" && grep -q "  bob exerci
 # Issue 19: a hostile class. Nothing in SUBMISSIONS is followed: links to a
 # peer's file, to the solutions, to a file outside (whose text must reach no
 # report), a student folder that links to a peer's, a fifo (must not hang), a
-# 2 MiB file (the student's verdict), a hard link (graded, flagged), names
+# 2 MiB file (the student's verdict), a hard link (both students held), names
 # with a newline, escapes and a formula, and a program painting a fake score.
 hc=$scratch/hostile-class outside=$scratch/outside
 mkdir -p "$outside" "$hc"
@@ -166,8 +166,12 @@ for s in mallory trent oscar; do
   grep -qx "$s,,missing,,missing," <<<"$hb" && ok "$s's links and fifo get no marks" || fail "$s: $(grep "^$s," <<<"$hb")"
 done
 grep -q '^sybil\|^peggy' <<<"$hb" && fail "a student folder that is a link was graded" || ok "student folders that are links are not students"
-grep -qx "honest,18,ok,,missing,18" <<<"$hb" && grep -qx "hardy,18,ok,,missing,18" <<<"$hb" && ok "the honest student and the hard link are graded" ||
+grep -qx "honest,,shared_file,,missing," <<<"$hb" && grep -qx "hardy,,shared_file,,missing," <<<"$hb" &&
+  ok "a file two students share (a hard link) is held for both: no score, no total" ||
   fail "honest/hardy rows: $(grep '^h' <<<"$hb")"
+grep -q "one file under two students' names" "$scratch/h/summary.html" &&
+  grep -q 'is the same file as hardy/exercise3.cpp' "$scratch/h/students/honest/exercise3/report.html" &&
+  ok "summary.html and the students' reports say why they are held" || fail "no word of the held files in summary.html or the report"
 grep -qx "bigfoot,0,compile_error,,missing,0" <<<"$hb" && grep -q '^bigfoot,exercise3,compile_error,' "$scratch/h/checks.csv" &&
   grep -q '[0-9]\{7\} bytes; the grader reads files up to 1048576 bytes (1 MiB)' "$scratch/h/students/bigfoot/exercise3/report.html" &&
   ok "a 2 MiB file is the student's compile_error, with its size" || fail "bigfoot: $(grep '^bigfoot' <<<"$hb")"
@@ -192,6 +196,8 @@ want = {"mallory/exercise3.cpp": "symbolic link (to ../honest/exercise3.cpp)", "
         "peggy": "symbolic link", "oscar/exercise3.cpp": "fifo", "hardy/exercise3.cpp": "hard link"}
 bad = [e for e, why in want.items() if e not in notes or why not in notes[e]["reason"]]
 bad += [e for e in want if e in notes and notes[e]["refused"] != (e != "hardy/exercise3.cpp")]
+held = sorted((h["student"], h["exercise"]) for h in json.load(open(sys.argv[1]))["held"])
+bad += [] if held == [("hardy", "exercise3"), ("honest", "exercise3")] else ["held: %s" % held]
 print("missing or wrong:", bad, "have:", sorted(notes)) if bad else None
 sys.exit(1 if bad else 0)
 PY

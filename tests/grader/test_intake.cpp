@@ -100,17 +100,25 @@ TEST_CASE("intake: a file over 1 MiB is the student's verdict, read no further",
   CHECK(exact->text.size() == grader::kMaxSubmissionBytes);
 }
 
-TEST_CASE("intake: a hard link is graded and flagged, naming the other student", "[grader][intake]") {
+TEST_CASE("intake: a file shared by two students is held for both, naming the other", "[grader][intake]") {
   TempDir t;
   const fs::path subs = t.path / "subs";
   write(subs / "alice" / "exercise3.cpp", "// alice\n");
+  write(subs / "bob" / "exercise3.cpp", "// bob\n");
   fs::create_directories(subs / "mallory");
   fs::create_hard_link(subs / "alice" / "exercise3.cpp", subs / "mallory" / "exercise3.cpp");
+  // A hard link inside one student's own folder shares nothing with a classmate.
+  fs::create_hard_link(subs / "bob" / "exercise3.cpp", subs / "bob" / "notes.cpp");
   const grader::Intake in = take_submissions(subs.string(), {"exercise3"}, kAll);
-  CHECK(in.files.size() == 2);
+  REQUIRE(in.files.size() == 3);
   CHECK(reason(in, "mallory/exercise3.cpp") ==
-        "flagged: a hard link (2 names share this file, alice/exercise3.cpp among them): graded, but check whose work it is");
+        "flagged: a hard link (2 names share this file, alice/exercise3.cpp among them): held, not graded: the same "
+        "file is another student's; a person decides whose work it is");
   CHECK_THAT(reason(in, "alice/exercise3.cpp"), Catch::Contains("mallory/exercise3.cpp among them"));
+  for (const auto& f : in.files)
+    CHECK(f.shared_with == (f.student == "alice"     ? std::vector<std::string>{"mallory/exercise3.cpp"}
+                            : f.student == "mallory" ? std::vector<std::string>{"alice/exercise3.cpp"}
+                                                     : std::vector<std::string>{}));
   // In a shard without alice, mallory's note still names her; alice's file is not noted there.
   const grader::Intake shard = take_submissions(subs.string(), {"exercise3"}, [](const std::string& s) { return s == "mallory"; });
   CHECK(shard.files.size() == 1);

@@ -36,6 +36,8 @@ ClassEntry entry_from_report(const json& report, const std::string& report_html)
 // time), crashed (a signal, an exit, a memory or output limit), exception
 // (one escaped the exercise's function), internal_error (the grader failed).
 std::string gradebook_status(const ClassEntry* e);
+// A file held for a person (Verdict::SharedFile): it has no score yet.
+bool held(const ClassEntry* e);
 
 // Who a student is, as a roster or an LMS's download names them. Any field
 // may be empty; `id` is the LMS's own user id (Canvas's ID), `sis_id` the
@@ -88,6 +90,8 @@ struct ClassResults {
   double max_total() const;
   // A student with no file for any exercise: listed apart, left out of the statistics.
   bool submitted_nothing(const std::string& student) const;
+  // Any of the student's files held: then the student has no total yet.
+  bool any_held(const std::string& student) const;
   std::vector<std::string> nothing_handed_in() const;  // those students, in order
   const Identity& identity(const std::string& student) const;
 };

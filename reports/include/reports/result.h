@@ -27,6 +27,10 @@ enum class Verdict {
   // exercise with no file, and one the grader itself failed on.
   Missing,
   InternalError,
+  // Only in a batch: the file shares its inode (a hard link) with another
+  // student's file. Not graded, and no score, until a person decides whose
+  // work it is.
+  SharedFile,
 };
 
 // What became of one check.
@@ -66,7 +70,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Verdict, {{Verdict::Passed, "passed"},
                                        {Verdict::CompileError, "compile_error"},
                                        {Verdict::RuntimeError, "runtime_error"},
                                        {Verdict::Missing, "missing"},
-                                       {Verdict::InternalError, "internal_error"}})
+                                       {Verdict::InternalError, "internal_error"},
+                                       {Verdict::SharedFile, "shared_file"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(CheckStatus, {{CheckStatus::Passed, "passed"},
                                            {CheckStatus::Failed, "failed"},
                                            {CheckStatus::NotRun, "not_run"}})
