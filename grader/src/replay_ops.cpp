@@ -206,7 +206,12 @@ void binary(Table& t) {
   t.add("add", +[](T a, Scalar b, Scalar s) { return gradlab::add(a, b, s); });
   t.add("sub", +[](T a, T b, Scalar s) { return gradlab::sub(a, b, s); });
   t.add("sub", +[](T a, Scalar b, Scalar s) { return gradlab::sub(a, b, s); });
-  t.add("rsub", +[](T a, Scalar b) { return gradlab::rsub(a, b); });
+  t.add("rsub", +[](T a, T b, Scalar s) { return gradlab::rsub(a, b, s); });
+  t.add("rsub", +[](T a, Scalar b, Scalar s) { return gradlab::rsub(a, b, s); });
+  t.add("addcmul", +[](T a, T b, T c, Scalar v) { return gradlab::addcmul(a, b, c, v); });
+  t.add("addcdiv", +[](T a, T b, T c, Scalar v) { return gradlab::addcdiv(a, b, c, v); });
+  t.add("addcmul_", +[](T a, T b, T c, Scalar v) -> Tensor { return a.addcmul_(b, c, v); });
+  t.add("addcdiv_", +[](T a, T b, T c, Scalar v) -> Tensor { return a.addcdiv_(b, c, v); });
   t.add("mul", +[](T a, T b) { return gradlab::mul(a, b); });
   t.add("mul", +[](T a, Scalar b) { return gradlab::mul(a, b); });
   t.add("div", +[](T a, T b) { return gradlab::div(a, b); });

@@ -102,6 +102,102 @@ void tensor_lists() {
   fact("tensor({1, 2}, kFloat)", torch::tensor({1, 2}, torch::kFloat));
 }
 
+// The fused forms students reach for: torch::rsub (RsubBackward0/1, not the
+// SubBackward0 of `10 - d`), addcmul and addcdiv with their in-place forms
+// (one node each), the softmax options; values, nodes, next functions and
+// gradients, and the errors (integer addcdiv, a leaf changed in place).
+void fused_forms() {
+  auto leaf = [](std::vector<double> v) { return torch::tensor(v, torch::dtype(torch::kDouble)).requires_grad_(); };
+  {
+    Tensor d = leaf({1.5, -2.0, 0.25});
+    Tensor e = leaf({0.5, 3.0, -1.0});
+    Tensor r0 = torch::rsub(d, e), r1 = torch::rsub(d, 10), r2 = torch::rsub(d, e, 3), r3 = torch::rsub(d, 10.5, -2);
+    Tensor op = 10 - d;
+    fact("rsub(d, e)", r0);
+    fact("rsub(d, 10)", r1);
+    fact("rsub(d, e, 3)", r2);
+    fact("rsub(d, 10.5, -2)", r3);
+    fact("10 - d", op);
+    (r0 * r1 + r2 * r3 + op).sum().backward();
+    fact("rsub: d.grad", d.grad());
+    fact("rsub: e.grad", e.grad());
+    fact("rsub of ints", torch::rsub(torch::tensor({1, 2}), 5));
+  }
+  {
+    Tensor s = leaf({1.0, 2.0, 3.0});
+    Tensor a = leaf({0.5, -1.5, 2.0});
+    Tensor b = leaf({4.0, 0.25, -3.0});
+    Tensor m = torch::addcmul(s, a, b, 0.5), q = torch::addcdiv(s, a, b, -2), mm = s.addcmul(a, b), qq = s.addcdiv(a, b);
+    fact("addcmul(s, a, b, 0.5)", m);
+    fact("addcdiv(s, a, b, -2)", q);
+    fact("s.addcmul(a, b)", mm);
+    fact("s.addcdiv(a, b)", qq);
+    (m * q + mm + qq * qq).sum().backward();
+    fact("addc: s.grad", s.grad());
+    fact("addc: a.grad", a.grad());
+    fact("addc: b.grad", b.grad());
+    Tensor h = s * 1;
+    h.addcmul_(a, b, 2);
+    fact("h.addcmul_(a, b, 2)", h);
+    h.addcdiv_(b, a);
+    fact("h.addcdiv_(b, a)", h);
+    Tensor row = torch::tensor({1.0, 2.0}, torch::kDouble), col = torch::tensor({{3.0}, {4.0}}, torch::kDouble);
+    fact("addcmul broadcast", torch::addcmul(row, col, row));
+    attempt("addcmul_ broadcast into a row", [&] { Tensor r = row.clone(); r.addcmul_(col, row); });
+    attempt("addcdiv of ints", [] { torch::addcdiv(torch::ones({2}), torch::tensor({1, 2}), torch::tensor({2, 3})); });
+    attempt("addcmul_ on a leaf", [&] { s.addcmul_(a, b); });
+    Tensor x = leaf({1.0, 2.0});
+    Tensor w = x * 1;
+    Tensor y = torch::addcmul(x, w, w);
+    attempt("addcmul then w changed in place", [&] {
+      w.mul_(2);
+      y.sum().backward();
+    });
+  }
+  {
+    namespace F = torch::nn::functional;
+    Tensor x = torch::tensor({{1.0, 2.0, 0.5}, {-1.0, 0.0, 3.0}}, torch::requires_grad());
+    Tensor p = F::softmax(x, F::SoftmaxFuncOptions(1)), lp = F::log_softmax(x, F::LogSoftmaxFuncOptions(0));
+    Tensor pd = F::softmax(x, F::SoftmaxFuncOptions(1).dtype(torch::kDouble));
+    fact("F::softmax(x, SoftmaxFuncOptions(1))", p);
+    fact("F::log_softmax(x, LogSoftmaxFuncOptions(0))", lp);
+    fact("F::softmax(x, SoftmaxFuncOptions(1).dtype(kDouble))", pd);
+    (p * lp).sum().backward();
+    fact("softmax options: x.grad", x.grad());
+  }
+}
+
+// What a node keeps, seen from outside: mean over a dim keeps its input (a
+// second backward through it raises), prod keeps its input even when it is
+// 0-d (an in-place change after it raises), and an in-place op refuses an
+// operand that reads the memory it writes.
+void kept_for_backward() {
+  {
+    Tensor x = torch::tensor({{1.0, 2.0}, {3.0, 4.0}}, torch::requires_grad()), y = x.mean(0);
+    y.sum().backward();
+    attempt("mean(0): a second backward", [&] { y.sum().backward(); });
+    Tensor z = x.mean();
+    z.backward();
+    attempt("mean(): a second backward", [&] { z.backward(); });
+    fact("mean twice: x.grad", x.grad());
+  }
+  for (const bool scalar : {true, false}) {
+    Tensor a = scalar ? torch::tensor(3.0, torch::requires_grad()) : torch::tensor({3.0}, torch::requires_grad());
+    Tensor h = a * 1, p = h.prod();
+    attempt(std::string("prod of a ") + (scalar ? "0-d" : "1-d") + " tensor changed in place", [&] {
+      h.mul_(2);
+      p.backward();
+    });
+  }
+  {
+    Tensor t = torch::tensor({1.0, 2.0, 3.0});
+    attempt("t.mul_(t[1])", [&] { t.mul_(t[1]); });
+    attempt("t.add_(t.flip(0))", [&] { t.add_(t.flip(0)); });
+    attempt("t.add_(t)", [&] { t.add_(t); });
+    fact("t after", t);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -110,4 +206,6 @@ int main() {
   elementwise_extremes();
   dtypes_and_devices();
   tensor_lists();
+  fused_forms();
+  kept_for_backward();
 }

@@ -168,7 +168,10 @@ TEST_CASE("indexing, conversions and the wider API are taped and replay exactly"
     auto g = w.gather(1, torch::tensor({{0}, {1}, {2}, {0}}));
     auto masked = torch::where(w > 0, w, torch::zeros({}));
     auto ce = torch::nn::functional::cross_entropy(w, torch::tensor({0, 1, 2, 1}));
-    auto loss = d.sum() + picked.cumsum(1).sum() + g.sum() * masked.amax({0, 1}) + ce + w.norm();
+    auto fused = torch::addcmul(torch::rsub(g, 1.5), g, torch::addcdiv(g, g, g.exp(), 2), 0.5);
+    fused.addcmul_(g, g);
+    auto loss = d.sum() + picked.cumsum(1).sum() + g.sum() * masked.amax({0, 1}) + ce + w.norm() +
+                torch::rsub(fused, w.sum()).sum() + (2 - fused).sum();
     loss.backward();
     auto copy = w.detach().clone();
     copy.index_put_({0, 0}, 5.0);

@@ -87,7 +87,12 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor add(const Tensor& a, Scalar b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha = 1);
-Tensor rsub(const Tensor& a, Scalar b);
+// other - alpha·self, one node (RsubBackward0/1); `2 - a` is not this (binary.cpp).
+Tensor rsub(const Tensor& self, const Tensor& other, Scalar alpha = 1);
+Tensor rsub(const Tensor& self, Scalar other, Scalar alpha = 1);
+// self + value·t1·t2 and self + value·t1/t2, one node each (fused.cpp).
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
 // out= forms: write the result into `out` (same shape); refused when autograd would record.
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);

@@ -319,6 +319,8 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, Scalar value) const;
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;  // where(condition, *this, other)
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   // Along one dim by position: out[i][j] = x[i][index[i][j]] for dim 1.
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
@@ -425,6 +427,8 @@ class Tensor {
   Tensor& add_(Scalar o, Scalar alpha = 1) const;
   Tensor& sub_(const Tensor& o, Scalar alpha = 1) const;
   Tensor& sub_(Scalar o, Scalar alpha = 1) const;
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor& mul_(const Tensor& o) const;
   Tensor& mul_(Scalar o) const;
   Tensor& div_(const Tensor& o) const;

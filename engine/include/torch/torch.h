@@ -182,6 +182,8 @@ using gradlab::zeros_like;
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
 using gradlab::add;
+using gradlab::addcdiv;
+using gradlab::addcmul;
 using gradlab::add_out;
 using gradlab::div_out;
 using gradlab::mul_out;
@@ -249,6 +251,7 @@ using gradlab::squeeze;
 using gradlab::std;
 using gradlab::stack;
 using gradlab::sub;
+using gradlab::rsub;
 using gradlab::sum;
 using gradlab::t;
 using gradlab::transpose;
@@ -388,6 +391,29 @@ inline Tensor leaky_relu(Tensor x, const LeakyReLUFuncOptions& o = {}) {
 }
 inline Tensor softmax(const Tensor& x, int64_t dim) { return gradlab::softmax(x, dim); }
 inline Tensor log_softmax(const Tensor& x, int64_t dim) { return gradlab::log_softmax(x, dim); }
+// F::softmax(x, F::SoftmaxFuncOptions(1).dtype(torch::kDouble)), as LibTorch's options spell it.
+struct SoftmaxFuncOptions {
+  SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT: implicit, as LibTorch's
+  SoftmaxFuncOptions& dim(int64_t d) {
+    dim_ = d;
+    return *this;
+  }
+  SoftmaxFuncOptions& dtype(std::optional<ScalarType> t) {
+    dtype_ = t;
+    return *this;
+  }
+  const int64_t& dim() const noexcept { return dim_; }
+  const std::optional<ScalarType>& dtype() const noexcept { return dtype_; }
+  int64_t dim_;
+  std::optional<ScalarType> dtype_;
+};
+struct LogSoftmaxFuncOptions : SoftmaxFuncOptions {
+  using SoftmaxFuncOptions::SoftmaxFuncOptions;
+};
+inline Tensor softmax(const Tensor& x, const SoftmaxFuncOptions& o) { return gradlab::softmax(x, o.dim(), o.dtype()); }
+inline Tensor log_softmax(const Tensor& x, const LogSoftmaxFuncOptions& o) {
+  return gradlab::log_softmax(x, o.dim(), o.dtype());
+}
 inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
   return gradlab::linear(input, weight, bias);
 }

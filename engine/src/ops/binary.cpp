@@ -169,6 +169,7 @@ Tensor& inplace_op(const BinarySpec<State>& op, const Tensor& self_in, const Ten
   check_defined(self, 0, "self");
   check_defined(other, 1, "other");
   check_inplace(self);
+  check_no_partial_overlap(self, other);
   check_can_cast(computed_type(k, result_type(self, other)), self.scalar_type());
   if (!other.sizes().equals(self.sizes())) {
     const DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
@@ -241,15 +242,6 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   GRADLAB_TAPE("sub", sub(a, b, alpha), a, b, alpha);
   return scalar_op(kSubScalar, a, b, NoState{}, alpha.toDouble());
-}
-Tensor rsub(const Tensor& a, Scalar b) {
-  GRADLAB_TAPE("rsub", rsub(a, b), a, b);
-  // LibTorch: empty_like(a).fill_(b).sub_(a)
-  check_defined(a, 0, "self");
-  Tensor r = empty_like(a, TensorOptions(result_type(a, b)));
-  r.fill_(b);
-  r.sub_(a);
-  return r;
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
   GRADLAB_TAPE("mul", mul(a, b), a, b);
@@ -521,7 +513,14 @@ Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
 Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
-Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a); }
+Tensor operator-(Scalar a, const Tensor& b) {
+  // LibTorch: empty_like(b).fill_(a).sub_(b), not rsub (fused.cpp)
+  check_defined(b, 1, "other");
+  Tensor r = empty_like(b, TensorOptions(result_type(b, a)));
+  r.fill_(a);
+  r.sub_(b);
+  return r;
+}
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
 Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }

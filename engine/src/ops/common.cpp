@@ -214,6 +214,28 @@ void check_inplace(const Tensor& self, Overlap overlap) {
                   "location. Please clone() the tensor before performing the operation.");
 }
 
+namespace {
+// The element range [first, last] a non-empty tensor spans in its storage.
+std::pair<int64_t, int64_t> span_of(const TensorImpl* t) {
+  int64_t last = t->offset;
+  for (size_t d = 0; d < t->sizes.size(); ++d) last += (t->sizes[d] - 1) * t->strides[d];
+  return {t->offset, last};
+}
+}  // namespace
+
+void check_no_partial_overlap(const Tensor& written, const Tensor& read) {
+  const TensorImpl* w = written.unsafeGetTensorImpl();
+  const TensorImpl* r = read.unsafeGetTensorImpl();
+  if (w == r || !w->storage || w->storage.get() != r->storage.get() || written.numel() == 0 || read.numel() == 0) return;
+  if (w->offset == r->offset && w->sizes.ref().equals(r->sizes.ref()) && w->strides.ref().equals(r->strides.ref()))
+    return;  // the same memory, whole
+  const auto [w0, w1] = span_of(w);
+  const auto [r0, r1] = span_of(r);
+  GRADLAB_CHECK(r1 < w0 || w1 < r0,
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+                "memory location. Please clone() the tensor before performing the operation.");
+}
+
 void bump_version(const Tensor& self) { self.unsafeGetTensorImpl()->version()++; }
 
 namespace {

@@ -201,6 +201,9 @@ Tensor ones_like_nograd(const Tensor& t);
 // everywhere (fill_, zero_: Overlap::Allowed).
 enum class Overlap : uint8_t { Refused, Allowed };
 void check_inplace(const Tensor& self, Overlap overlap = Overlap::Refused);
+// PyTorch's refusal of an operand that reads part of the memory an op writes
+// (t.mul_(t[1])): the same memory exactly (t.add_(t)) is allowed.
+void check_no_partial_overlap(const Tensor& written, const Tensor& read);
 void bump_version(const Tensor& self);
 // After an in-place op computed `self`'s new value: records `fn` as its new history.
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);

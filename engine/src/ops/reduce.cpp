@@ -70,6 +70,11 @@ Tensor expand_back(const ReducedDims& r, Tensor grad) {
 GradList sum_bw(Op<ReducedDims>& n, Grads& g) { return {expand_back(n, g[0])}; }
 // d mean = 1/N
 GradList mean_bw(Op<ReducedDims>& n, Grads& g) { return {expand_back(n, g[0]).div(n.count)}; }
+// Over dims, PyTorch's node unpacks the self it keeps (and so raises once it is freed or changed).
+GradList mean_dim_bw(Op<ReducedDims>& n, Grads& g) {
+  (void)n.saved_at(0);
+  return mean_bw(n, g);
+}
 // d max (all): the gradient goes to the maxima, split evenly between ties
 GradList max_all_bw(PlainOp& n, Grads& g) {
   Tensor self = n.saved_at(0), result = n.saved_at(1);
@@ -282,10 +287,15 @@ Tensor mean(const Tensor& a, IntArrayRef dims_in, bool keepdim, std::optional<Sc
     autograd::NoGradGuard ng;
     out = sum_kernel(a, dims, keepdim, t).div(static_cast<double>(count));
   }
-  if (auto fn = record("MeanBackward1", {&a}, mean_bw, [&] {
+  if (auto fn = record("MeanBackward1", {&a}, mean_dim_bw, [&] {
         return ReducedDims{DimVector(a.sizes()), dims, keepdim, static_cast<double>(count)};
-      }))
+      })) {
+    // PyTorch 1.13's MeanBackward1 keeps self (its backward reads only the
+    // sizes): so a second backward through it raises, and a change in place
+    // of self after it is caught.
+    fn->save(a);
     finish(std::move(fn), out);
+  }
   return out;
 }
 
