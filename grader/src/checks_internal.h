@@ -1,0 +1,38 @@
+// What checks.cpp and checks_routes.cpp share: a check's outcome before it
+// becomes a CheckResult, how numbers are written in messages, and the checks
+// of how results were computed (checks_routes.cpp), which read the replay's
+// provenance rather than the results.
+#pragma once
+#include <string>
+
+#include "checks.h"
+
+namespace grader::check_detail {
+
+struct Outcome {
+  bool pass = false;
+  json expected, found;
+  std::string message;
+  // What the check reads was never recorded (a tensor not named, a label
+  // not attempted, no backward at all): after an exception, not reached.
+  bool unreached = false;
+};
+
+std::string format_number(const json& v);
+
+// Whether the replay of the program's op tape contradicts a fact the check
+// reads, or could not be done: then nothing about it is believed.
+bool contradicted(const Check& c, const json& student, Outcome& o);
+
+// The rubric's route kinds (rubric.h's reads_computation).
+Outcome check_derives_from(const Check& c, const std::string& name, const json& student, const json& reference);
+Outcome check_updated_from_grad(const Check& c, const std::string& name, const json& student, const json& reference);
+Outcome check_made_under_no_grad(const std::string& name, const json& student);
+Outcome check_reuses_graph(const Check& c, const json& student);
+
+// The routes every grad and snapshots check also holds to: a gradient set or
+// changed by hand, or from another root; `o` and `hint` say so when it is.
+bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint);
+bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint);
+
+}  // namespace grader::check_detail

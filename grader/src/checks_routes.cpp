@@ -1,0 +1,355 @@
+// The checks of how results were computed: each reads the provenance the
+// replay of the program's op tape gave (replay.h), never the program's own
+// account; and the rules every check follows once the replay contradicts a
+// fact it reads.
+#include <algorithm>
+#include <set>
+
+#include "checks_internal.h"
+
+namespace grader::check_detail {
+
+namespace {
+// The facts a check reads, as the replay names them ("tensor x",
+// "record \"label\"", "probe id").
+std::vector<std::string> facts_read(const Check& c) {
+  std::vector<std::string> out;
+  const std::string name = c.spec.value("tensor", "");
+  if (!name.empty()) out.push_back("tensor " + name);
+  if (c.spec.contains("label") && c.spec["label"].is_string()) out.push_back("record \"" + c.spec["label"].get<std::string>() + "\"");
+  if (c.spec.contains("labels"))
+    for (const auto& l : c.spec["labels"])
+      if (l.is_string()) out.push_back("record \"" + l.get<std::string>() + "\"");
+  if (c.spec.contains("probe") && c.spec["probe"].is_string()) out.push_back("probe " + c.spec["probe"].get<std::string>());
+  if (c.spec.contains("grad_of") && c.spec["grad_of"].is_string()) out.push_back("tensor " + c.spec["grad_of"].get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+// Whether the replay of the program's op tape (replay.h) contradicts a fact
+// the check reads, or could not be done: then nothing about it is believed.
+bool contradicted(const Check& c, const json& student, Outcome& o) {
+  if (!student.contains("computation")) return false;
+  const json& comp = student["computation"];
+  if (comp.contains("failure")) {
+    o.message = "the grader could not check the program's computation: " + comp["failure"].get<std::string>();
+    o.found = nullptr;
+    return true;
+  }
+  const std::vector<std::string> reads = facts_read(c);
+  // Of a tensor, a check reads one field (its kind's); of a record or a
+  // probe, all of it. A forged field leaves the others the replay's own.
+  const std::string field = c.kind == "value" ? "values" : c.kind;
+  for (const auto& m : comp.value("mismatches", json::array())) {
+    const std::string what = m.value("what", ""), f = m.value("field", "");
+    if (std::find(reads.begin(), reads.end(), what) == reads.end()) continue;
+    if (what.rfind("tensor ", 0) == 0 && f != "name" && f != field && f.rfind(field + ".", 0) != 0) continue;
+    const std::string computed = m.value("computed", "");
+    if (f == "value" && computed.rfind("no item()", 0) == 0)
+      o.message = "the number recorded as " + what.substr(7) + " (" + m.value("claimed", "") +
+                  ") is not one the exercise's tensors gave (" + computed + "): typed in, or worked out beside them";
+    else if (f == "message" && computed.rfind("no op", 0) == 0)
+      o.message = "the program threw this error itself (\"" + m.value("claimed", "") +
+                  "\"): no operation it called raised it, so autograd's behaviour was not shown";
+    else
+      o.message = "the program's results do not match its computation: " + what + " (" + f + ") is claimed as " +
+                  m.value("claimed", "") + ", its computation gives " + computed;
+    o.found = m.value("claimed", "");
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+// How the replay saw a named tensor come to be (replay.cpp's provenance), or null.
+const json* provenance_of(const json& student, const std::string& name) {
+  if (!student.contains("provenance")) return nullptr;
+  const json& p = student["provenance"];
+  if (!p.contains("tensors") || !p["tensors"].contains(name)) return nullptr;
+  return &p["tensors"][name];
+}
+
+bool holds(const json& list, const std::string& s) {
+  if (!list.is_array()) return false;
+  for (const auto& x : list)
+    if (x == s) return true;
+  return false;
+}
+
+std::string listed(const json& list) {
+  std::string out;
+  for (const auto& x : list) out += (out.empty() ? "" : ", ") + x.get<std::string>();
+  return out.empty() ? "none" : out;
+}
+
+// The factories: a tensor they made holds numbers the program wrote down.
+bool factory(const std::string& op) {
+  static const std::set<std::string> k = {"tensor", "zeros", "ones", "full", "scalar_tensor", "arange", "linspace",
+                                          "eye", "empty", "empty_like", "zeros_like", "ones_like", "full_like",
+                                          "new_empty", "new_zeros", "new_ones", "new_full", "from_blob", "given"};
+  return k.count(op) > 0;
+}
+
+const char* kNoProvenance = "the grader has no record of how it was made (the program's computation was not replayed)";
+
+// A few values of a list, for a message: [0.5, -1.25, 3, …].
+std::string cut_values(const json& values) {
+  if (!values.is_array()) return "nothing";
+  std::string s = "[";
+  for (size_t i = 0; i < values.size() && i < 6; ++i) s += (i ? ", " : "") + format_number(values[i]);
+  return s + (values.size() > 6 ? ", …]" : "]");
+}
+
+// The answers a shadow replay (replay.h) gave for check `c`: the named tensor
+// `observe` after its source was given the grader's own values. When the
+// reference's answer is known and the student's is not the same, why not, in
+// the student's words: the numbers did not follow the source.
+std::string shadow_differs(const Check& c, const json& student, const json& reference, const std::string& observe,
+                           const std::string& source, bool grads, json& found) {
+  auto answer = [&](const json& run) -> const json* {
+    if (!run.contains("provenance") || !run["provenance"].contains("shadows")) return nullptr;
+    const json& s = run["provenance"]["shadows"];
+    return s.contains(c.id) ? &s[c.id] : nullptr;
+  };
+  const json* ref = answer(reference);
+  if (!ref || ref->contains("failed")) return "";  // facts recorded before shadows: lineage alone
+  const json* mine = answer(student);
+  if (!mine) return "";  // the replay left it as the program's own (a custom Function)
+  // Where the program's own numbers are already wrong, the value checks say
+  // so; the shadow asks only how right numbers were reached.
+  const json* t = named(student, observe);
+  const json* r = named(reference, observe);
+  if (!t || !r || !close(t->value("values", json()), r->value("values", json()), c.tol)) return "";
+  const std::string from = grads ? source + ".grad" : source;
+  if (mine->contains("failed"))
+    return "the grader could not rerun the program's computation with other values of " + from + ": " +
+           mine->value("failed", "");
+  // A shadow runs the computation again from other numbers: what summation
+  // order changes may grow on the way, so the tolerance is wider.
+  Tolerance tol = c.tol;
+  tol.rtol = std::max(tol.rtol, 1e-4), tol.atol = std::max(tol.atol, 1e-5);
+  const std::string why = grads ? "a step typed in, or a gradient multiplied away, is not a step from " + from
+                                : "numbers typed in, or " + from + " multiplied away, are not computed from " + from;
+  if (!grads) {
+    if (close((*mine)["values"], (*ref)["values"], tol)) return "";
+    found = observe + " with other values of " + source + ": " + cut_values((*mine)["values"]);
+    return "with other values of " + source + " (the grader's own), " + observe + " holds " +
+           cut_values((*mine)["values"]) + " where the exercise's computation gives " + cut_values((*ref)["values"]) +
+           ": " + observe + " does not follow " + source + " (" + why + ")";
+  }
+  const int want = ref->value("taken", 0), got = mine->value("taken", 0);
+  if (want != got) {
+    found = std::to_string(got) + (got == 1 ? " step" : " steps") + " from a fresh gradient";
+    return source + " was updated in place after a fresh gradient (from backward or autograd::grad) " +
+           std::to_string(got) + (got == 1 ? " time" : " times") + " where the exercise does it " + std::to_string(want) +
+           ": each step of gradient descent is a new gradient, then an update from it";
+  }
+  const json& ms = (*mine)["steps"];
+  const json& rs = (*ref)["steps"];
+  for (size_t i = 0; i < rs.size() && i < ms.size(); ++i) {
+    const json& m = ms[i]["values"];
+    const json& e = rs[i]["values"];
+    if (m.is_null() && e.is_null()) continue;
+    if (!m.is_null() && !e.is_null() && close(m, e, tol)) continue;
+    const std::string k = std::to_string(rs[i].value("step", 0));
+    found = observe + " after step " + k + ", its gradient changed: " + (m.is_null() ? "no update" : cut_values(m));
+    return "when the grader gave the gradient of step " + k + " other values, the update left " + source + " at " +
+           (m.is_null() ? std::string("nothing") : cut_values(m)) + " where a step from it gives " +
+           (e.is_null() ? std::string("nothing") : cut_values(e)) + ": " + source + "'s update does not follow " +
+           from + " (" + why + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+Outcome check_derives_from(const Check& c, const std::string& name, const json& student, const json& reference) {
+  const std::string source = c.spec["source"];
+  const json through = c.spec.value("through", json::array());
+  Outcome o;
+  o.expected = name + " computed from " + source + (through.empty() ? "" : " through " + listed(through));
+  const json* p = provenance_of(student, name);
+  if (!p || !p->contains("from")) {
+    o.message = name + ": " + kNoProvenance;
+    return o;
+  }
+  const std::string made_by = p->value("made_by", "");
+  o.found = "made by " + made_by + " from " + listed((*p)["from"]);
+  if (!holds((*p)["from"], source) || name == source) {
+    o.message = factory(made_by) ? name + " does not come from " + source + ": it was made by torch::" + made_by +
+                                       " from numbers written into the program"
+                                 : name + " does not come from " + source + ": its computation never reads " + source;
+    return o;
+  }
+  for (const auto& op : through)
+    if (!holds((*p)["ops"], op.get<std::string>())) {
+      o.message = name + " comes from " + source + ", but not through " + op.get<std::string>() + "()";
+      o.found = "ops on the way: " + listed((*p)["ops"]);
+      return o;
+    }
+  o.message = shadow_differs(c, student, reference, name, source, false, o.found);
+  o.pass = o.message.empty();
+  return o;
+}
+
+Outcome check_updated_from_grad(const Check& c, const std::string& name, const json& student, const json& reference) {
+  Outcome o;
+  o.expected = name + " changed in place from " + name + ".grad under no_grad";
+  const json* p = provenance_of(student, name);
+  if (!p) {
+    o.message = name + ": " + kNoProvenance;
+    return o;
+  }
+  const json updates = p->value("updates", json::array());
+  if (updates.empty()) {
+    o.found = "never changed in place";
+    o.message = name + " was never changed in place: the exercise asks for an update of " + name + " itself";
+    return o;
+  }
+  for (const auto& u : updates) {
+    const std::string op = u.value("op", "");
+    if (!u.value("no_grad", false)) {
+      o.found = op + " with grad mode on";
+      o.message = name + " was changed in place (" + op + ") with grad mode on: the update belongs under torch::NoGradGuard";
+      return o;
+    }
+    if (!u.value("from_own_grad", false) && u.value("by_number", false)) {
+      o.found = op + " by a plain number";
+      o.message = name + " was changed in place (" + op + ") by a plain C++ number, not by a tensor: the grader follows " +
+                  "tensor operations, so a step worked out in C++ (from " + name + ".grad().item(), say) is not one it " +
+                  "can see come from " + name + ".grad; keep the step in tensors: " + name + " -= lr * " + name + ".grad()";
+      return o;
+    }
+    if (!u.value("from_own_grad", false)) {
+      o.found = op + " from numbers that do not come from " + name + ".grad";
+      o.message = name + " was changed in place (" + op + ") from numbers that do not come from " + name +
+                  ".grad: an update typed in, or computed beside autograd, is not a gradient step";
+      return o;
+    }
+  }
+  o.found = std::to_string(updates.size()) + " in-place updates from " + name + ".grad under no_grad";
+  o.message = shadow_differs(c, student, reference, name, name, true, o.found);
+  o.pass = o.message.empty();
+  return o;
+}
+
+Outcome check_made_under_no_grad(const std::string& name, const json& student) {
+  Outcome o;
+  o.expected = name + " computed with grad mode off (torch::NoGradGuard)";
+  const json* p = provenance_of(student, name);
+  if (!p || !p->contains("made_by")) {
+    o.message = name + ": " + kNoProvenance;
+    return o;
+  }
+  const std::string made_by = p->value("made_by", "");
+  if (p->value("no_grad", false) && !factory(made_by)) {
+    o.pass = true;
+    o.found = "made by " + made_by + " under no_grad";
+    return o;
+  }
+  o.found = "made by " + made_by + (p->value("no_grad", false) ? " under no_grad" : " with grad mode on");
+  o.message = made_by == "detach" ? name + " was cut from the graph with detach(), not computed under torch::NoGradGuard"
+              : factory(made_by)  ? name + " was made by torch::" + made_by + " from numbers written into the program"
+                                  : name + " was computed with grad mode on (its last op, " + made_by + ", was recorded)";
+  return o;
+}
+
+// The record's attempt ran a backward through a graph that an earlier
+// backward had gone through and retain_graph had kept.
+Outcome check_reuses_graph(const Check& c, const json& student) {
+  const std::string label = c.spec["label"];
+  Outcome o;
+  o.expected = "a backward through the graph retain_graph kept";
+  const json* routes = student.contains("provenance") && student["provenance"].contains("records")
+                           ? &student["provenance"]["records"] : nullptr;
+  if (!routes || !routes->contains(label)) {
+    o.message = "nothing was recorded under \"" + label + "\" that the grader could replay";
+    o.unreached = true;
+    return o;
+  }
+  const json& r = (*routes)[label];
+  const int passes = r.value("backward_passes", 0);
+  if (r.value("reused_retained_graph", false)) {
+    o.pass = true;
+    o.found = "a backward through a retained graph";
+    return o;
+  }
+  o.found = passes == 0 ? "no backward pass" : "backward passes through graphs built afresh";
+  o.message = passes == 0 ? "no backward ran before \"" + label + "\" was recorded"
+                          : "the backward before \"" + label +
+                                "\" went through a graph built again, not through the one the first backward kept: "
+                                "a second backward through the same graph needs retain_graph=true on the first";
+  return o;
+}
+
+// A gradient must be autograd's work: the replay knows how each named
+// tensor's .grad came to be (replay.cpp's provenance). A check of it fails
+// when the program set or changed it by hand, or (with "from") when the
+// backward that wrote it started elsewhere than the rubric asks.
+bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint) {
+  const json* found = provenance_of(student, name);
+  if (!found || !found->contains("grad")) return false;
+  const json& p = *found;
+  const std::string how = p.value("grad", "");
+  if (how.rfind("set by hand", 0) == 0 || how.rfind("changed by hand", 0) == 0) {
+    o.message = name + ".grad was " + how + ", not written by a backward";
+    hint = "Let autograd compute it: build the result from " + name +
+           " with tensor operations and call backward() on the result; " + name + ".grad is then filled in.";
+    return true;
+  }
+  const std::string from = c.spec.value("from", "");
+  if (how == "backward" && !from.empty() && p.contains("root") && p["root"] != from) {
+    o.message = name + ".grad was written by a backward from " +
+                (p["root"].is_string() ? p["root"].get<std::string>() : std::string("an unnamed tensor")) +
+                ", where the exercise asks for one from " + from;
+    hint = "Call " + from + ".backward() (and no backward from another tensor) before reading " + name + ".grad.";
+    return true;
+  }
+  return false;
+}
+namespace {
+
+// The snapshots' routes a run's provenance holds for `label`, or an empty list.
+json snapshot_routes(const json& run, const std::string& label) {
+  if (!run.contains("provenance") || !run["provenance"].contains("records")) return json::array();
+  const json& r = run["provenance"]["records"];
+  return r.contains(label) ? r[label].value("grads", json::array()) : json::array();
+}
+
+}  // namespace
+
+// A snapshot of a gradient the program set or changed by hand, or of
+// numbers where the reference snapshots a gradient a backward wrote.
+bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint) {
+  for (const auto& l : c.spec.value("labels", json::array())) {
+    const std::string label = l.get<std::string>();
+    const json mine = snapshot_routes(student, label), ref = snapshot_routes(reference, label);
+    for (size_t i = 0; i < ref.size() && student.contains("provenance"); ++i) {
+      if (ref[i] != "backward") continue;
+      const json got = i < mine.size() ? mine[i] : json(nullptr);
+      if (got == "backward") continue;
+      o.message = "the snapshot \"" + label + "\" holds " +
+                  (got.is_string() ? "a gradient that was " + got.get<std::string>()
+                                   : std::string("numbers that are no tensor's gradient")) +
+                  ", where the exercise snapshots a gradient as a backward wrote it";
+      hint = "Snapshot x.grad() itself, right after the backward() that wrote it.";
+      return true;
+    }
+  }
+  if (!student.contains("provenance") || !student["provenance"].contains("records")) return false;
+  const json& routes = student["provenance"]["records"];
+  for (const auto& l : c.spec.value("labels", json::array())) {
+    const std::string label = l.get<std::string>();
+    if (!routes.contains(label) || !routes[label].contains("grad")) continue;
+    const std::string how = routes[label]["grad"].get<std::string>();
+    if (how.rfind("set by hand", 0) != 0 && how.rfind("changed by hand", 0) != 0) continue;
+    o.message = "the snapshot \"" + label + "\" holds a gradient that was " + how + ", not written by a backward";
+    hint = "Let backward() write the gradient, and snapshot it as it left the backward pass.";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace grader::check_detail
