@@ -150,8 +150,10 @@ Channel split_channel(std::string_view text) {
 
 namespace {
 
-// Every event of the tape, in order, within the replay's time.
-void replay_lines(Replayer& r, std::string_view tape, std::chrono::steady_clock::time_point started) {
+// Every event of the tape, in order, within the replay's time; each as it
+// was parsed is kept in `events`, for the shadow replays to read again.
+void replay_lines(Replayer& r, std::string_view tape, std::chrono::steady_clock::time_point started,
+                  std::vector<json>& events) {
   size_t from = 0, line_no = 0;
   while (from < tape.size()) {
     const size_t end = tape.find('\n', from);
@@ -160,7 +162,8 @@ void replay_lines(Replayer& r, std::string_view tape, std::chrono::steady_clock:
     ++line_no;
     if (line_no > gradlab::tape::kMaxEvents + 1) throw Failure{"the tape is longer than any program may write"};
     try {
-      r.event(json::parse(line));
+      events.push_back(json::parse(line));
+      r.event(events.back());
     } catch (const Failure&) {
       throw;
     } catch (const std::exception& e) {
@@ -171,10 +174,16 @@ void replay_lines(Replayer& r, std::string_view tape, std::chrono::steady_clock:
   }
 }
 
-// One shadow replay of `tape` with `perturb`, or why it could not run.
-std::optional<std::string> replay_shadow(Replayer& s, std::string_view tape, std::chrono::steady_clock::time_point started) {
+// One shadow replay of the tape's events (parsed by the base replay) with
+// `perturb`, or why it could not run.
+std::optional<std::string> replay_shadow(Replayer& s, const std::vector<json>& events,
+                                         std::chrono::steady_clock::time_point started) {
   try {
-    replay_lines(s, tape, started);
+    for (const json& e : events) {
+      s.event(e);
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > kMaxSeconds)
+        throw Failure{"the program's computation took the grader too long to check"};
+    }
   } catch (const Failure& f) {
     return f.why;
   } catch (const std::exception& e) {
@@ -190,14 +199,14 @@ std::optional<std::string> replay_shadow(Replayer& s, std::string_view tape, std
 // step's gradient alone and reading the tensor right after the update; so a
 // step is judged on its own, not on where the other steps led.
 constexpr int kMaxSteps = 8;
-json shadow_answer(const Shadow& q, const Replayer& base, std::string_view tape,
+json shadow_answer(const Shadow& q, const Replayer& base, const std::vector<json>& events,
                    std::chrono::steady_clock::time_point started) {
   auto id = base.named_ids.find(q.source);
   if (id == base.named_ids.end()) return {{"failed", q.source + " was never named"}};
   if (!q.grads) {
     Replayer s;
     s.perturb.tensor = id->second;
-    if (auto why = replay_shadow(s, tape, started)) return {{"failed", *why}};
+    if (auto why = replay_shadow(s, events, started)) return {{"failed", *why}};
     for (const auto& [n, t] : s.named)
       if (n == q.observe) return {{"values", t.defined() ? facts::values_of(t) : json(nullptr)}};
     return {{"failed", q.observe + " was never named"}};
@@ -216,7 +225,7 @@ json shadow_answer(const Shadow& q, const Replayer& base, std::string_view tape,
     Replayer s;
     s.perturb.grad_of = id->second;
     s.perturb.grad_write = taken[static_cast<size_t>(step)];
-    if (auto why = replay_shadow(s, tape, started)) return {{"failed", *why}};
+    if (auto why = replay_shadow(s, events, started)) return {{"failed", *why}};
     steps.push_back({{"step", step + 1}, {"values", s.observed}});
   }
   return {{"taken", given}, {"steps", steps}};
@@ -250,7 +259,8 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
         throw Failure{"the op tape on the channel is not the one the engine wrote: lines were added, changed or "
                       "left out (something in the program wrote to the grader's channel)"};
     }
-    replay_lines(r, tape, started);
+    std::vector<json> events;
+    replay_lines(r, tape, started, events);
     // The facts as the harness writes them, from the replay's tensors.
     json tensors = json::object(), graphs = json::object();
     for (const auto& [name, t] : r.named) {
@@ -290,7 +300,7 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
     if (claimed.contains("probes")) v.doc["probes"] = probes_out;
     provenance = r.provenance();
     for (const Shadow& q : shadows)
-      if (!r.tainted_names.count(q.observe)) provenance["shadows"][q.id] = shadow_answer(q, r, tape, started);
+      if (!r.tainted_names.count(q.observe)) provenance["shadows"][q.id] = shadow_answer(q, r, events, started);
     r.check_values();
     v.replayed = true;
   } catch (const Failure& f) {
