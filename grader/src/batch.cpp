@@ -27,6 +27,7 @@
 #include "reports/escape.h"
 #include "reports/gradebook.h"
 #include "reports/writer.h"
+#include "score_changes.h"
 #include "sha256.h"
 
 namespace grader {
@@ -36,6 +37,7 @@ namespace {
 struct Task {
   std::string student, exercise, file, key;  // file: the student's file as reports name it
   const IntakeFile* src;
+  GradeParts parts;  // what the key is made of, part by part (score_changes.h)
 };
 
 class Progress {
@@ -155,6 +157,7 @@ namespace {
 struct ExerciseInfo {
   Rubric rubric;
   std::string fingerprint;
+  GradeParts parts;  // the fingerprint's parts: grader, rubric, solution, facts
 };
 
 std::map<std::string, ExerciseInfo> read_exercises(const Course& course, const GradeRequest& base,
@@ -165,9 +168,14 @@ std::map<std::string, ExerciseInfo> read_exercises(const Course& course, const G
   for (const auto& e : exercises) {
     const std::string rubric_text = read_file(course.rubric_path(e)).value_or("");
     if (rubric_text.empty()) throw std::invalid_argument("no exercise \"" + e + "\" in the course");
+    const std::string solution = read_file(course.solution_path(e)).value_or("");
+    const std::string facts = read_file(course.facts_path(e)).value_or("");
     info[e] = {load_rubric(course.rubric_path(e)),
-               sha256_hex(grader_id + "\n" + rubric_text + "\n" + read_file(course.solution_path(e)).value_or("") + "\n" +
-                          read_file(course.facts_path(e)).value_or(""))};
+               sha256_hex(grader_id + "\n" + rubric_text + "\n" + solution + "\n" + facts),
+               {{"grader", sha256_hex(grader_id)},
+                {"rubric", sha256_hex(rubric_text)},
+                {"solution", sha256_hex(solution)},
+                {"facts", sha256_hex(facts)}}};
   }
   return info;
 }
@@ -179,7 +187,9 @@ struct BatchPlan {
   std::vector<Task> tasks;  // point into intake.files
   std::set<std::string> used;  // exercises someone handed in
   std::vector<const Task*> todo;
-  std::map<std::pair<std::string, std::string>, double> before;
+  // What the out folder held for the files graded again, or dropped: the
+  // scores a rerun may change, which it then lists (score_changes.h).
+  std::map<std::pair<std::string, std::string>, Before> before;
 };
 
 void take_in(const BatchOptions& opt, const std::vector<std::string>& exercises,
@@ -197,7 +207,10 @@ void take_in(const BatchOptions& opt, const std::vector<std::string>& exercises,
   for (const IntakeFile& f : plan.intake.files) {
     std::string content = f.too_large ? "too large: " + std::to_string(f.size) : f.text;
     for (const auto& other : f.shared_with) content += "\nshared with " + other;  // unlinked later: graded then
-    plan.tasks.push_back({f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f});
+    GradeParts parts = info[f.exercise].parts;
+    parts.emplace_back("file", sha256_hex(content));
+    plan.tasks.push_back(
+        {f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f, std::move(parts)});
     plan.used.insert(f.exercise);
   }
 }
@@ -212,21 +225,20 @@ void resume(const BatchOptions& opt, BatchPlan& plan) {
   const std::set<std::string> present(students.begin(), students.end());
   std::set<std::pair<std::string, std::string>> wanted;
   for (const auto& t : plan.tasks) wanted.insert({t.student, t.exercise});
+  const auto drop = [&](const std::string& s, const std::string& e) {
+    if (const auto b = read_before(slot(opt.out, s, e))) plan.before[{s, e}] = *b;
+    fs::remove_all(slot(opt.out, s, e), ec);
+  };
   for (const auto& s : subfolders(fs::path(opt.out) / "students")) {
-    if (!present.count(s)) {
-      fs::remove_all(fs::path(opt.out) / "students" / s, ec);
-      continue;
-    }
     for (const auto& e : subfolders(fs::path(opt.out) / "students" / s))
-      if (!wanted.count({s, e})) fs::remove_all(slot(opt.out, s, e), ec);
+      if (!wanted.count({s, e})) drop(s, e);
+    if (!present.count(s)) fs::remove_all(fs::path(opt.out) / "students" / s, ec);
   }
   for (const auto& s : students) fs::create_directories(fs::path(opt.out) / "students" / s, ec);
   for (const auto& t : plan.tasks) {
     const fs::path dir = slot(opt.out, t.student, t.exercise);
-    if (opt.regrade)
-      if (const json old = read_json_or_null(dir / "report.json"); old.is_object())
-        plan.before[{t.student, t.exercise}] = old.value("score", 0.0);
     if (!opt.regrade && read_file((dir / kKeyFile).string()).value_or("") == t.key) continue;
+    if (const auto b = read_before(dir.string())) plan.before[{t.student, t.exercise}] = *b;
     fs::remove(dir / kKeyFile, ec);
     plan.todo.push_back(&t);
   }
@@ -316,6 +328,7 @@ std::string file_result(const BatchOptions& opt, const Task& t, const Result& r,
       mine.compile.diagnostics.replace(at, copy.size(), t.file);
     err = write_reports(dir, mine, writers);
   }
+  if (err.empty()) err = write_parts(dir, t.parts);
   if (err.empty()) err = write_file_atomic((fs::path(dir) / kKeyFile).string(), t.key);
   std::error_code ec;
   if (err.empty()) {
@@ -381,6 +394,9 @@ reports::ClassResults summarise(const Course& course, const GradeRequest& base, 
   c.layout = plan.intake.layout;
   c.csv_bom = opt.bom;
   c.lms_assignment = opt.lms_assignment;
+  std::map<std::pair<std::string, std::string>, GradeParts> parts_now;
+  for (const Task& t : plan.tasks) parts_now[{t.student, t.exercise}] = t.parts;
+  c.changes = score_changes(plan.before, parts_now, c, opt.regrade);
   if (opt.similarity > 0) {
     std::string why;
     flag_similar(course, base, plan.intake, opt, c, why);
@@ -391,17 +407,21 @@ reports::ClassResults summarise(const Course& course, const GradeRequest& base, 
   return c;
 }
 
-// --regrade: which scores changed.
-void log_changes(const reports::ClassResults& c, const BatchPlan& plan, std::ostream& log) {
-  size_t changed = 0;
-  for (const auto& [k, old] : plan.before) {
-    const reports::ClassEntry* x = c.find(k.first, k.second);
-    if (!x || x->score == old) continue;
-    if (!changed++) log << "scores that changed:\n";
-    log << "  " << k.first << " " << k.second << ": " << points(old) << " → " << points(x->score) << "\n";
+// Every score this run changed (old → new, and why); a run that regraded
+// everything also says when nothing moved.
+void log_changes(const reports::ClassResults& c, const BatchOptions& opt, const BatchPlan& plan, std::ostream& log) {
+  if (!c.changes.empty()) log << "scores that changed since the last run on " << opt.out << ":\n";
+  for (const auto& x : c.changes) {
+    std::string why;
+    for (const auto& w : x.why) why += (why.empty() ? "" : "; ") + reports::change_reason(w);
+    const auto cell = [](const std::optional<double>& v, const std::string& status) {
+      return !v ? std::string("none") : points(*v) + (status == "ok" ? "" : " " + status);
+    };
+    log << "  " << reports::visible(x.student, false) << " " << x.exercise << ": " << cell(x.before, x.before_status)
+        << " → " << cell(x.after, x.after_status) << " (" << why << ")\n";
   }
-  if (plan.before.empty()) log << "nothing was graded here before: no scores to compare\n";
-  else if (!changed) log << "no score changed\n";
+  if (!opt.regrade || !c.changes.empty()) return;
+  log << (plan.before.empty() ? "nothing was graded here before: no scores to compare\n" : "no score changed\n");
 }
 
 }  // namespace
@@ -417,7 +437,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
   prepare_references(course, base, info, plan.todo, opt.jobs);
   const std::vector<std::string> problems = grade_all(course, base, opt, info, plan.todo, log);
   const reports::ClassResults c = summarise(course, base, opt, exercises, info, plan, log);
-  if (opt.regrade) log_changes(c, plan, log);
+  log_changes(c, opt, plan, log);
   for (const auto& n : plan.intake.notes)
     log << (n.refused ? "refused " : "flagged ") << reports::visible(n.entry, false) << ": "
         << reports::visible(n.reason, false) << "\n";

@@ -182,6 +182,20 @@ std::string checks_csv(const ClassResults& c) {
   return s;
 }
 
+std::string change_reason(const std::string& why) {
+  static const std::map<std::string, std::string> words = {
+      {"grader", "the grader changed"},
+      {"rubric", "the rubric changed"},
+      {"solution", "the reference solution changed"},
+      {"facts", "the recorded facts changed"},
+      {"file", "the student's file changed"},
+      {"gone", "no file this time"},
+      {"regrade", "graded again (--regrade); nothing it depends on changed"},
+      {"unknown", "the earlier run kept no record of what it depended on"}};
+  const auto w = words.find(why);
+  return w == words.end() ? why : w->second;
+}
+
 json summary_json(const ClassResults& c) {
   json j;
   j["summary_version"] = 1;
@@ -240,6 +254,16 @@ json summary_json(const ClassResults& c) {
     intake.push_back({{"entry", visible(n.entry, false)}, {"reason", visible(n.reason, false)}, {"refused", n.refused}});
   j["intake"] = intake;
   if (!c.missing_shards.empty()) j["missing_shards"] = {{"of", c.shards}, {"missing", c.missing_shards}};
+  json changes = json::array();
+  for (const auto& x : c.changes)
+    changes.push_back({{"student", visible(x.student, false)},
+                       {"exercise", x.exercise},
+                       {"before", x.before ? json(*x.before) : json(nullptr)},
+                       {"after", x.after ? json(*x.after) : json(nullptr)},
+                       {"before_verdict", x.before_status},
+                       {"after_verdict", x.after_status},
+                       {"why", x.why}});
+  j["changes"] = changes;
   if (c.similarity_threshold > 0) {
     json pairs = json::array();
     for (const auto& p : c.similar)

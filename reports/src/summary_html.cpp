@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -189,6 +190,30 @@ std::string similarity_card(const ClassResults& c) {
   return s + "</tbody></table>\n</section>\n";
 }
 
+// Every score that moved since the last run on this folder, before any
+// statistic: a rerun after a rubric edit must not change grades unseen.
+std::string changes_card(const ClassResults& c) {
+  if (c.changes.empty()) return "";
+  std::string s = "<section class=\"card\" id=\"changes\" role=\"alert\" aria-labelledby=\"changes-title\">\n"
+                  "<h2 id=\"changes-title\">Changed since the last run <span class=\"sub\">" +
+                  std::to_string(c.changes.size()) + (c.changes.size() == 1 ? " score" : " scores") +
+                  " differ from what this folder held before</span></h2>\n<table><thead><tr><th>student</th>"
+                  "<th>exercise</th><th class=\"n\">before</th><th class=\"n\">now</th><th>why</th></tr></thead>"
+                  "<tbody>\n";
+  const auto cell = [](const std::optional<double>& v, const std::string& status) {
+    if (!v) return std::string("none");
+    return h(grader::points(*v)) + (status.empty() || status == "ok" ? "" : " (" + h(status) + ")");
+  };
+  for (const auto& x : c.changes) {
+    std::string why;
+    for (const auto& w : x.why) why += (why.empty() ? "" : "; ") + h(change_reason(w));
+    s += "<tr><td>" + h(x.student) + "</td><td>" + h(x.exercise) + "</td><td class=\"n\">" +
+         cell(x.before, x.before_status) + "</td><td class=\"n\">" + cell(x.after, x.after_status) + "</td><td>" +
+         why + "</td></tr>\n";
+  }
+  return s + "</tbody></table>\n</section>\n";
+}
+
 // Refused entries first: a student whose file was a link has no score, and must hear why.
 std::string intake_card(const ClassResults& c) {
   if (c.intake.empty()) return "";
@@ -245,7 +270,7 @@ std::string students_card(const ClassResults& c) {
 }  // namespace
 
 std::string summary_html(const ClassResults& c) {
-  return page_head(c) + header_card(c) + most_failed_card(c) + left_out_cards(c) + similarity_card(c) +
+  return page_head(c) + header_card(c) + changes_card(c) + most_failed_card(c) + left_out_cards(c) + similarity_card(c) +
          intake_card(c) + exercises_card(c) + students_card(c) +
          "<footer>gradlab class summary · summary.json has the same numbers</footer>\n</main>\n</body>\n</html>\n";
 }

@@ -8,7 +8,8 @@
 # class files are the same bytes with --jobs 1 and 2; a run killed with -9
 # mid-way resumes to the same files, grading only what was missing; N shards
 # merged equal one unsharded run; a changed file is regraded on its own, and
-# --regrade names the score that changed.
+# every rerun (--regrade or not) lists each score it changed, with why: the
+# student's file, the rubric, a file gone.
 set -uo pipefail
 grade=$(readlink -f "$1") src=$(readlink -f "$2") scratch=$(readlink -f "$3")
 rm -rf "$scratch" && mkdir -p "$scratch"
@@ -130,8 +131,43 @@ grep -q "; 8 already graded, 1 to grade" "$scratch/c.log" && ok "a changed file 
   fail "after one change: $(head -1 "$scratch/c.log")"
 cp "$fx/exercise3/forgot-retain-grad.cpp" "$class/bob/exercise3.cpp"
 grade_batch "$class" --exercises exercise3,exercise5 --regrade --out "$scratch/j2" >"$scratch/r.log" 2>&1
-grep -q "0 already graded, 9 to grade" "$scratch/r.log" && grep -q "  bob exercise3: 18 → " "$scratch/r.log" &&
-  ok "--regrade grades everything and names the score that changed" || { fail "--regrade"; cat "$scratch/r.log"; }
+grep -q "0 already graded, 9 to grade" "$scratch/r.log" && grep -q "  bob exercise3: 18 → .* (the student's file changed)" "$scratch/r.log" &&
+  ok "--regrade grades everything and names the score that changed, and why" || { fail "--regrade"; cat "$scratch/r.log"; }
+grep -q "  bob exercise3: .* → 18 (the student's file changed)" "$scratch/c.log" &&
+  ok "a plain rerun lists the score its changed file moved" || fail "the plain rerun's changes: $(cat "$scratch/c.log")"
+/usr/bin/python3 - "$scratch/j2/summary.json" "$scratch/j2/summary.html" <<'PY' && ok "summary.json and summary.html list the change" || fail "the summaries' changes"
+import json, sys
+c = json.load(open(sys.argv[1]))["changes"]
+assert [(x["student"], x["exercise"], x["before"], x["why"]) for x in c] == [("bob", "exercise3", 18, ["file"])], c
+assert c[0]["after"] < 18 and c[0]["after_verdict"] == "ok", c
+assert 'id="changes"' in open(sys.argv[2]).read()
+PY
+
+# Grades nobody changes silently (issue 44): after a rubric edit, a plain
+# rerun lists every score it moved, old and new, naming the rubric; a file
+# handed in no more is listed as gone. A course of its own, edited.
+rc=$scratch/rubric-course rclass=$scratch/rubric-class
+mkdir -p "$rc" "$rclass"/{ann,bo}
+cp -r "$src/exercises" "$src/solutions" "$rc/"
+cp "$src/solutions/exercise3.cpp" "$rclass/ann/" && cp "$src/solutions/exercise3.cpp" "$src/solutions/exercise5.cpp" "$rclass/bo/"
+"$grade" --course "$rc" batch "$rclass" "${iso[@]}" --out "$scratch/rubric" >"$scratch/rubric1.log" 2>&1
+grep -q "changed since" "$scratch/rubric1.log" && fail "a first run lists changes: $(cat "$scratch/rubric1.log")"
+/usr/bin/python3 - "$rc/solutions/exercise3.rubric.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); r["checks"][0]["points"] += 1
+json.dump(r, open(sys.argv[1], "w"), indent=1)
+PY
+rm "$rclass/bo/exercise5.cpp"
+"$grade" --course "$rc" batch "$rclass" "${iso[@]}" --out "$scratch/rubric" >"$scratch/rubric2.log" 2>&1
+grep -q "  ann exercise3: 18 → 19 (the rubric changed)" "$scratch/rubric2.log" &&
+  grep -q "  bo exercise3: 18 → 19 (the rubric changed)" "$scratch/rubric2.log" &&
+  grep -q "  bo exercise5: .* → none (no file this time)" "$scratch/rubric2.log" &&
+  ok "after a rubric edit, a plain rerun lists every score it changed and why" ||
+  fail "after a rubric edit: $(cat "$scratch/rubric2.log")"
+"$grade" --course "$rc" batch "$rclass" "${iso[@]}" --out "$scratch/rubric" >"$scratch/rubric3.log" 2>&1
+grep -q "changed since" "$scratch/rubric3.log" && fail "a rerun with nothing changed lists changes: $(cat "$scratch/rubric3.log")"
+/usr/bin/python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["changes"] == []' "$scratch/rubric/summary.json" &&
+  ok "a rerun with nothing changed lists no change" || fail "the third run's summary.json lists changes"
 
 # Issue 19: a hostile class. Nothing in SUBMISSIONS is followed: links to a
 # peer's file, to the solutions, to a file outside (whose text must reach no

@@ -170,6 +170,26 @@ TEST_CASE("summary.json's statistics and most-failed checks", "[reports][gradebo
   CHECK(j["most_failed"][1]["check"] == "c");
 }
 
+TEST_CASE("summary.json and summary.html list the scores a rerun changed, and why", "[reports][gradebook]") {
+  reports::ClassResults c = sample();
+  CHECK(reports::summary_json(c)["changes"] == json::array());
+  CHECK_THAT(reports::summary_html(c), !Catch::Contains("id=\"changes\""));
+  c.changes.push_back({"<b>o", "exercise1", 2.0, 3.0, "ok", "ok", {"rubric", "facts"}});
+  c.changes.push_back({"cy", "exercise2", 1.0, std::nullopt, "timeout", "", {"gone"}});
+  const json j = reports::summary_json(c)["changes"];
+  REQUIRE(j.size() == 2);
+  CHECK(j[0] == json::parse(R"({"student": "<b>o", "exercise": "exercise1", "before": 2.0, "after": 3.0,
+                                "before_verdict": "ok", "after_verdict": "ok", "why": ["rubric", "facts"]})"));
+  CHECK(j[1]["after"].is_null());
+  const std::string html = reports::summary_html(c);
+  CHECK_THAT(html, Catch::Contains("2 scores differ from what this folder held before"));
+  CHECK_THAT(html, Catch::Contains("<td>&lt;b&gt;o</td>"));
+  CHECK_THAT(html, Catch::Contains("the rubric changed; the recorded facts changed"));
+  CHECK_THAT(html, Catch::Contains("1 (timeout)</td><td class=\"n\">none</td><td>no file this time"));
+  // Said before the statistics: above the most-failed checks.
+  CHECK(html.find("id=\"changes\"") < html.find("The most failed checks"));
+}
+
 TEST_CASE("summary.html escapes names and links each student's report", "[reports][gradebook]") {
   const std::string html = reports::summary_html(sample());
   CHECK_THAT(html, Catch::Contains("href=\"students/bo%2C%20%22b%22/exercise1/report.html\""));

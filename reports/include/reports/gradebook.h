@@ -5,6 +5,7 @@
 // are kept sorted, so the files do not depend on the order of grading.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,22 @@ struct SimilarPair {
   std::string page;            // the side-by-side page, relative to the class folder
 };
 
+// A score that differs from the one the last run left in the same --out
+// folder (`grade batch` run again): before and after (none: no result now),
+// their gradebook verdicts, and why, as the parts of the grade that differ:
+// "grader", "rubric", "solution" (the reference), "facts", "file" (the
+// student's), or "gone" (no file this time), "regrade" (graded again on
+// request, nothing it depends on differs), "unknown" (the last run kept no
+// record of its parts).
+struct ScoreChange {
+  std::string student, exercise;
+  std::optional<double> before, after;
+  std::string before_status, after_status;
+  std::vector<std::string> why;
+};
+// The words for a reason of a ScoreChange, for people.
+std::string change_reason(const std::string& why);
+
 struct ClassResults {
   std::vector<ClassExercise> exercises;  // in the course's order
   std::vector<std::string> students;     // sorted; a student may have no entry for an exercise
@@ -85,6 +102,7 @@ struct ClassResults {
   std::string layout;  // how SUBMISSIONS was read: folders, canvas, moodle, gradescope, github-classroom
   bool csv_bom = false;  // --bom: the CSV files start with a UTF-8 byte order mark (for Excel)
   std::string lms_assignment = "gradlab";  // the assignment column of canvas.csv
+  std::vector<ScoreChange> changes;  // since the last run on the same folder
 
   const ClassEntry* find(const std::string& student, const std::string& exercise) const;
   double max_total() const;
