@@ -190,6 +190,7 @@ struct BatchPlan {
   // What the out folder held for the files graded again, or dropped: the
   // scores a rerun may change, which it then lists (score_changes.h).
   std::map<std::pair<std::string, std::string>, Before> before;
+  std::optional<LmsColumn> lms;  // canvas.csv's column in the roster, when it has one
 };
 
 void take_in(const BatchOptions& opt, const std::vector<std::string>& exercises,
@@ -394,6 +395,8 @@ reports::ClassResults summarise(const Course& course, const GradeRequest& base, 
   c.layout = plan.intake.layout;
   c.csv_bom = opt.bom;
   c.lms_assignment = opt.lms_assignment;
+  if (plan.lms && plan.lms->points_possible)
+    c.lms_points = reports::ClassResults::LmsPoints{plan.lms->name, *plan.lms->points_possible, opt.accept_points_mismatch};
   std::map<std::pair<std::string, std::string>, GradeParts> parts_now;
   for (const Task& t : plan.tasks) parts_now[{t.student, t.exercise}] = t.parts;
   c.changes = score_changes(plan.before, parts_now, c, opt.regrade);
@@ -427,10 +430,19 @@ void log_changes(const reports::ClassResults& c, const BatchOptions& opt, const 
 }  // namespace
 
 // plan, prune, grade, summarise.
-int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log) {
+int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& options, std::ostream& log) {
+  BatchOptions opt = options;
   const std::vector<std::string> exercises = opt.exercises.empty() ? course.exercises() : opt.exercises;
   std::map<std::string, ExerciseInfo> info = read_exercises(course, base, exercises);
   BatchPlan plan;
+  // canvas.csv's column: the one named, else the roster's one assignment column.
+  if (!opt.roster.empty()) plan.lms = lms_column(opt.roster, opt.lms_assignment);
+  if (opt.lms_assignment.empty()) {
+    opt.lms_assignment = plan.lms ? plan.lms->name : "gradlab";
+    if (plan.lms)
+      log << "grade batch: canvas.csv's column is the roster's one assignment column, \""
+          << reports::visible(plan.lms->name, false) << "\" (--lms-assignment names another)\n";
+  }
   take_in(opt, exercises, info, plan);
   resume(opt, plan);
   log_plan(opt, plan, log);
@@ -442,10 +454,11 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
     log << (n.refused ? "refused " : "flagged ") << reports::visible(n.entry, false) << ": "
         << reports::visible(n.reason, false) << "\n";
   report_nothing_handed_in(c, log);
+  report_points(c, log);
   for (const auto& p : problems) log << "could not grade " << reports::visible(p, false) << "\n";
   log << "gradebook: " << (fs::path(opt.out) / "gradebook.csv").string() << "\nsummary:   "
       << (fs::path(opt.out) / "summary.html").string() << "\n";
-  return problems.empty() ? 0 : kExitInternal;
+  return !problems.empty() ? kExitInternal : c.canvas_refused() ? kExitFailed : 0;
 }
 
 void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn) {

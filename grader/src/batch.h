@@ -32,14 +32,19 @@ struct BatchOptions {
   std::string layout = "auto";   // --layout: how SUBMISSIONS is laid out (layouts.h)
   std::string roster;            // --roster FILE: the class's list (roster.h), or ""
   bool bom = false;              // --bom: CSV files start with a UTF-8 byte order mark
-  std::string lms_assignment = "gradlab";  // --lms-assignment: canvas.csv's assignment column
+  // --lms-assignment: canvas.csv's assignment column (empty: the roster's one
+  // column named as Canvas names assignments, else "gradlab").
+  std::string lms_assignment;
+  bool accept_points_mismatch = false;  // export canvas.csv even when its points possible differ
 };
 
 // Runs fn(0) ... fn(n - 1) on `jobs` threads (this one included).
 void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& fn);
 
 // Returns the exit code: 0 when every submission was graded (whatever its
-// verdict), 70 when some could not be (the grader's fault, said per student).
+// verdict), 1 when canvas.csv was not written because the roster's points
+// possible differ from the rubrics' total, 70 when some submission could
+// not be graded (the grader's fault, said per student).
 int run_batch(const Course& course, const GradeRequest& base, const BatchOptions& opt, std::ostream& log);
 
 // Combines the OUT folders of shards into `out`: their students' results and

@@ -77,6 +77,13 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
   manifest["shard_count"] = c.shards;
   manifest["shards"] = shards;
   if (!c.missing_shards.empty()) manifest["missing_shards"] = c.missing_shards;
+  if (c.lms_points)
+    manifest["lms_points"] = {{"column", c.lms_points->column},
+                              {"points_possible", c.lms_points->possible},
+                              {"accepted", c.lms_points->accepted}};
+  // A refused export is not left behind from an earlier run either.
+  std::error_code gone;
+  if (c.canvas_refused()) fs::remove(fs::path(out) / "canvas.csv", gone);
   for (const auto& [name, text] :
        std::vector<std::pair<std::string, std::string>>{{"gradebook.csv", reports::gradebook_csv(c)},
                                                         {"canvas.csv", reports::canvas_csv(c)},
@@ -85,12 +92,23 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
                                                         {"summary.json", reports::summary_json(c).dump(2) + "\n"},
                                                         {"summary.html", reports::summary_html(c)},
                                                         {"batch.json", manifest.dump(2) + "\n"}}) {
+    if (name == "canvas.csv" && c.canvas_refused()) continue;
     const std::string err = write_file_atomic((fs::path(out) / name).string(), text);
     if (!err.empty()) return err;
   }
   return "";
 }
 
+
+void report_points(const reports::ClassResults& c, std::ostream& log) {
+  if (!c.points_mismatch()) return;
+  log << (c.lms_points->accepted ? "warning: " : "error: ") << "Canvas's points possible for \""
+      << reports::visible(c.lms_points->column, false) << "\" (the roster) is " << points(c.lms_points->possible)
+      << ", the rubrics total " << points(c.max_total()) << ": "
+      << (c.lms_points->accepted ? "canvas.csv written anyway (--accept-points-mismatch)\n"
+                                 : "canvas.csv not written. Make the rubric and the assignment agree, or pass "
+                                   "--accept-points-mismatch to export anyway\n");
+}
 
 // Every student with no file at all, named at the end of the run (and in the summary).
 void report_nothing_handed_in(const reports::ClassResults& c, std::ostream& log) {

@@ -39,5 +39,7 @@ reports::Identity identity_from(const json& j);
 
 // Every student with no file at all, named at the end of the run (and in the summary).
 void report_nothing_handed_in(const reports::ClassResults& c, std::ostream& log);
+// Canvas's points possible (from the roster) against the rubrics' total, when they differ.
+void report_points(const reports::ClassResults& c, std::ostream& log);
 
 }  // namespace grader

@@ -217,7 +217,11 @@ void add_class_commands(CLI::App& app, Options& o, Subcommands& c) {
       ->check(CLI::ExistingFile);
   c.batch->add_flag("--bom", b.bom, "start the CSV files with a UTF-8 byte order mark, so that Excel shows accents");
   c.batch->add_option("--lms-assignment", b.lms_assignment, "the name of canvas.csv's assignment column (Canvas's "
-                                                            "own, such as \"Homework 3 (1234)\"; default: gradlab)");
+                                                            "own, such as \"Homework 3 (1234)\"; default: the "
+                                                            "--roster's one column named so, else gradlab)");
+  c.batch->add_flag("--accept-points-mismatch", b.accept_points_mismatch,
+                    "write canvas.csv even when the roster's Points Possible for its column differ from the rubrics' "
+                    "total (otherwise it is not written, and the exit code is 1)");
   c.batch->add_option("--shard", o.shard, "K/N: grade only the K-th of N shares of the students (for job arrays; "
                                           "combine with `grade merge`)");
   c.merge = app.add_subcommand("merge", "combine the --out folders of sharded `grade batch` runs into one "

@@ -8,6 +8,7 @@
 
 #include "batch.h"
 #include "class_files.h"
+#include "exit_codes.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -132,6 +133,9 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   c.layout = first.value("layout", "");
   c.csv_bom = options.value("bom", false);
   c.lms_assignment = options.value("lms_assignment", std::string("gradlab"));
+  if (const json p = first.value("lms_points", json()); p.is_object())
+    c.lms_points = reports::ClassResults::LmsPoints{p.value("column", ""), p.value("points_possible", 0.0),
+                                                    p.value("accepted", false)};
   // A complete merge is the whole class, as one unsharded run would write
   // it; a partial one keeps saying which shards it holds and which it lacks.
   const bool whole = shards.missing.empty();
@@ -141,13 +145,14 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
       out, c, whole ? std::vector<int>{1} : std::vector<int>(shards.held.begin(), shards.held.end()), options);
   if (!err.empty()) throw std::runtime_error(err);
   report_nothing_handed_in(c, log);
+  report_points(c, log);
   if (!whole)
     log << "grade merge: warning: " << shards.missing.size() << " of " << shards.count
         << " shards missing (--allow-partial): summary.html and summary.json say which\n";
   log << "grade merge: " << g.students.size() << " students from " << inputs.size() << " folders\ngradebook: "
       << (fs::path(out) / "gradebook.csv").string() << "\nsummary:   " << (fs::path(out) / "summary.html").string()
       << "\n";
-  return 0;
+  return c.canvas_refused() ? kExitFailed : 0;
 }
 
 }  // namespace grader

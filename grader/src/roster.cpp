@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
+#include <regex>
 #include <stdexcept>
 
 #include <sys/stat.h>
@@ -156,6 +159,30 @@ std::vector<reports::Identity> read_roster(const std::string& path) {
     out.push_back(i);
   }
   return out;
+}
+
+std::optional<LmsColumn> lms_column(const std::string& path, const std::string& wanted) {
+  const auto text = read_file(path);
+  if (!text) return std::nullopt;
+  const auto rows = parse_csv(*text, path);
+  if (rows.empty()) return std::nullopt;
+  static const std::regex canvas_name(R"(.+ \(\d+\))");
+  std::vector<size_t> cols;
+  for (size_t k = 0; k < rows[0].size(); ++k) {
+    const std::string name = trimmed(rows[0][k]);
+    if (wanted.empty() ? std::regex_match(name, canvas_name) : name == wanted) cols.push_back(k);
+  }
+  if (cols.size() != 1) return std::nullopt;
+  LmsColumn c{trimmed(rows[0][cols[0]]), std::nullopt};
+  for (size_t r = 1; r < rows.size(); ++r) {
+    if (rows[r].empty() || lower(trimmed(rows[r][0])) != "points possible" || cols[0] >= rows[r].size()) continue;
+    const std::string v = trimmed(rows[r][cols[0]]);
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (!v.empty() && end && *end == '\0' && std::isfinite(d)) c.points_possible = d;
+    break;
+  }
+  return c;
 }
 
 RosterMatch match_roster(const std::vector<reports::Identity>& roster, const reports::Identity& who,

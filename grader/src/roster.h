@@ -14,6 +14,7 @@
 //   section: section, group
 // At least one of id, sis_id, login, email or name is needed.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,18 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
 // Throws std::invalid_argument, saying where and what, for a file that
 // cannot be read, has no usable header, or a row with no identity.
 std::vector<reports::Identity> read_roster(const std::string& path);
+
+// An assignment column of an LMS's gradebook export used as the roster
+// (Canvas's "Homework 3 (1234)"), and the number its Points Possible row
+// holds there, when it has one.
+struct LmsColumn {
+  std::string name;
+  std::optional<double> points_possible;
+};
+// The column named `wanted`; with `wanted` empty, the one column named as
+// Canvas names assignments ("NAME (DIGITS)") when there is exactly one.
+// Nothing when there is no such column. For a file read_roster accepted.
+std::optional<LmsColumn> lms_column(const std::string& path, const std::string& wanted);
 
 // A submission's roster row, by the strongest evidence that names exactly
 // one: tier 1, what the LMS says of them (id, SIS id, login, email); 2, the

@@ -182,6 +182,10 @@ std::string checks_csv(const ClassResults& c) {
   return s;
 }
 
+bool ClassResults::points_mismatch() const {
+  return lms_points && std::fabs(lms_points->possible - max_total()) > 1e-9;
+}
+
 std::string change_reason(const std::string& why) {
   static const std::map<std::string, std::string> words = {
       {"grader", "the grader changed"},
@@ -264,6 +268,13 @@ json summary_json(const ClassResults& c) {
                        {"after_verdict", x.after_status},
                        {"why", x.why}});
   j["changes"] = changes;
+  if (c.lms_points)
+    j["lms_points"] = {{"column", c.lms_points->column},
+                       {"points_possible", c.lms_points->possible},
+                       {"rubrics_total", c.max_total()},
+                       {"mismatch", c.points_mismatch()},
+                       {"accepted", c.lms_points->accepted},
+                       {"canvas_csv_written", !c.canvas_refused()}};
   if (c.similarity_threshold > 0) {
     json pairs = json::array();
     for (const auto& p : c.similar)

@@ -190,6 +190,22 @@ std::string similarity_card(const ClassResults& c) {
   return s + "</tbody></table>\n</section>\n";
 }
 
+// The LMS's points possible against the rubrics' total: a mismatch would put
+// scores above (or below) what the LMS expects, so it is said first.
+std::string points_card(const ClassResults& c) {
+  if (!c.points_mismatch()) return "";
+  const std::string both = "Canvas's points possible for <b>" + h(c.lms_points->column) + "</b> (the roster) is " +
+                           h(grader::points(c.lms_points->possible)) + "; the rubrics total " +
+                           h(grader::points(c.max_total())) + ".";
+  return "<section class=\"card\" id=\"points\" role=\"alert\">\n<h2>Points possible differ</h2>\n<p>" + both +
+         (c.lms_points->accepted
+              ? " canvas.csv was written anyway, as asked (<code>--accept-points-mismatch</code>): check the scores "
+                "before you import them."
+              : " canvas.csv was <b>not</b> written. Change the rubric or the assignment so that they agree, or pass "
+                "<code>--accept-points-mismatch</code> to export anyway.") +
+         "</p>\n</section>\n";
+}
+
 // Every score that moved since the last run on this folder, before any
 // statistic: a rerun after a rubric edit must not change grades unseen.
 std::string changes_card(const ClassResults& c) {
@@ -270,7 +286,7 @@ std::string students_card(const ClassResults& c) {
 }  // namespace
 
 std::string summary_html(const ClassResults& c) {
-  return page_head(c) + header_card(c) + changes_card(c) + most_failed_card(c) + left_out_cards(c) + similarity_card(c) +
+  return page_head(c) + header_card(c) + points_card(c) + changes_card(c) + most_failed_card(c) + left_out_cards(c) + similarity_card(c) +
          intake_card(c) + exercises_card(c) + students_card(c) +
          "<footer>gradlab class summary · summary.json has the same numbers</footer>\n</main>\n</body>\n</html>\n";
 }

@@ -61,6 +61,34 @@ grep -q 'id="nothing"' "$scratch/c/summary.html" && grep -q 'cquiet (Quiet, Carl
   grep -q 'id="fence">Student code ran in ' "$scratch/c/summary.html" &&
   ok "summary.html lists who handed in nothing and names the fence" || fail "summary.html: no list of the missing or no fence"
 
+# Canvas's own gradebook export as the roster: its one assignment column is
+# canvas.csv's by default, and its Points Possible must be the rubrics' total
+# (exercise3 + exercise5 = 31), or canvas.csv is not written (issue 44).
+pp_roster() {  # POINTS FILE
+  printf 'Student,ID,SIS User ID,SIS Login ID,Section,Homework 3 (77),Current Score\r\n    Points Possible,,,,,%s,(read only)\r\n"Doe, Jane",1001,S1,jdoe,A,,\r\n"Martin, Élodie",1002,S2,emartin,B,,\r\n"Smith, Bob",1003,S3,bsmith,A,,\r\n' "$1" >"$2"
+}
+pp_roster 31.00 "$scratch/pp31.csv" && pp_roster 30.00 "$scratch/pp30.csv"
+batch "$d" --roster "$scratch/pp31.csv" --out "$scratch/pp1" >"$scratch/pp1.log" 2>&1
+code=$?
+[ $code = 0 ] && grep -q 'the roster.s one assignment column, "Homework 3 (77)"' "$scratch/pp1.log" &&
+  head -1 "$scratch/pp1/canvas.csv" | grep -q ',Homework 3 (77)' &&
+  ok "the roster's one assignment column is canvas.csv's, its points possible agree" ||
+  fail "a Canvas export as roster (exit $code): $(cat "$scratch/pp1.log")"
+batch "$d" --roster "$scratch/pp30.csv" --out "$scratch/pp2" >"$scratch/pp2.log" 2>&1
+code=$?
+[ $code = 1 ] && [ ! -e "$scratch/pp2/canvas.csv" ] && [ -f "$scratch/pp2/gradebook.csv" ] &&
+  grep -q 'points possible for "Homework 3 (77)" (the roster) is 30, the rubrics total 31: canvas.csv not written' "$scratch/pp2.log" &&
+  grep -q 'id="points"' "$scratch/pp2/summary.html" &&
+  python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["lms_points"]; assert p["mismatch"] and not p["canvas_csv_written"] and p["points_possible"] == 30 and p["rubrics_total"] == 31, p' "$scratch/pp2/summary.json" &&
+  ok "a points-possible mismatch stops canvas.csv, with both numbers (exit 1)" ||
+  fail "points possible 30 against 31 (exit $code): $(cat "$scratch/pp2.log")"
+batch "$d" --roster "$scratch/pp30.csv" --accept-points-mismatch --out "$scratch/pp2" >"$scratch/pp3.log" 2>&1
+code=$?
+[ $code = 0 ] && [ -f "$scratch/pp2/canvas.csv" ] && grep -q "canvas.csv written anyway" "$scratch/pp3.log" &&
+  grep -q "written anyway, as asked" "$scratch/pp2/summary.html" &&
+  ok "--accept-points-mismatch exports anyway, and the summary says so" ||
+  fail "--accept-points-mismatch (exit $code): $(cat "$scratch/pp3.log")"
+
 # The same class in 2 shards, merged: the same bytes as one run, roster and all.
 for k in 1 2; do
   batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homework 3 (77)" --shard $k/2 \

@@ -103,6 +103,19 @@ struct ClassResults {
   bool csv_bom = false;  // --bom: the CSV files start with a UTF-8 byte order mark (for Excel)
   std::string lms_assignment = "gradlab";  // the assignment column of canvas.csv
   std::vector<ScoreChange> changes;  // since the last run on the same folder
+  // canvas.csv's column as the roster (the LMS's own export) has it, with its
+  // points possible; `accepted`: export even when they differ from the
+  // rubrics' total (--accept-points-mismatch).
+  struct LmsPoints {
+    std::string column;
+    double possible = 0;
+    bool accepted = false;
+  };
+  std::optional<LmsPoints> lms_points;
+  // The LMS's points possible differ from the rubrics' total.
+  bool points_mismatch() const;
+  // ...and nobody accepted it: canvas.csv is then not written.
+  bool canvas_refused() const { return points_mismatch() && !lms_points->accepted; }
 
   const ClassEntry* find(const std::string& student, const std::string& exercise) const;
   double max_total() const;
