@@ -94,10 +94,6 @@ bool any_identity(const ClassResults& c) {
   return false;
 }
 
-// The total a gradebook shows: none for a student who handed in nothing, or
-// whose files are held.
-std::string total_cell(const ClassResults& c, const std::string& student);
-
 double total_of(const ClassResults& c, const std::string& student) {
   double total = 0;
   for (const auto& e : c.exercises)
@@ -105,11 +101,11 @@ double total_of(const ClassResults& c, const std::string& student) {
   return total;
 }
 
+}  // namespace
+
 std::string total_cell(const ClassResults& c, const std::string& student) {
   return c.submitted_nothing(student) || c.any_held(student) ? std::string() : grader::points(total_of(c, student));
 }
-
-}  // namespace
 
 std::string gradebook_csv(const ClassResults& c) {
   const bool ids = any_identity(c);

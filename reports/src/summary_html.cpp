@@ -262,23 +262,31 @@ std::string exercises_card(const ClassResults& c) {
   return s + "</tbody></table>\n" + charts + "</div>\n</section>\n";
 }
 
-// Every student's scores, each a link to that report, and the total.
+// Every student's scores, each a link to that report with its verdict when
+// it did not run to the end, and the total (none for a student who handed in
+// nothing or whose file is held: as in the CSV files).
 std::string students_card(const ClassResults& c) {
   std::string s = "<section class=\"card\" id=\"students\" aria-labelledby=\"students-title\">\n"
                   "<h2 id=\"students-title\">Students</h2>\n<table><thead><tr><th>student</th>";
   for (const auto& e : c.exercises) s += "<th class=\"n\">" + h(e.id) + "</th>";
   s += "<th class=\"n\">total</th></tr></thead><tbody>\n";
   for (const auto& st : c.students) {
-    s += "<tr><td>" + h(st) + "</td>";
-    double total = 0;
+    const Identity& i = c.identity(st);
+    s += "<tr><td>" + h(st) + (i.name.empty() || i.name == st ? "" : " <span class=\"sub\">" + h(i.name) + "</span>") +
+         "</td>";
     for (const auto& e : c.exercises) {
       const ClassEntry* x = c.find(st, e.id);
-      if (x) total += x->score;
-      s += "<td class=\"n\">" +
-           (x ? "<a href=\"" + href(x->report) + "\">" + h(grader::points(x->score)) + "</a>" : std::string("–")) +
-           "</td>";
+      const std::string status = gradebook_status(x);
+      std::string cell = "–";
+      if (x && !held(x))
+        cell = "<a href=\"" + href(x->report) + "\">" + h(grader::points(x->score)) + "</a>" +
+               (status == "ok" ? "" : " <span class=\"sub\">" + h(status) + "</span>");
+      else if (x)
+        cell = "<span class=\"sub\">held</span>";
+      s += "<td class=\"n\">" + cell + "</td>";
     }
-    s += "<td class=\"n\">" + h(grader::points(total)) + "</td></tr>\n";
+    const std::string total = total_cell(c, st);
+    s += "<td class=\"n\">" + (total.empty() ? std::string("–") : h(total)) + "</td></tr>\n";
   }
   return s + "</tbody></table>\n</section>\n";
 }
@@ -286,8 +294,8 @@ std::string students_card(const ClassResults& c) {
 }  // namespace
 
 std::string summary_html(const ClassResults& c) {
-  return page_head(c) + header_card(c) + points_card(c) + changes_card(c) + most_failed_card(c) + left_out_cards(c) + similarity_card(c) +
-         intake_card(c) + exercises_card(c) + students_card(c) +
+  return page_head(c) + header_card(c) + points_card(c) + changes_card(c) + most_failed_card(c) + left_out_cards(c) +
+         similarity_card(c) + intake_card(c) + exercises_card(c) + students_card(c) +
          "<footer>gradlab class summary · summary.json has the same numbers</footer>\n</main>\n</body>\n</html>\n";
 }
 

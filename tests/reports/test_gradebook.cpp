@@ -190,6 +190,23 @@ TEST_CASE("summary.json and summary.html list the scores a rerun changed, and wh
   CHECK(html.find("id=\"changes\"") < html.find("The most failed checks"));
 }
 
+TEST_CASE("summary.html's students: verdicts beside scores, no total for who handed in nothing", "[reports][gradebook]") {
+  reports::ClassResults c = sample();
+  c.identities["ann"].name = "Ann <Lee>";
+  const std::string html = reports::summary_html(c);
+  const auto row = [&](const std::string& who) {
+    const size_t at = html.find("<tr><td>" + who);
+    REQUIRE(at != std::string::npos);
+    return html.substr(at, html.find("</tr>", at) - at);
+  };
+  // cy: no file at all, so no total, as in gradebook.csv (never a 0 earned).
+  CHECK(row("cy") == "<tr><td>cy</td><td class=\"n\">–</td><td class=\"n\">–</td><td class=\"n\">–</td>");
+  CHECK_THAT(row("bo, &quot;b&quot;"), Catch::Contains(">0</a> <span class=\"sub\">compile_error</span>"));
+  CHECK_THAT(row("bo, &quot;b&quot;"), Catch::Contains(">2</a> <span class=\"sub\">crashed</span>"));
+  CHECK_THAT(row("ann"), Catch::Contains("ann <span class=\"sub\">Ann &lt;Lee&gt;</span>"));
+  CHECK_THAT(row("ann"), Catch::Contains(">0</a> <span class=\"sub\">timeout</span></td><td class=\"n\">4</td>"));
+}
+
 TEST_CASE("summary.html escapes names and links each student's report", "[reports][gradebook]") {
   const std::string html = reports::summary_html(sample());
   CHECK_THAT(html, Catch::Contains("href=\"students/bo%2C%20%22b%22/exercise1/report.html\""));

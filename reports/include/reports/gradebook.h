@@ -37,6 +37,11 @@ ClassEntry entry_from_report(const json& report, const std::string& report_html)
 // time), crashed (a signal, an exit, a memory or output limit), exception
 // (one escaped the exercise's function), internal_error (the grader failed).
 std::string gradebook_status(const ClassEntry* e);
+
+struct ClassResults;
+// The total every class file shows: none for a student who handed in
+// nothing, or whose files are held, so that no one reads it as earned.
+std::string total_cell(const ClassResults& c, const std::string& student);
 // A file held for a person (Verdict::SharedFile): it has no score yet.
 bool held(const ClassEntry* e);
 
