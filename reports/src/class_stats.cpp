@@ -21,9 +21,9 @@ double mean_of(const std::vector<double>& v) {
 }  // namespace
 
 int bin_of(double score, double max) {
-  if (max <= 0) return kBins - 1;
-  const int b = static_cast<int>(std::floor(score / max * kBins));
-  return std::clamp(b, 0, kBins - 1);
+  if (max <= 0 || score >= max) return kBins - 1;
+  const int b = static_cast<int>(std::floor(score / max * (kBins - 1)));
+  return std::clamp(b, 0, kBins - 2);
 }
 
 double rounded(double v) { return std::round(v * 1000) / 1000; }

@@ -9,8 +9,9 @@
 
 namespace reports {
 
-// Ten bins of a score as a share of the maximum: [0, 10%), …, [90%, 100%].
-inline constexpr int kBins = 10;
+// Ten bins of a tenth of the points each ([0, 10%) ... [90%, 100%)), and
+// one of its own for full marks, so that a class's full marks stand apart.
+inline constexpr int kBins = 11;
 int bin_of(double score, double max);
 
 struct ExerciseStats {

@@ -40,14 +40,15 @@ std::string href(const std::string& path) {
 }
 
 std::string bin_label(int b) {
-  return std::to_string(b * 10) + (b == kBins - 1 ? "–100%" : "–" + std::to_string(b * 10 + 10) + "%");
+  return b == kBins - 1 ? "full marks" : std::to_string(b * 10) + "–" + std::to_string(b * 10 + 10) + "%";
 }
 
-// Ten bars, the count over each and the range under it.
+// Eleven bars (a tenth of the points each, then full marks), the count over
+// each and the range under it.
 std::string histogram_svg(const std::vector<int>& bins, const std::string& what) {
   int top = 1;
   for (int v : bins) top = std::max(top, v);
-  const int w = 560, hgt = 200, base = 170, bar = 44, gap = 10;
+  const int w = 560, hgt = 200, base = 170, bar = 40, gap = 8;
   std::string desc = what + ": ";
   for (int b = 0; b < kBins; ++b)
     desc += (b ? ", " : "") + std::to_string(bins[static_cast<size_t>(b)]) + " in " + bin_label(b);
@@ -64,7 +65,7 @@ std::string histogram_svg(const std::vector<int>& bins, const std::string& what)
     s += "<text x=\"" + std::to_string(x + bar / 2) + "\" y=\"" + std::to_string(base - height - 5) +
          "\" text-anchor=\"middle\" font-size=\"13\" fill=\"#1f2328\">" + std::to_string(v) + "</text>";
     s += "<text x=\"" + std::to_string(x + bar / 2) + "\" y=\"" + std::to_string(base + 18) +
-         "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#59636e\">" + std::to_string(b * 10) + "%</text>\n";
+         "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#59636e\">" + (b == kBins - 1 ? "100%" : std::to_string(b * 10) + "%") + "</text>\n";
   }
   return s + "</svg>\n";
 }
@@ -108,8 +109,8 @@ std::string page_head(const ClassResults& c) {
 std::string header_card(const ClassResults& c) {
   const TotalStats t = total_stats(c);
   std::string s = "<header class=\"card\">\n<p class=\"eyebrow\">gradlab class summary</p>\n<h1>" +
-                  std::to_string(c.students.size()) + " students, " + std::to_string(c.exercises.size()) +
-                  " exercises</h1>\n<p class=\"lede\" id=\"totals\">Mean total " + h(num(t.mean)) + " of " +
+                  std::to_string(c.students.size()) + (c.students.size() == 1 ? " student, " : " students, ") +
+                  std::to_string(c.exercises.size()) + (c.exercises.size() == 1 ? " exercise" : " exercises") + "</h1>\n<p class=\"lede\" id=\"totals\">Mean total " + h(num(t.mean)) + " of " +
                   h(num(c.max_total())) + " points, median " + h(num(t.median)) + " (over the " +
                   std::to_string(t.totals.size()) +
                   " who handed in something). The grades are in <code>gradebook.csv</code> (and for import into "

@@ -17,7 +17,7 @@ window.addEventListener('load', () => {
   charts.forEach((c, i) => {
     want((c.getAttribute('aria-label') || '').includes(' in '), `chart ${i + 1} has no text alternative`);
     want(c.getBoundingClientRect().width > 200, `chart ${i + 1} is not shown`);
-    want(c.querySelectorAll('rect').length === 10, `chart ${i + 1} has no ten bars`);
+    want(c.querySelectorAll('rect').length === 11, `chart ${i + 1} has not eleven bars (ten tenths, then full marks)`);
   });
   const failedRows = doc.querySelectorAll('#failed tbody tr');
   want(failedRows.length === summary.most_failed.length, `${failedRows.length} most-failed rows, summary.json has ${summary.most_failed.length}`);

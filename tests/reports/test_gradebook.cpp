@@ -151,7 +151,8 @@ TEST_CASE("summary.json's statistics and most-failed checks", "[reports][gradebo
   CHECK(e1["submitted"] == 3);
   CHECK(e1["mean"].get<double>() == Approx(8.0 / 3).epsilon(1e-3));
   CHECK(e1["median"] == 2.0);
-  CHECK(e1["histogram"] == json::parse("[0,0,0,0,0,2,0,0,0,1]"));  // 2 of 4 is the 50% bin, 4 of 4 the last
+  // 2 of 4 is the 50% bin; 4 of 4, full marks, has the last bin to itself.
+  CHECK(e1["histogram"] == json::parse("[0,0,0,0,0,2,0,0,0,0,1]"));
   CHECK(e1["verdicts"]["passed"] == 1);
   CHECK(j["exercises"][1]["verdicts"]["compile_error"] == 1);
   // cy handed in nothing: named apart, and not a 0 in the totals (2, 2, 4).
@@ -188,6 +189,18 @@ TEST_CASE("summary.json and summary.html list the scores a rerun changed, and wh
   CHECK_THAT(html, Catch::Contains("1 (timeout)</td><td class=\"n\">none</td><td>no file this time"));
   // Said before the statistics: above the most-failed checks.
   CHECK(html.find("id=\"changes\"") < html.find("The most failed checks"));
+}
+
+TEST_CASE("summary: full marks have a bin of their own, a near miss is in the 90% bin; plurals", "[reports][gradebook]") {
+  reports::ClassResults c;
+  c.exercises = {{"exercise1", "First", 100}};
+  c.students = {"a", "b"};
+  c.entries[{"a", "exercise1"}] = entry("passed", 100, {});
+  c.entries[{"b", "exercise1"}] = entry("failed", 99.5, {});
+  CHECK(reports::summary_json(c)["exercises"][0]["histogram"] == json::parse("[0,0,0,0,0,0,0,0,0,1,1]"));
+  const std::string html = reports::summary_html(c);
+  CHECK_THAT(html, Catch::Contains("2 students, 1 exercise</h1>"));
+  CHECK_THAT(html, Catch::Contains("1 in 90–100%, 1 in full marks"));
 }
 
 TEST_CASE("summary.html's students: verdicts beside scores, no total for who handed in nothing", "[reports][gradebook]") {
