@@ -395,6 +395,8 @@ reports::ClassResults summarise(const Course& course, const GradeRequest& base, 
   c.layout = plan.intake.layout;
   c.csv_bom = opt.bom;
   c.lms_assignment = opt.lms_assignment;
+  for (const IntakeFile& f : plan.intake.files)
+    if (f.late) c.late.insert({f.student, f.exercise});
   if (plan.lms && plan.lms->points_possible)
     c.lms_points = reports::ClassResults::LmsPoints{plan.lms->name, *plan.lms->points_possible, opt.accept_points_mismatch};
   std::map<std::pair<std::string, std::string>, GradeParts> parts_now;

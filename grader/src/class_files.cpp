@@ -77,6 +77,9 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
   manifest["shard_count"] = c.shards;
   manifest["shards"] = shards;
   if (!c.missing_shards.empty()) manifest["missing_shards"] = c.missing_shards;
+  json late = json::array();
+  for (const auto& [st, e] : c.late) late.push_back({st, e});
+  manifest["late"] = late;
   if (c.lms_points)
     manifest["lms_points"] = {{"column", c.lms_points->column},
                               {"points_possible", c.lms_points->possible},

@@ -288,6 +288,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       f.shown = reports::visible(root + "/" + c.entry, false);
       f.size = std::max<uint64_t>(static_cast<uint64_t>(r.st.st_size), r.text.size());
       f.too_large = f.size > kMaxSubmissionBytes;
+      f.late = marked_late(plan.layout, c.entry.substr(0, c.entry.find('/')));
       if (!f.too_large) f.text = std::move(r.text);
       if (r.st.st_nlink > 1) {
         inodes[{r.st.st_dev, r.st.st_ino}].push_back(c.entry);

@@ -40,6 +40,7 @@ struct IntakeFile {
   // Other students' files that are this very file (hard links to its inode),
   // as their entries: the file is held, not graded (Verdict::SharedFile).
   std::vector<std::string> shared_with;
+  bool late = false;  // the LMS marked it late (layouts.h, marked_late)
 };
 
 struct Intake {

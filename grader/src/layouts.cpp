@@ -48,6 +48,17 @@ bool is(int dirfd, const std::string& name, bool folder) {
   return m && (folder ? S_ISDIR(m) : S_ISREG(m));
 }
 
+}  // namespace
+
+bool marked_late(Layout l, const std::string& entry) {
+  std::smatch m;
+  if (l != Layout::Canvas) return false;
+  if (std::regex_match(entry, m, canvas_anonymous())) return m[1].matched;
+  return std::regex_match(entry, m, canvas_name()) && m[2].matched;
+}
+
+namespace {
+
 bool canvas_file(const std::string& n) { return std::regex_match(n, canvas_anonymous()) || std::regex_match(n, canvas_name()); }
 
 // The layout most of the top-level entries fit, so that one stray file (or

@@ -23,6 +23,9 @@ enum class Layout { Auto, Folders, Canvas, Moodle, Gradescope, GithubClassroom }
 
 // "auto", "folders", ... -> Layout; throws std::invalid_argument naming the choices.
 Layout parse_layout(const std::string& name);
+// The LMS marked this top-level entry late (Canvas's "_LATE_" in a file's
+// name, "LATE_anon_" under anonymous grading).
+bool marked_late(Layout l, const std::string& entry);
 std::string layout_name(Layout l);
 
 // Where some of a submitter's files are: a folder (steps from SUBMISSIONS)

@@ -80,6 +80,7 @@ struct Gathered {
   std::map<std::string, reports::ClassExercise> exercises;
   std::vector<reports::IntakeNote> intake;
   std::map<std::string, reports::Identity> identities;
+  std::set<std::pair<std::string, std::string>> late;
 };
 
 Gathered gather(const std::vector<std::string>& inputs, const Shards& shards, const std::string& out) {
@@ -93,6 +94,9 @@ Gathered gather(const std::vector<std::string>& inputs, const Shards& shards, co
         g.intake.push_back({n.value("entry", ""), n.value("reason", ""), n.value("refused", true)});
     const json ids = m.value("identities", json::object());
     for (const auto& [st, id] : ids.items()) g.identities[st] = identity_from(id);
+    for (const json& l : m.value("late", json::array()))
+      if (l.is_array() && l.size() == 2 && l[0].is_string() && l[1].is_string())
+        g.late.insert({l[0].get<std::string>(), l[1].get<std::string>()});
     for (const auto& e : m["exercises"])
       g.exercises[e.value("id", "")] = {e.value("id", ""), e.value("title", ""), e.value("max_score", 0.0)};
     for (const auto& s : m["students"]) {
@@ -127,6 +131,7 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   reports::ClassResults c = collect(out, {g.students.begin(), g.students.end()}, ex);
   c.intake = std::move(g.intake);
   c.identities = std::move(g.identities);
+  c.late = std::move(g.late);
   // The same in every shard: their options were checked above.
   const json& first = shards.manifests.front();
   const json options = first.value("options", json::object());

@@ -111,7 +111,10 @@ std::string gradebook_csv(const ClassResults& c) {
   const bool ids = any_identity(c);
   std::string s = csv_start(c) + "student";
   if (ids) s += ",name,id,sis_id,login,email,section";
-  for (const auto& e : c.exercises) s += "," + csv_field(e.id) + "," + csv_field(e.id + " verdict");
+  // A late column beside each verdict only in a class with a late file.
+  const bool lates = !c.late.empty();
+  for (const auto& e : c.exercises)
+    s += "," + csv_field(e.id) + "," + csv_field(e.id + " verdict") + (lates ? "," + csv_field(e.id + " late") : "");
   s += ",total\r\n";
   for (const auto& st : c.students) {
     s += csv_field(st);
@@ -123,6 +126,7 @@ std::string gradebook_csv(const ClassResults& c) {
       const ClassEntry* x = c.find(st, e.id);
       // No submission: an empty score, which an LMS reads as "not graded".
       s += "," + (x && !held(x) ? grader::points(x->score) : std::string()) + "," + gradebook_status(x);
+      if (lates) s += std::string(",") + (c.is_late(st, e.id) ? "late" : "");
     }
     // Nothing handed in, or a file held: no total either, so that no one reads it as earned.
     s += "," + total_cell(c, st) + "\r\n";
@@ -264,6 +268,9 @@ json summary_json(const ClassResults& c) {
                        {"after_verdict", x.after_status},
                        {"why", x.why}});
   j["changes"] = changes;
+  json late = json::array();
+  for (const auto& [st, e] : c.late) late.push_back({{"student", visible(st, false)}, {"exercise", e}});
+  j["late"] = late;
   if (c.lms_points)
     j["lms_points"] = {{"column", c.lms_points->column},
                        {"points_possible", c.lms_points->possible},

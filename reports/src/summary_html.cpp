@@ -281,7 +281,8 @@ std::string students_card(const ClassResults& c) {
       std::string cell = "–";
       if (x && !held(x))
         cell = "<a href=\"" + href(x->report) + "\">" + h(grader::points(x->score)) + "</a>" +
-               (status == "ok" ? "" : " <span class=\"sub\">" + h(status) + "</span>");
+               (status == "ok" ? "" : " <span class=\"sub\">" + h(status) + "</span>") +
+               (c.is_late(st, e.id) ? " <span class=\"sub\">late</span>" : "");
       else if (x)
         cell = "<span class=\"sub\">held</span>";
       s += "<td class=\"n\">" + cell + "</td>";

@@ -49,17 +49,23 @@ g = {r["student"]: r for r in rows("gradebook.csv")}
 assert g["bsmith"]["exercise3 verdict"] == "compile_error" and g["bsmith"]["exercise5 verdict"] == "missing", g["bsmith"]
 assert g["emartin"]["exercise3 verdict"] == "ok" and g["emartin"]["email"] == "", g["emartin"]
 assert g["cquiet"]["total"] == "" and g["cquiet"]["section"] == "B", g["cquiet"]
+# Canvas's _LATE_ mark is kept beside the score (issue 44), and only there.
+assert g["emartin"]["exercise3 late"] == "late" and g["emartin"]["exercise5 late"] == "", g["emartin"]
+assert all(r["exercise3 late"] == "" for k, r in g.items() if k != "emartin"), g
 m = rows("moodle.csv")
 assert list(m[0].keys())[:6] == ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade"], m[0].keys()
 assert {r["Full name"]: r["Status"] for r in m}["Quiet, Carl"] == "No submission"
 s = json.load(open(f"{out}/summary.json"))
 assert s["layout"] == "canvas" and s["submitted_nothing"] == ["cquiet"], s
+assert s["late"] == [{"student": "emartin", "exercise": "exercise3"}], s["late"]
 assert s["total"]["students"] == 3 and s["exercises"][0]["missing"] == 1, s["total"]
 assert sum(s["fences"].values()) == 3, s["fences"]  # 4 files, one does not compile
 PY
 grep -q 'id="nothing"' "$scratch/c/summary.html" && grep -q 'cquiet (Quiet, Carl)' "$scratch/c/summary.html" &&
+  grep -q '<span class="sub">late</span>' "$scratch/c/summary.html" &&
   grep -q 'id="fence">Student code ran in ' "$scratch/c/summary.html" &&
-  ok "summary.html lists who handed in nothing and names the fence" || fail "summary.html: no list of the missing or no fence"
+  ok "summary.html lists who handed in nothing, marks the late file and names the fence" ||
+  fail "summary.html: no list of the missing, no late mark or no fence"
 
 # Canvas's own gradebook export as the roster: its one assignment column is
 # canvas.csv's by default, and its Points Possible must be the rubrics' total

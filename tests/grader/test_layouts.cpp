@@ -92,6 +92,18 @@ TEST_CASE("Canvas's flat download: lastfirst[_LATE]_userid_submissionid_file", "
   }
 }
 
+TEST_CASE("Canvas's LATE mark is read from the file's name, and from no other layout's", "[grader][intake][layouts]") {
+  using grader::Layout, grader::marked_late;
+  CHECK(marked_late(Layout::Canvas, "martinelodie_LATE_1002_5002_exercise3.cpp"));
+  CHECK(marked_late(Layout::Canvas, "LATE_anon_aB3xY_67890_exercise3.cpp"));
+  CHECK_FALSE(marked_late(Layout::Canvas, "martinelodie_1002_5002_exercise3.cpp"));
+  CHECK_FALSE(marked_late(Layout::Canvas, "anon_aB3xY_67890_exercise3_LATE.cpp"));
+  // A student's own file named with LATE is not the LMS's mark.
+  CHECK_FALSE(marked_late(Layout::Canvas, "doejane_1001_5001_LATE_exercise3.cpp"));
+  CHECK_FALSE(marked_late(Layout::Moodle, "Jane Doe_LATE_123456_assignsubmission_file_"));
+  CHECK_FALSE(marked_late(Layout::Folders, "doejane_LATE_1_2_x.cpp"));
+}
+
 TEST_CASE("Moodle's download: a folder per participant, or the prefix on each file", "[grader][intake][layouts]") {
   TempDir t;
   const fs::path d = t.path / "moodle";

@@ -6,6 +6,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +109,12 @@ struct ClassResults {
   bool csv_bom = false;  // --bom: the CSV files start with a UTF-8 byte order mark (for Excel)
   std::string lms_assignment = "gradlab";  // the assignment column of canvas.csv
   std::vector<ScoreChange> changes;  // since the last run on the same folder
+  // Files the LMS marked late (Canvas's _LATE_), as (student, exercise):
+  // the mark is the instructor's to weigh, so it is kept, never acted on.
+  std::set<std::pair<std::string, std::string>> late;
+  bool is_late(const std::string& student, const std::string& exercise) const {
+    return late.count({student, exercise}) > 0;
+  }
   // canvas.csv's column as the roster (the LMS's own export) has it, with its
   // points possible; `accepted`: export even when they differ from the
   // rubrics' total (--accept-points-mismatch).
