@@ -21,7 +21,7 @@ namespace {
 // CI) stays with the instructor: tests/ and bench/ are full of the course's
 // own graphs, spelled as the solutions spell them.
 const std::vector<std::string> kShipped = {"CMakeLists.txt", "cmake", "engine", "grader", "reports", "scripts",
-                                           "grade", ".gitignore"};
+                                           "grade", ".gitignore", ".devcontainer"};
 // Inside what ships, what is for instructors only. grader/release/ holds
 // the student's README, run-tests and tests, put in place below.
 const std::set<std::string> kInstructorOnly = {"grader/batch", "grader/ci", "grader/release"};

@@ -7,12 +7,11 @@
 # fixture, a file that does not compile, and no file for an exercise the
 # assignment asks for. results.json must validate against its schema (a real
 # validator), and its scores must be `grade`'s own.
-# With --build, Gradescope's setup.sh also runs (it builds the grader from
-# the zip, as Gradescope does when it makes the image), and run_autograder
-# then grades with that grader instead of this build's.
-#   autograder_test.sh GRADE ROOT WORK [--build]
+# Gradescope's setup.sh (the image's build from the zip) runs in the distro
+# test, on a fresh Debian 13 (tests/distro/).
+#   autograder_test.sh GRADE ROOT WORK
 set -uo pipefail
-grade=$1 root=$2 work=$3 build=${4:-}
+grade=$1 root=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 export GRADLAB_CACHE="$work/cache" NO_COLOR=1 GRADLAB_GRADE="$grade"
 fail=0
@@ -55,13 +54,7 @@ done
 [ ! -e "$ag/source/solutions" ] || no "autograder.zip holds solutions/"
 cp "$ag/source/run_autograder" "$ag/run_autograder"
 cp -r "$sub" "$ag/submission"
-if [ "$build" = --build ]; then
-  AUTOGRADER_ROOT="$ag" bash "$ag/source/setup.sh" >"$work/setup.log" 2>&1 || no "setup.sh failed:$(tail -20 "$work/setup.log")"
-  [ -x "$ag/source/build/grader/grade" ] || no "setup.sh built no grader"
-  unset GRADLAB_GRADE  # run_autograder's own grader, the one setup.sh built
-fi
 AUTOGRADER_ROOT="$ag" bash "$ag/run_autograder" >"$work/gradescope.log" 2>&1 || no "run_autograder exited $?: $(cat "$work/gradescope.log")"
-[ "$build" = --build ] && export GRADLAB_GRADE="$grade"
 gs="$ag/results/results.json"
 validate "$root/reports/gradescope.schema.json" "$gs" || no "results.json does not validate"
 got=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$gs")
