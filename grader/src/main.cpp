@@ -195,8 +195,11 @@ void add_class_commands(CLI::App& app, Options& o, Subcommands& c) {
   BatchOptions& b = o.bopt;
   b.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   c.batch = app.add_subcommand("batch", "grade a whole class: SUBMISSIONS holds one folder per student with their "
-                                        "exerciseN.cpp files; resumable, and each identical file is graded once");
-  c.batch->add_option("submissions", b.submissions, "the folder of student folders")->required();
+                                        "exerciseN.cpp files, or an LMS's download as it comes (Canvas, Moodle, "
+                                        "Gradescope, GitHub Classroom clones); resumable, each identical file is "
+                                        "graded once, and a rerun lists every score it changed");
+  c.batch->add_option("submissions", b.submissions, "a folder per student, or the LMS's download (see --layout)")
+      ->required();
   c.batch->add_option("--exercises", o.exercises_csv, "which exercises, comma-separated (default: all the course has)");
   c.batch->add_option("--jobs,-j", b.jobs, "submissions graded at once (default: the number of cores)")
       ->check(CLI::Range(1, 256));
