@@ -89,13 +89,16 @@ long copy_number(const std::string& name) {
   return without_copy_mark(name.substr(0, name.size() >= 4 ? name.size() - 4 : 0)).second;
 }
 
-// Whether `name` is to be graded for `exercise` rather than `held`: the
-// canonical name first, else the highest copy number (the latest download),
-// else the last by name.
-bool later_copy(const std::string& name, const std::string& held, const std::string& exercise) {
+// Whether `name` is to be graded for `exercise` rather than `held`. Where
+// the LMS itself numbers a later upload of the same name (Moodle keeps
+// "exercise3.cpp" and renames the fix "exercise3 (1).cpp"; Canvas's
+// "-1"), the highest number is the latest. Elsewhere the canonical name
+// comes first (a student who kept a browser's "(1)" copy beside it chose
+// which to hand in), then the highest number; then the last by name.
+bool later_copy(const std::string& name, const std::string& held, const std::string& exercise, bool lms_numbers) {
   const std::string canonical = exercise + ".cpp";
-  if (held == canonical) return false;
-  if (name == canonical) return true;
+  if (!lms_numbers && held == canonical) return false;
+  if (!lms_numbers && name == canonical) return true;
   const long a = copy_number(name), b = copy_number(held);
   return a != b ? a > b : name > held;
 }
@@ -258,7 +261,8 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
         auto it = chosen.find(e);
         if (it == chosen.end()) {
           chosen[e] = {dirfd, name, entry};
-        } else if (later_copy(name, it->second.name, e)) {
+        } else if (later_copy(name, it->second.name, e,
+                              plan.layout == Layout::Moodle || plan.layout == Layout::Canvas)) {
           others.push_back(it->second.entry);
           it->second = {dirfd, name, entry};
         } else {

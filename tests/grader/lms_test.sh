@@ -120,6 +120,8 @@ mkdir -p "$d/Jane Doe_123456_assignsubmission_file_" "$d/Élodie Martin_123457_a
 cp "$sol/exercise3.cpp" "$d/Jane Doe_123456_assignsubmission_file_/exercise3.cpp"
 cp "$fx/exercise5/one-expression.cpp" "$d/Jane Doe_123456_assignsubmission_file_/Exercise5 (1).cpp"
 cp "$fx/exercise3/wrong-sign.cpp" "$d/Élodie Martin_123457_assignsubmission_file_/exercise3.cpp"
+# Élodie uploaded a fix: Moodle kept both, renaming the later one. The later one is graded.
+cp "$sol/exercise3.cpp" "$d/Élodie Martin_123457_assignsubmission_file_/exercise3 (1).cpp"
 cp "$sol/exercise3.cpp" "$d/Bob Flat_123458_assignsubmission_file_exercise3.cpp"
 batch "$d" --out "$scratch/m" >"$scratch/m.log" 2>&1 || fail "moodle batch exited $?"
 python3 - "$scratch/m" <<'PY' && ok "Moodle's download: each participant graded, the worksheet reads back with Participant N" || fail "the Moodle class"
@@ -130,7 +132,11 @@ jane = m["Participant 123456"]
 assert jane["Full name"] == "Jane Doe" and jane["Maximum Grade"] == "31" and jane["Status"] == "Submitted for grading", jane
 assert "exercise5: " in jane["Feedback comments"] and "(ok)" in jane["Feedback comments"], jane
 assert m["Participant 123458"]["Feedback comments"].endswith("exercise5: missing"), m["Participant 123458"]
+assert m["Participant 123457"]["Grade"] == "18", m["Participant 123457"]  # the later upload, "exercise3 (1).cpp"
 PY
+grep -q "exercise3.cpp: not graded: .*exercise3 (1).cpp was taken for exercise3" "$scratch/m.log" &&
+  ok "Moodle's renamed later upload is graded, and the log says which file was passed over" ||
+  fail "Moodle's two uploads: $(grep -i "not graded" "$scratch/m.log")"
 
 # Gradescope's export: the metadata names each folder's submitters (a pair shares one).
 d=$scratch/gradescope && mkdir -p "$d/submission_111" "$d/submission_222"
