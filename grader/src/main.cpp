@@ -424,6 +424,32 @@ int run(const Subcommands& c, Options& o) {
 
 }  // namespace
 
+// Each subcommand's own help ends with the options of `grade` it takes (they
+// may follow the subcommand, as the README writes them) and its own exit
+// codes: a class's run does not end the way one file's grading does.
+void add_footers(const Subcommands& c) {
+  const std::string usage = "  64  usage error (a bad option, a missing folder, a malformed roster or shard)\n";
+  const std::string internal = "  70  internal error (the grader could not do its work; it says what)\n";
+  c.check->footer("Also takes: --jobs N, --junit with --out DIR (check-EXERCISE.xml), --course, --cache, "
+                  "--no-isolation\n\nExit codes:\n  0   every solution, starter and fixture is as declared\n"
+                  "  1   some solution or fixture is not, or some facts are stale (each is named)\n" + usage + internal);
+  c.record->footer("Also takes: --course, --cache, --no-isolation\n\nExit codes:\n  0   the facts are written\n" +
+                   usage + internal);
+  c.release->footer("Also takes: --out DIR (required), --course\n\nExit codes:\n  0   the release is written\n"
+                    "  1   refused: some facts are stale, or a line of a solution would be handed out\n" + usage +
+                    internal);
+  c.autograde->footer("Also takes: --out DIR (required: results.json goes there), --course, --cache, "
+                      "--no-isolation\n\nExit codes:\n  0   results.json is written, whatever the scores\n" + usage +
+                      internal);
+  c.batch->footer("Also takes: --out DIR (default: gradlab-batch), --course, --cache, --no-isolation\n\nExit codes:\n"
+                  "  0   every submission was graded, whatever its verdict\n"
+                  "  1   canvas.csv was not written: the roster's points possible differ from the rubrics' total\n" +
+                  usage + "  70  some submission could not be graded (each is named)\n");
+  c.merge->footer("Also takes: --out DIR (required)\n\nExit codes:\n  0   the class files are written\n"
+                  "  1   canvas.csv was not written: the roster's points possible differ from the rubrics' total\n"
+                  "  64  usage error (a shard missing without --allow-partial, shards of different runs)\n" + internal);
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"gradlab's grader: compiles an exercise against the engine, runs it isolated, checks it.", "grade"};
   app.footer(kExitCodes);
@@ -432,6 +458,7 @@ int main(int argc, char** argv) {
   add_grading_options(app, o);
   Subcommands c = add_course_commands(app, o);
   add_class_commands(app, o, c);
+  add_footers(c);
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);

@@ -103,6 +103,16 @@ run "bad flag" 64 exercise3 --frobnicate
 run "no exercise" 64
 run "help" 0 --help
 has "help" "70  internal error"
+# Each class command's help gives its own exit codes and the options of
+# grade it takes, as the README writes them (issue 44).
+run "batch help" 0 batch --help
+has "batch help" "1   canvas.csv was not written"
+has "batch help" "Also takes: --out DIR"
+has "batch help" "70  some submission could not be graded"
+run "merge help" 0 merge --help
+has "merge help" "64  usage error (a shard missing without --allow-partial"
+run "release help" 0 release --help
+has "release help" "1   refused: some facts are stale"
 
 # --device cuda: without a GPU (no NVIDIA driver here), its own exit code and
 # a clear message before anything is built; with one, a real run that
