@@ -417,13 +417,11 @@ reports::ClassResults summarise(const Course& course, const GradeRequest& base, 
 void log_changes(const reports::ClassResults& c, const BatchOptions& opt, const BatchPlan& plan, std::ostream& log) {
   if (!c.changes.empty()) log << "scores that changed since the last run on " << opt.out << ":\n";
   for (const auto& x : c.changes) {
-    std::string why;
-    for (const auto& w : x.why) why += (why.empty() ? "" : "; ") + reports::change_reason(w);
     const auto cell = [](const std::optional<double>& v, const std::string& status) {
       return !v ? std::string("none") : points(*v) + (status == "ok" ? "" : " " + status);
     };
     log << "  " << reports::visible(x.student, false) << " " << x.exercise << ": " << cell(x.before, x.before_status)
-        << " → " << cell(x.after, x.after_status) << " (" << why << ")\n";
+        << " → " << cell(x.after, x.after_status) << " (" << reports::change_reasons(x) << ")\n";
   }
   if (!opt.regrade || !c.changes.empty()) return;
   log << (plan.before.empty() ? "nothing was graded here before: no scores to compare\n" : "no score changed\n");

@@ -186,7 +186,7 @@ bool ClassResults::points_mismatch() const {
   return lms_points && std::fabs(lms_points->possible - max_total()) > 1e-9;
 }
 
-std::string change_reason(const std::string& why) {
+std::string change_reasons(const ScoreChange& c) {
   static const std::map<std::string, std::string> words = {
       {"grader", "the grader changed"},
       {"rubric", "the rubric changed"},
@@ -196,8 +196,12 @@ std::string change_reason(const std::string& why) {
       {"gone", "no file this time"},
       {"regrade", "graded again (--regrade); nothing it depends on changed"},
       {"unknown", "the earlier run kept no record of what it depended on"}};
-  const auto w = words.find(why);
-  return w == words.end() ? why : w->second;
+  std::string out;
+  for (const auto& why : c.why) {
+    const auto w = words.find(why);
+    out += (out.empty() ? "" : "; ") + (w == words.end() ? why : w->second);
+  }
+  return out;
 }
 
 json summary_json(const ClassResults& c) {

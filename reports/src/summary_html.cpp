@@ -222,11 +222,9 @@ std::string changes_card(const ClassResults& c) {
     return h(grader::points(*v)) + (status.empty() || status == "ok" ? "" : " (" + h(status) + ")");
   };
   for (const auto& x : c.changes) {
-    std::string why;
-    for (const auto& w : x.why) why += (why.empty() ? "" : "; ") + h(change_reason(w));
     s += "<tr><td>" + h(x.student) + "</td><td>" + h(x.exercise) + "</td><td class=\"n\">" +
          cell(x.before, x.before_status) + "</td><td class=\"n\">" + cell(x.after, x.after_status) + "</td><td>" +
-         why + "</td></tr>\n";
+         h(change_reasons(x)) + "</td></tr>\n";
   }
   return s + "</tbody></table>\n</section>\n";
 }

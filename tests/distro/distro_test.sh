@@ -62,7 +62,7 @@ env -i TERM=dumb bwrap --bind "$root" / --dev /dev --bind /proc /proc --ro-bind 
   --setenv LANG C.UTF-8 --chdir /root/src/gradlab \
   /bin/bash /in-root.sh >"$work/steps.log" 2>&1
 rc=$?
-cat "$work/steps.log" | grep -E '^(STEP|PASS|FAIL)' || true
+grep -E '^(STEP|PASS|FAIL)' "$work/steps.log" || true
 if [ "$rc" != 0 ]; then
   echo "--- the last lines the steps printed ($work/steps.log):"
   tail -40 "$work/steps.log"

@@ -88,8 +88,8 @@ struct ScoreChange {
   std::string before_status, after_status;
   std::vector<std::string> why;
 };
-// The words for a reason of a ScoreChange, for people.
-std::string change_reason(const std::string& why);
+// A ScoreChange's reasons in words, for people: "the rubric changed; ...".
+std::string change_reasons(const ScoreChange& c);
 
 struct ClassResults {
   std::vector<ClassExercise> exercises;  // in the course's order
