@@ -372,6 +372,10 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
     }
     if (!o.pass && o.message.empty()) o.message = who + " differs";
   }
+  if (o.pass && c.spec.contains("source")) {
+    o.message = snapshots_shadow_differs(c, student, reference, o.found);
+    o.pass = o.message.empty();
+  }
   return o;
 }
 

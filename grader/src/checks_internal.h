@@ -33,6 +33,9 @@ Outcome check_reuses_graph(const Check& c, const json& student);
 // The routes every grad and snapshots check also holds to: a gradient set or
 // changed by hand, or from another root; `o` and `hint` say so when it is.
 bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint);
+// For a snapshots check with a "source": whether its records follow the
+// source in the shadow replay as the reference's do ("" when they do).
+std::string snapshots_shadow_differs(const Check& c, const json& student, const json& reference, json& found);
 bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint);
 
 }  // namespace grader::check_detail

@@ -106,16 +106,25 @@ std::string cut_values(const json& values) {
 // `observe` after its source was given the grader's own values. When the
 // reference's answer is known and the student's is not the same, why not, in
 // the student's words: the numbers did not follow the source.
+const json* shadow_answer(const Check& c, const json& run) {
+  if (!run.contains("provenance") || !run["provenance"].contains("shadows")) return nullptr;
+  const json& s = run["provenance"]["shadows"];
+  return s.contains(c.id) ? &s[c.id] : nullptr;
+}
+
+// A shadow runs the computation again from other numbers: what summation
+// order changes may grow on the way, so the tolerance is wider.
+Tolerance shadow_tolerance(const Check& c) {
+  Tolerance tol = c.tol;
+  tol.rtol = std::max(tol.rtol, 1e-4), tol.atol = std::max(tol.atol, 1e-5);
+  return tol;
+}
+
 std::string shadow_differs(const Check& c, const json& student, const json& reference, const std::string& observe,
                            const std::string& source, bool grads, json& found) {
-  auto answer = [&](const json& run) -> const json* {
-    if (!run.contains("provenance") || !run["provenance"].contains("shadows")) return nullptr;
-    const json& s = run["provenance"]["shadows"];
-    return s.contains(c.id) ? &s[c.id] : nullptr;
-  };
-  const json* ref = answer(reference);
+  const json* ref = shadow_answer(c, reference);
   if (!ref || ref->contains("failed")) return "";  // facts recorded before shadows: lineage alone
-  const json* mine = answer(student);
+  const json* mine = shadow_answer(c, student);
   if (!mine) return "";  // the replay left it as the program's own (a custom Function)
   // Where the program's own numbers are already wrong, the value checks say
   // so; the shadow asks only how right numbers were reached.
@@ -126,10 +135,7 @@ std::string shadow_differs(const Check& c, const json& student, const json& refe
   if (mine->contains("failed"))
     return "the grader could not rerun the program's computation with other values of " + from + ": " +
            mine->value("failed", "");
-  // A shadow runs the computation again from other numbers: what summation
-  // order changes may grow on the way, so the tolerance is wider.
-  Tolerance tol = c.tol;
-  tol.rtol = std::max(tol.rtol, 1e-4), tol.atol = std::max(tol.atol, 1e-5);
+  const Tolerance tol = shadow_tolerance(c);
   const std::string why = grads ? "a step typed in, or a gradient multiplied away, is not a step from " + from
                                 : "numbers typed in, or " + from + " multiplied away, are not computed from " + from;
   if (!grads) {
@@ -164,6 +170,50 @@ std::string shadow_differs(const Check& c, const json& student, const json& refe
 }
 
 }  // namespace
+
+// Called once the records match the reference's: the shadow asks only how
+// right numbers were reached.
+std::string snapshots_shadow_differs(const Check& c, const json& student, const json& reference, json& found) {
+  const json* ref = shadow_answer(c, reference);
+  if (!ref || !ref->contains("records")) return "";  // facts recorded before this shadow: lineage alone
+  const json* mine = shadow_answer(c, student);
+  if (!mine) return "";
+  const std::string source = c.spec["source"];
+  if (mine->contains("failed"))
+    return "the grader could not rerun the program's computation with other values of " + source + ": " +
+           mine->value("failed", "");
+  const json& m = (*mine)["records"];
+  const json& r = (*ref)["records"];
+  const Tolerance tol = shadow_tolerance(c);
+  // The records' names, as check_snapshots tells them apart: "loss" #2.
+  std::vector<std::string> who;
+  const json labels = c.spec["labels"];
+  for (const auto& rec : reference.value("records", json::array()))
+    if (std::find(labels.begin(), labels.end(), rec.value("label", "")) != labels.end())
+      who.push_back(rec.value("label", ""));
+  auto name_of = [&](size_t i) {
+    if (i >= who.size()) return std::string("record ") + std::to_string(i + 1);
+    const auto same = std::count(who.begin(), who.end(), who[i]);
+    const auto nth = std::count(who.begin(), who.begin() + static_cast<long>(i) + 1, who[i]);
+    return "\"" + who[i] + "\"" + (same > 1 ? " #" + std::to_string(nth) : "");
+  };
+  for (size_t i = 0; i < r.size(); ++i) {
+    const json got = i < m.size() ? m[i] : json(nullptr);
+    if (got.is_null() && r[i].is_null()) continue;  // not asked, or from the source in neither
+    const json want = r[i].is_array() ? r[i] : json::array({r[i]});
+    const json have = got.is_array() ? got : json::array({got});
+    if (!got.is_null() && close(have, want, tol)) continue;
+    if (got.is_null()) {
+      found = name_of(i) + " does not come from " + source;
+      return name_of(i) + " was not computed from " + source + ", where the exercise's is";
+    }
+    found = name_of(i) + " with other values of " + source + ": " + cut_values(have);
+    return "with other values of " + source + " (the grader's own), " + name_of(i) + " is " + cut_values(have) +
+           " where the exercise's computation gives " + cut_values(want) + ": the recorded numbers do not follow " +
+           source + " (numbers typed in, or " + source + " multiplied away, are not computed from " + source + ")";
+  }
+  return "";
+}
 
 Outcome check_derives_from(const Check& c, const std::string& name, const json& student, const json& reference) {
   const std::string source = c.spec["source"];

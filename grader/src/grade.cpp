@@ -84,6 +84,8 @@ std::vector<Shadow> shadows_of(const Rubric& rubric) {
   for (const Check& c : rubric.checks) {
     if (c.kind == "derives_from") out.push_back({c.id, c.spec["source"], false, c.spec["tensor"]});
     if (c.kind == "updated_from_grad") out.push_back({c.id, c.spec["tensor"], true, c.spec["tensor"]});
+    if (c.kind == "snapshots" && c.spec.contains("source"))
+      out.push_back({c.id, c.spec["source"], false, "", c.spec["labels"].get<std::vector<std::string>>()});
   }
   return out;
 }

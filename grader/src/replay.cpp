@@ -3,6 +3,7 @@
 #include <gradlab/tape.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -199,8 +200,72 @@ std::optional<std::string> replay_shadow(Replayer& s, const std::vector<json>& e
 // step's gradient alone and reading the tensor right after the update; so a
 // step is judged on its own, not on where the other steps led.
 constexpr int kMaxSteps = 8;
+
+// What the records of `labels` hold, in order: a number, or a tensor's values.
+// (Each value or snapshot record is also numbered among those two kinds:
+// Replayer::record_sources.)
+struct Labelled {
+  size_t at;      // in records
+  int numbered;   // among the value and snapshot records; -1: another kind
+};
+std::vector<Labelled> records_labelled(const json& records, const std::vector<std::string>& labels) {
+  std::vector<Labelled> out;
+  int numbered = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string kind = records[i].value("kind", "");
+    const bool counted = kind == "value" || kind == "snapshot";
+    if (std::find(labels.begin(), labels.end(), records[i].value("label", "")) != labels.end())
+      out.push_back({i, counted ? numbered : -1});
+    numbered += counted;
+  }
+  return out;
+}
+
+json record_numbers(const json& r) {
+  if (r.contains("value")) return r["value"];
+  if (r.contains("tensor")) return r["tensor"].value("values", json());
+  return nullptr;
+}
+
+// The records shadow: for each record of the labels (at most kMaxSteps,
+// spread evenly), one replay that gives other values to the version of the
+// source that record was computed from (the source as it stood then, after
+// its in-place updates; or, updated out of place, the tensor it was then),
+// and what that record holds there. A record that was not computed from the
+// source at all holds null; a number typed in, or the source multiplied
+// away, holds what it held.
+json records_answer(const Shadow& q, const Replayer& base, const std::vector<json>& events,
+                    std::chrono::steady_clock::time_point started) {
+  const Tensor* source = nullptr;
+  for (const auto& [n, t] : base.named)
+    if (n == q.source && t.defined()) source = &t;
+  if (!source) return {{"failed", q.source + " was never named"}};
+  const std::set<const gradlab::TensorImpl*> versions = base.versions_of(*source);
+  const std::vector<Labelled> mine = records_labelled(base.records, q.records);
+  const int given = static_cast<int>(mine.size()), asked = std::min(given, kMaxSteps);
+  json out(static_cast<size_t>(given), nullptr);
+  for (int i = 0; i < asked; ++i) {
+    const int k = asked == given ? i : static_cast<int>(int64_t{i} * (given - 1) / (asked - 1));
+    const Labelled& rec = mine[static_cast<size_t>(k)];
+    if (rec.numbered < 0 || static_cast<size_t>(rec.numbered) >= base.record_sources.size()) continue;
+    const gradlab::TensorImpl* then = nullptr;
+    Replayer::Then when;
+    for (const auto& [impl, t] : base.record_sources[static_cast<size_t>(rec.numbered)])
+      if (versions.count(impl) && (!then || t.made > when.made)) then = impl, when = t;
+    if (!then) continue;  // not computed from the source
+    Replayer s;
+    s.perturb.tensor = base.id_of(then);
+    s.perturb.after_changes = when.changes;
+    s.items_of_values = &base.value_items;
+    if (auto why = replay_shadow(s, events, started)) return {{"failed", *why}};
+    if (rec.at < s.records.size()) out[static_cast<size_t>(k)] = record_numbers(s.records[rec.at]);
+  }
+  return {{"records", out}};
+}
+
 json shadow_answer(const Shadow& q, const Replayer& base, const std::vector<json>& events,
                    std::chrono::steady_clock::time_point started) {
+  if (!q.records.empty()) return records_answer(q, base, events, started);
   auto id = base.named_ids.find(q.source);
   if (id == base.named_ids.end()) return {{"failed", q.source + " was never named"}};
   if (!q.grads) {
@@ -300,7 +365,7 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
     if (claimed.contains("probes")) v.doc["probes"] = probes_out;
     provenance = r.provenance();
     for (const Shadow& q : shadows)
-      if (!r.tainted_names.count(q.observe)) provenance["shadows"][q.id] = shadow_answer(q, r, events, started);
+      if (!q.records.empty() || !r.tainted_names.count(q.observe)) provenance["shadows"][q.id] = shadow_answer(q, r, events, started);
     r.check_values();
     v.replayed = true;
   } catch (const Failure& f) {

@@ -54,12 +54,17 @@ Channel split_channel(std::string_view text);
 // reference's answer; one that typed its numbers in, or multiplied the
 // source away (`w.grad() * 0 + typed`), does not. The answers go to the
 // result's provenance.shadows, by the asking check's id: {"values": [...]},
-// or {"failed": why} when the shadow could not be replayed.
+// or {"failed": why} when the shadow could not be replayed. With `records`,
+// the answer is what the lab's records of those labels hold instead, in
+// order ({"records": [...]}): a recorded number is the one the same item()
+// gives in the shadow, so a loss recorded as (loss * 0 + typed).item() does
+// not follow the parameters a real loss follows.
 struct Shadow {
   std::string id;       // the check that asks
   std::string source;   // the named tensor given other values
   bool grads = false;   // its gradients, not its values
   std::string observe;  // the named tensor read at the end
+  std::vector<std::string> records = {};  // or: the records of these labels
 };
 Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key = "",
                 const std::vector<Shadow>& shadows = {});

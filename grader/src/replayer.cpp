@@ -228,6 +228,11 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     }
     l.ops.insert(name);
     watch_update(inputs_[0]);
+    const int changes = ++then_[self].changes;
+    auto shaken = tensors_.find(perturb.tensor);
+    if (perturb.after_changes > 0 && changes == perturb.after_changes && shaken != tensors_.end() &&
+        shaken->second.unsafeGetTensorImpl() == self)
+      shake(inputs_[0]);
     // A change through a tensor outside autograd (data(), a detached alias)
     // builds no graph, as one under no_grad does.
     const bool untracked = no_grad || !inputs_[0].requires_grad();
@@ -397,6 +402,8 @@ void Replayer::lab(const json& e) {
     json r = {{"kind", "snapshot"}, {"label", label}, {"tensor", facts::describe(t)}};
     if (tainted || (grads_tainted && grad_of_upstream(t))) r["unverified"] = true;
     records.push_back(std::move(r));
+    auto l = t.defined() ? lineage.find(t.unsafeGetTensorImpl()) : lineage.end();
+    note_record_source(l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.from);
     // How each snapshot under this label came to be, in order: a gradient
     // and its route, or null for any other tensor.
     const Origin* o = grad_route_of(t);
@@ -407,15 +414,27 @@ void Replayer::lab(const json& e) {
     // A number the program records is one its tensors gave (item()), not
     // one it typed or worked out beside them.
     std::vector<std::set<const gradlab::TensorImpl*>> sources;
+    int latest = -1;
     if (value.is_number())
-      for (const Item& i : items)
-        if (i.value == value.get<double>() || std::abs(i.value - value.get<double>()) <= 1e-9 * std::abs(i.value))
+      for (size_t k = 0; k < items.size(); ++k)
+        if (const Item& i = items[k];
+            i.value == value.get<double>() || std::abs(i.value - value.get<double>()) <= 1e-9 * std::abs(i.value)) {
           sources.push_back(i.from);
+          latest = static_cast<int>(k);
+        }
     if (sources.empty() && value.is_number())
       problems.push_back({"record \"" + label + "\"", "value", cut(value.dump()), "no item() of a tensor the program computed gave this number"});
     else if (value.is_number())
       values_to_check.push_back({label, cut(value.dump()), std::move(sources)});
-    records.push_back({{"kind", "value"}, {"label", label}, {"value", value}});
+    json recorded = value;
+    if (items_of_values) {  // a shadow: what the base's item gives here
+      const size_t n = value_items.size();
+      const int k = n < items_of_values->size() ? (*items_of_values)[n] : -1;
+      if (k >= 0 && static_cast<size_t>(k) < items.size()) recorded = items[static_cast<size_t>(k)].value;
+    }
+    value_items.push_back(latest);
+    note_record_source(latest >= 0 ? items[static_cast<size_t>(latest)].from : std::set<const gradlab::TensorImpl*>{});
+    records.push_back({{"kind", "value"}, {"label", label}, {"value", recorded}});
   } else if (kind == "error") {
     const std::string message = e.value("message", std::string());
     // The error a program records must be one an op of its raised.
@@ -455,6 +474,30 @@ void Replayer::event(const json& e) {
   } else {
     throw std::runtime_error("an event of an unknown kind");
   }
+}
+
+void Replayer::note_record_source(const std::set<const gradlab::TensorImpl*>& from) {
+  std::unordered_map<const gradlab::TensorImpl*, Then> now;
+  for (const gradlab::TensorImpl* impl : from)
+    if (auto it = then_.find(impl); it != then_.end()) now.emplace(impl, it->second);
+  record_sources.push_back(std::move(now));
+}
+
+int64_t Replayer::id_of(const gradlab::TensorImpl* impl) const {
+  int64_t best = -1;
+  for (const auto& [id, t] : tensors_)
+    if (t.unsafeGetTensorImpl() == impl && (best < 0 || id < best)) best = id;
+  return best;
+}
+
+std::set<const gradlab::TensorImpl*> Replayer::versions_of(const Tensor& source) const {
+  std::set<const gradlab::TensorImpl*> out = {source.unsafeGetTensorImpl()};
+  auto l = lineage.find(source.unsafeGetTensorImpl());
+  if (l == lineage.end()) return out;
+  for (const auto& [id, t] : tensors_)
+    if (l->second.from.count(t.unsafeGetTensorImpl()) && t.is_leaf() && t.requires_grad() && t.sizes() == source.sizes())
+      out.insert(t.unsafeGetTensorImpl());
+  return out;
 }
 
 // A recorded number must be read from a tensor computed from at least one of

@@ -52,8 +52,11 @@ class Replayer final : public replay::Tensors {
   // With `grad_of`, only its gradient number `grad_write` (in the order they
   // were given) is changed, and `observed` is what the tensor held right after
   // the in-place update that came next (null: none came).
+  // With `tensor`, `after_changes` > 0 gives it other values right after
+  // its n-th in-place change instead of as it is made.
   struct Perturbation {
     int64_t tensor = -1;
+    int after_changes = 0;
     int64_t grad_of = -1;
     int grad_write = 0;
   } perturb;
@@ -121,6 +124,31 @@ class Replayer final : public replay::Tensors {
     std::vector<std::set<const gradlab::TensorImpl*>> sources;
   };
   std::vector<ValueRecord> values_to_check;
+  // For each value record in order, the item() it was read from (the latest
+  // that gave its number; -1: none). A shadow replay is given the base's
+  // (`items_of_values`) and records what that item gives there instead.
+  std::vector<int> value_items;
+  const std::vector<int>* items_of_values = nullptr;
+  // For each value or snapshot record in order, what its number or tensor
+  // was computed from, each with its place on the tape then: when it was
+  // made (its order among the tensors made) and how many in-place changes it
+  // had had. A records shadow (replay.cpp) changes the version of the source
+  // each record was computed from, as it was then.
+  struct Then {
+    size_t made = 0;
+    int changes = 0;
+  };
+  std::vector<std::unordered_map<const gradlab::TensorImpl*, Then>> record_sources;
+  std::unordered_map<const gradlab::TensorImpl*, Then> then_;
+  size_t made_count_ = 0;
+  void note_record_source(const std::set<const gradlab::TensorImpl*>& from);
+  // The tape id of the first name the tape gave this tensor (-1: none).
+  int64_t id_of(const gradlab::TensorImpl* impl) const;
+  // The tensors that were `source` before it was last replaced out of place:
+  // itself, and the leaves that require grad, of its shape, it was computed
+  // from (w = (w - lr * w.grad()).detach().requires_grad_()), not the
+  // gradients and steps on the way.
+  std::set<const gradlab::TensorImpl*> versions_of(const Tensor& source) const;
   void check_values();
   json record_routes = json::object();
   json provenance() const;
@@ -132,7 +160,8 @@ class Replayer final : public replay::Tensors {
   void lab(const json& e);
   void bind(const json& id, const Tensor& t, bool taint) {
     if (!id.is_number_integer()) throw std::runtime_error("an output id that is not an integer");
-    if (id.get<int64_t>() == perturb.tensor && !tensors_.count(perturb.tensor)) shake(t);
+    if (id.get<int64_t>() == perturb.tensor && !tensors_.count(perturb.tensor) && perturb.after_changes == 0) shake(t);
+    if (then_.emplace(t.unsafeGetTensorImpl(), Then{made_count_, 0}).second) ++made_count_;
     tensors_[id.get<int64_t>()] = t;
     if (taint) tainted_.insert(id.get<int64_t>());
     else tainted_.erase(id.get<int64_t>());

@@ -29,7 +29,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"dtype", {{"tensor"}, {"expected"}}},
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
       {"graph", {{"tensor"}, {}}},
-      {"snapshots", {{"labels"}, {"fields"}}},
+      {"snapshots", {{"labels"}, {"fields", "source"}}},
       {"error", {{"label"}, {"contains"}}},
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},

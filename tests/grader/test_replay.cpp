@@ -256,3 +256,48 @@ TEST_CASE("shadow replays tell numbers computed from a tensor from numbers that 
   // The base replay's facts are not touched by its shadows.
   CHECK(v.doc["tensors"]["a"]["values"] == json({2.0, 4.0, 6.0}));
 }
+
+TEST_CASE("a records shadow tells a loss read from the parameters from one multiplied away") {
+  // Two steps of descent on w; each step records its loss twice: as read
+  // (item()), and as the same number passed through loss * 0 + typed.
+  json claimed_records = json::array();
+  Recorded r = record([&](lab::facts::Named& named) {
+    auto x = torch::tensor({1.0, 2.0});
+    auto w = torch::tensor({0.5}, torch::requires_grad());
+    for (int step = 0; step < 2; ++step) {
+      auto loss = ((x * w - 1) * (x * w - 1)).sum();
+      auto put = [&](const char* label, double v) {
+        gradlab::tape::lab_record("value", label, nullptr, "", v);
+        claimed_records.push_back({{"kind", "value"}, {"label", label}, {"value", v}});
+      };
+      // (A record is tied to the latest item() that gave its number.)
+      const double read = loss.item<double>();
+      put("read", read);
+      put("typed", (loss * 0 + read).item<double>());
+      loss.backward();
+      torch::NoGradGuard no_grad;
+      w -= 0.1 * w.grad();
+      w.grad().zero_();
+    }
+    name(named, "w", w);
+  });
+  r.claimed["records"] = claimed_records;
+  const std::vector<grader::Shadow> questions = {{"read", "w", false, "", {"read"}}, {"typed", "w", false, "", {"typed"}}};
+  grader::Verified v = grader::verify(r.tape, r.claimed, json::array(), "", questions);
+  INFO(v.failure);
+  REQUIRE(v.replayed);
+  CHECK(v.mismatches.empty());
+  const json& s = v.doc["provenance"]["shadows"];
+  json read = json::array(), typed = json::array();
+  for (const auto& rec : v.doc["records"]) (rec["label"] == "read" ? read : typed).push_back(rec["value"]);
+  REQUIRE(s["read"]["records"].size() == 2);
+  REQUIRE(s["typed"]["records"].size() == 2);
+  // Each record's own version of w (as made, then after one step) is given
+  // other values: the loss read from it moves, the typed one does not.
+  for (size_t k = 0; k < 2; ++k) {
+    CHECK(s["read"]["records"][k] != read[k]);
+    CHECK(s["typed"]["records"][k] == typed[k]);
+  }
+  // The base replay's records keep the program's numbers.
+  CHECK(read == typed);
+}
