@@ -199,6 +199,7 @@ void Replayer::op(const json& e) {
   } else if (ids.is_number_integer()) {
     if (out.tensors.size() != 1) throw std::runtime_error("the op gave another number of outputs");
     if (out.tensors[0].defined()) bind(ids, out.tensors[0], taint_now_);
+    else if (stands_in_for_program_grad(name)) bind(ids, torch::zeros_like(inputs_[0]).detach(), true);
   }
   if (name == "item" && !out.value.is_null() && out.value.is_number() && !inputs_.empty()) {
     auto l = lineage.find(inputs_[0].unsafeGetTensorImpl());
@@ -339,6 +340,17 @@ void Replayer::watch_update(const Tensor& target) {
   if (target.unsafeGetTensorImpl()->storage.get() != it->second.unsafeGetTensorImpl()->storage.get()) return;
   observed = facts::values_of(it->second);
   watching_ = false;
+}
+
+// The program read a gradient (grad(), mutable_grad()) that only its own
+// code wrote: a backward went through a custom Function, whose backward the
+// replay does not run, so the replay has none. A stand-in, marked as the
+// program's own like everything computed from it, keeps the replay going (a
+// print of x.grad() after such a backward); what the grade reads of it comes
+// from the program's account, as for every gradient upstream of a custom
+// Function.
+bool Replayer::stands_in_for_program_grad(const std::string& op) const {
+  return (op == "grad" || op == "mutable_grad") && grads_tainted && inputs_.size() == 1 && vouched_by_program(inputs_[0]);
 }
 
 // Whether `g` is the .grad of a tensor upstream of a custom Function.

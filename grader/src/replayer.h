@@ -81,6 +81,7 @@ class Replayer final : public replay::Tensors {
     return t.defined() && custom_upstream.count(t.unsafeGetTensorImpl()) > 0;
   }
   bool grad_of_upstream(const Tensor& g) const;
+  bool stands_in_for_program_grad(const std::string& op) const;
 
   // How each tensor's .grad came to hold what it holds (the provenance the
   // grade asks of a gradient): written by a backward (from `root`), set or
