@@ -20,7 +20,9 @@
 //   2. Call walk_graph(d.grad_fn(), 0), then backpropagate from d:
 //      d = (a + b)·a, so dd/da = 2a + b = 4 and dd/db = a = 1.
 //
-// The grader compares what your program prints with the reference's output.
+// The grader compares what your program prints with the reference's output,
+// and runs your walk_graph on graphs of its own (a null edge, a deeper chain,
+// a node with three inputs, a leaf's null grad_fn): write it for any graph.
 //
 // Submit: fill in the blanks, then run `./grade exercise11`.
 #include <gradlab/lab.h>
@@ -46,6 +48,8 @@ void exercise11(lab::Lab& lab) {
   // 2. Walk d's graph from depth 0, then backward (2 lines).
 
   // END CODE HERE
+
+  lab.function("walk_graph", walk_graph);  // the grader also walks graphs of its own
 
   lab.name("a", a);
   lab.name("b", b);

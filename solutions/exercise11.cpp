@@ -21,6 +21,8 @@ void exercise11(lab::Lab& lab) {
   walk_graph(d.grad_fn(), 0);
   d.backward();
 
+  lab.function("walk_graph", walk_graph);  // the grader also walks graphs of its own
+
   lab.name("a", a);
   lab.name("b", b);
   lab.name("c", c);

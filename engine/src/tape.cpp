@@ -127,10 +127,42 @@ Event& Event::key(const char* k) {
   return *this;
 }
 
+namespace {
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no
+// overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+size_t utf8_length(const std::string& s, size_t i) {
+  const auto at = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = at(i);
+  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(k) >= lo && at(k) <= hi; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (c == 0xE0) return cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(i + 1) && cont(i + 2) ? 3 : 0;
+  if (c == 0xED) return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
+  if (c == 0xF0) return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  if (c == 0xF4) return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  return 0;
+}
+}  // namespace
+
+// A JSON string. Text from the program (an exception's message) may be any
+// bytes; one that is not UTF-8 is written as U+FFFD, as the harness's
+// result writes it, so that the line still parses and the two agree.
 Event& Event::text(const std::string& str) {
   separate();
   s_ += '"';
-  for (unsigned char c : str) {
+  for (size_t i = 0; i < str.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(str[i]);
+    if (c >= 0x80) {
+      const size_t n = utf8_length(str, i);
+      if (n == 0) {
+        s_ += "\\ufffd";
+      } else {
+        s_.append(str, i, n);
+        i += n - 1;
+      }
+      continue;
+    }
     if (c == '"' || c == '\\') {
       s_ += '\\';
       s_ += static_cast<char>(c);

@@ -8,6 +8,7 @@
 #include <torch/csrc/autograd/functions/accumulate_grad.h>
 
 #include "facts_of.h"
+#include "probes.h"
 #ifdef GRADLAB_ENGINE
 #include <gradlab/tape.h>
 #endif
@@ -65,7 +66,8 @@ namespace lab {
 
 struct Lab::State {
   std::vector<std::pair<std::string, torch::Tensor>> named;
-  std::map<std::string, std::function<torch::Tensor(const torch::Tensor&)>> functions;
+  std::map<std::string, probes::TensorFunction> functions;
+  std::map<std::string, probes::Walker> walkers;
   json records = json::array();
   json warnings = json::array();
   std::string phase = "exercise";  // who raised a warning: the exercise or a probe
@@ -115,64 +117,24 @@ const torch::Tensor* find(const Lab::State& s, const std::string& name) {
   return nullptr;
 }
 
-// Numerical against analytical Jacobian of f at a seeded double input, as
-// torch.autograd.gradcheck does it: central differences, one column per input
-// element; backward once per output element. The input lives on the run's
-// device (the GPU under --device cuda); the host reads and writes copies.
-json gradcheck(const std::function<torch::Tensor(const torch::Tensor&)>& f, const json& p) {
-  std::vector<int64_t> shape = p.value("shape", std::vector<int64_t>{3});
-  const double eps = p.value("eps", 1e-6), atol = p.value("atol", 1e-5), rtol = p.value("rtol", 1e-3);
-  torch::manual_seed(p.value("seed", 0));
-  torch::Tensor x = torch::randn(shape, torch::dtype(torch::kDouble)).requires_grad_(true);
-  torch::Tensor y = f(x);
-  if (!y.defined()) return {{"ok", false}, {"error", "the function returned an undefined tensor"}};
-  if (y.scalar_type() != torch::kDouble)
-    return {{"ok", false}, {"error", "the function turned a double input into " + c10::str(y.scalar_type())}};
-  const int64_t nx = x.numel(), ny = y.numel();
-  std::vector<double> analytic(static_cast<size_t>(nx * ny), 0.0), numeric(analytic.size(), 0.0);
-  for (int64_t j = 0; j < ny; ++j) {
-    torch::Tensor gy = torch::zeros({ny}, torch::dtype(torch::kDouble).device(torch::kCPU));
-    gy.data_ptr<double>()[j] = 1.0;
-    auto g = torch::autograd::grad({y}, {x}, {gy.reshape(y.sizes()).to(y.device())}, /*retain_graph=*/true,
-                                   /*create_graph=*/false, /*allow_unused=*/true);
-    if (!g[0].defined()) continue;
-    torch::Tensor gc = g[0].to(torch::kCPU, torch::kDouble).contiguous();
-    for (int64_t i = 0; i < nx; ++i) analytic[static_cast<size_t>(i * ny + j)] = gc.data_ptr<double>()[i];
-  }
-  {
-    torch::NoGradGuard finite_differences_untracked;  // the numerical side builds no graph
-    torch::Tensor xv = x.detach().to(torch::kCPU).clone();
-    double* xp = xv.data_ptr<double>();
-    for (int64_t i = 0; i < nx; ++i) {
-      const double keep = xp[i];
-      xp[i] = keep + eps;
-      torch::Tensor hi = f(xv.to(x.device())).to(torch::kCPU, torch::kDouble).contiguous();
-      xp[i] = keep - eps;
-      torch::Tensor lo = f(xv.to(x.device())).to(torch::kCPU, torch::kDouble).contiguous();
-      xp[i] = keep;
-      for (int64_t j = 0; j < ny; ++j)
-        numeric[static_cast<size_t>(i * ny + j)] = (hi.data_ptr<double>()[j] - lo.data_ptr<double>()[j]) / (2 * eps);
-    }
-  }
-  double worst = 0;
-  bool ok = true;
-  for (size_t k = 0; k < analytic.size(); ++k) {
-    const double d = std::abs(analytic[k] - numeric[k]);
-    worst = std::max(worst, d);
-    if (!(d <= atol + rtol * std::abs(numeric[k]))) ok = false;
-  }
-  return {{"ok", ok}, {"max_abs_error", number(worst)}, {"inputs", nx}, {"outputs", ny}};
-}
-
 json run_probe(Lab::State& s, const json& p) {
   json r = facts::state_probe(s.named, p);
   if (!r.is_null()) return r;
   const std::string kind = p.at("kind");
-  if (kind == "gradcheck") {
-    const std::string name = p.at("function");
+  const std::string name = p.value("function", "");
+  auto unregistered = [&] {
+    return std::runtime_error("the exercise did not hand the grader its function \"" + name +
+                              "\" (the starter's lab.function(\"" + name + "\", ...) line is missing)");
+  };
+  if (kind == "gradcheck" || kind == "call") {
     auto it = s.functions.find(name);
-    if (it == s.functions.end()) throw std::runtime_error("the exercise did not register a function \"" + name + "\"");
-    return gradcheck(it->second, p);
+    if (it == s.functions.end()) throw unregistered();
+    return kind == "gradcheck" ? probes::gradcheck(it->second, p) : probes::call(it->second, p);
+  }
+  if (kind == "walk") {
+    auto it = s.walkers.find(name);
+    if (it == s.walkers.end()) throw unregistered();
+    return probes::walk(it->second, p);
   }
   throw std::runtime_error("unknown probe kind \"" + kind + "\"");
 }
@@ -232,6 +194,11 @@ void Lab::no_error(const std::string& label) {
 
 void Lab::function(const std::string& name, std::function<torch::Tensor(const torch::Tensor&)> f) {
   s_->functions[name] = std::move(f);
+}
+
+void Lab::function(const std::string& name,
+                   std::function<void(const std::shared_ptr<torch::autograd::Node>&, int)> walker) {
+  s_->walkers[name] = std::move(walker);
 }
 
 // `grade --device cuda`: every factory of the run defaults to the GPU, so
@@ -421,7 +388,10 @@ int send_result(const Request& req, json& out) {
     return 71;
   }
   out["nonce"] = nonce_of(req);
-  std::string doc = out.dump();
+  // Text from the program (an exception's message, what a probed function
+  // printed) may be any bytes: what is not UTF-8 is written as U+FFFD rather
+  // than ending the run in a JSON error.
+  std::string doc = out.dump(-1, ' ', false, json::error_handler_t::replace);
   const bool sent = write_all(req.channel, doc);
   std::fill(doc.begin(), doc.end(), '\0');
   return sent ? 0 : 70;

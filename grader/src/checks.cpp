@@ -19,13 +19,11 @@ const json* named(const json& snap, const std::string& name) {
   return &snap["tensors"][name];
 }
 
-namespace {
-
-// A check that cannot be evaluated because the reference lacks what it
-// compares against is the rubric's fault, not the student's.
-[[noreturn]] void rubric_bug(const Check& c, const std::string& what) {
+void check_detail::rubric_bug(const Check& c, const std::string& what) {
   throw std::logic_error("check \"" + c.id + "\": " + what);
 }
+
+namespace {
 
 double as_double(const json& v) {
   if (v.is_number()) return v.get<double>();
@@ -52,6 +50,32 @@ std::string check_detail::format_number(const json& v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", d);
   return buf;
+}
+
+// Where two outputs part: the first line that differs, quoted, so that a
+// missing space or a wrong depth is visible without diffing by eye.
+std::string check_detail::first_difference(const std::string& found, const std::string& expected) {
+  std::istringstream fs(found), es(expected);
+  std::string f, e;
+  for (int line = 1;; ++line) {
+    const bool hf = static_cast<bool>(std::getline(fs, f)), he = static_cast<bool>(std::getline(es, e));
+    if (!hf && !he) return "the outputs differ";
+    const std::string n = "line " + std::to_string(line);
+    if (!hf) return n + " is missing; expected \"" + e + "\"";
+    if (!he) return n + " is \"" + f + "\", but the reference's output ends before it";
+    if (f != e) return n + " is \"" + f + "\", expected \"" + e + "\"";
+  }
+}
+
+std::string check_detail::normalise_output(const std::string& s) {
+  std::istringstream in(s);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.pop_back();
+    out += line + "\n";
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
 }
 
 namespace {
@@ -117,21 +141,6 @@ std::string record_text(const json* r, const std::vector<std::string>& fields = 
 // The first line of an error message: what a student recognises, without
 // the hint paragraphs PyTorch appends.
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-// Where two outputs part: the first line that differs, quoted, so that a
-// missing space or a wrong depth is visible without diffing by eye.
-std::string first_difference(const std::string& found, const std::string& expected) {
-  std::istringstream fs(found), es(expected);
-  std::string f, e;
-  for (int line = 1;; ++line) {
-    const bool hf = static_cast<bool>(std::getline(fs, f)), he = static_cast<bool>(std::getline(es, e));
-    if (!hf && !he) return "the outputs differ";
-    const std::string n = "line " + std::to_string(line);
-    if (!hf) return n + " is missing; expected \"" + e + "\"";
-    if (!he) return n + " is \"" + f + "\", but the reference's output ends before it";
-    if (f != e) return n + " is \"" + f + "\", expected \"" + e + "\"";
-  }
-}
 
 // A one-element tensor where the reference has a scalar: [1], [1, 1], ...
 bool one_element_for_scalar(const json& found_shape, const json& exp_shape) {
@@ -487,17 +496,6 @@ Outcome check_gradcheck(const Check& c, const json& student) {
   return o;
 }
 
-std::string normalise_output(const std::string& s) {
-  std::istringstream in(s);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.pop_back();
-    out += line + "\n";
-  }
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 }  // namespace
 
 bool close(const json& found, const json& expected, const Tolerance& tol) {
@@ -588,6 +586,8 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o = check_probe(c, student, reference);
     } else if (c.kind == "gradcheck") {
       o = check_gradcheck(c, student);
+    } else if (c.kind == "probe_cases") {
+      o = check_probe_cases(c, rubric, student, reference);
     } else if (c.kind == "reuses_graph") {
       o = check_reuses_graph(c, student);
     } else if (c.kind == "derives_from") {

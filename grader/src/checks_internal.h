@@ -1,4 +1,4 @@
-// What checks.cpp and checks_routes.cpp share: a check's outcome before it
+// What checks.cpp, checks_routes.cpp and checks_probes.cpp share: a check's outcome before it
 // becomes a CheckResult, how numbers are written in messages, and the checks
 // of how results were computed (checks_routes.cpp), which read the replay's
 // provenance rather than the results.
@@ -19,6 +19,19 @@ struct Outcome {
 };
 
 std::string format_number(const json& v);
+
+// A check that cannot be evaluated because the reference lacks what it
+// compares against is the rubric's fault, not the student's.
+[[noreturn]] void rubric_bug(const Check& c, const std::string& what);
+
+// Printed output as compared: trailing blanks and blank last lines dropped.
+std::string normalise_output(const std::string& s);
+// Where two outputs part: the first line that differs, quoted.
+std::string first_difference(const std::string& found, const std::string& expected);
+
+// The program's own function on the grader's inputs (a probe of kind call
+// or walk), case by case against the reference's (checks_probes.cpp).
+Outcome check_probe_cases(const Check& c, const Rubric& rubric, const json& student, const json& reference);
 
 // Whether the replay of the program's op tape contradicts a fact the check
 // reads, or could not be done: then nothing about it is believed.

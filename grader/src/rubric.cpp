@@ -34,6 +34,8 @@ const std::map<std::string, KindSpec>& kinds() {
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
       {"gradcheck", {{"probe"}, {}}},
+      // The program's own function on the grader's inputs, against the reference's.
+      {"probe_cases", {{"probe"}, {}}},
       {"stdout", {{}, {}}},
       // How a tensor came to be, from the replay of the program's op tape.
       {"derives_from", {{"tensor", "source"}, {"through"}}},
@@ -45,7 +47,9 @@ const std::map<std::string, KindSpec>& kinds() {
 }
 
 const std::set<std::string> kCommon = {"id", "name", "kind", "points", "hint", "visibility", "tolerance"};
-const std::set<std::string> kProbeKinds = {"backward", "inplace", "gradcheck"};
+const std::set<std::string> kProbeKinds = {"backward", "inplace", "gradcheck", "call", "walk"};
+// The graphs a walk probe can ask for (grader/harness/probes.h builds them).
+const std::set<std::string> kWalkGraphs = {"unused-input", "deep-chain", "three-inputs", "leaf"};
 
 [[noreturn]] void fail(const std::string& path, const std::string& where, const std::string& what) {
   throw RubricError(path + ": " + where + ": " + what);
@@ -214,9 +218,21 @@ std::set<std::string> parse_probes(const json& j, const std::string& path, Rubri
       const std::string id = string_field(ps[i], "id", path, where);
       const std::string kind = string_field(ps[i], "kind", path, where);
       if (!kProbeKinds.count(kind))
-        fail(path, where + ".kind", "unknown probe kind \"" + kind + "\" (known: backward, inplace, gradcheck)");
-      if (kind == "gradcheck") string_field(ps[i], "function", path, where);
+        fail(path, where + ".kind", "unknown probe kind \"" + kind + "\" (known: backward, inplace, gradcheck, call, walk)");
+      if (kind == "gradcheck" || kind == "call" || kind == "walk") string_field(ps[i], "function", path, where);
       else string_field(ps[i], "tensor", path, where);
+      if (kind == "call") {
+        const json& in = field(ps[i], "inputs", path, where, json::value_t::array);
+        if (in.empty() || in.size() > 16) fail(path, where + ".inputs", "must hold 1 to 16 inputs (nested lists of numbers)");
+      }
+      if (kind == "walk") {
+        const json& gs = field(ps[i], "graphs", path, where, json::value_t::array);
+        if (gs.empty()) fail(path, where + ".graphs", "must name at least one graph");
+        for (const auto& g : gs)
+          if (!g.is_string() || !kWalkGraphs.count(g.get<std::string>()))
+            fail(path, where + ".graphs", "unknown graph " + g.dump() +
+                                              " (known: unused-input, deep-chain, three-inputs, leaf)");
+      }
       if (!probe_ids.insert(id).second) fail(path, where + ".id", "probe id \"" + id + "\" is used twice");
     }
     r.probes = ps;

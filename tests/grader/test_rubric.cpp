@@ -91,6 +91,17 @@ TEST_CASE("malformed rubrics name the file and the field", "[rubric]") {
   CHECK_THAT(error_of(j), Catch::Contains("no probe has the id \"again\""));
 
   j = minimal();
+  j["probes"] = json::array({{{"id", "w"}, {"kind", "walk"}, {"function", "walk_graph"}, {"graphs", {"leaf", "loops"}}}});
+  CHECK_THAT(error_of(j), Catch::Contains("probes[0].graphs: unknown graph \"loops\""));
+  j["probes"][0]["graphs"] = json::array();
+  CHECK_THAT(error_of(j), Catch::Contains("probes[0].graphs: must name at least one graph"));
+  j["probes"][0]["graphs"] = {"leaf", "deep-chain"};
+  j["checks"][0] = {{"id", "w"}, {"kind", "probe_cases"}, {"name", "n"}, {"probe", "w"}};
+  CHECK(error_of(j).empty());
+  j["probes"] = json::array({{{"id", "c"}, {"kind", "call"}, {"function", "f"}, {"inputs", json::array()}}});
+  CHECK_THAT(error_of(j), Catch::Contains("probes[0].inputs: must hold 1 to 16 inputs"));
+
+  j = minimal();
   j["function"] = "exercise 9";
   CHECK_THAT(error_of(j), Catch::Contains("function: must be a C++ identifier"));
 

@@ -22,6 +22,7 @@
 
 #include <exception>
 #include <functional>
+#include <memory>
 #include <iostream>  // std::cout without a second #include: this is the only header an exercise needs
 #include <string>
 
@@ -62,8 +63,13 @@ class Lab {
   void no_error(const std::string& label);
 
   // Makes a function of one tensor available to the grader, which may check
-  // its gradient numerically (gradcheck) on inputs of its own choosing.
+  // its gradient numerically (gradcheck) and run it on inputs of its own
+  // choosing, after the exercise.
   void function(const std::string& name, std::function<torch::Tensor(const torch::Tensor&)> f);
+  // The same for a walker of backward graphs (node, depth), which the grader
+  // runs on graphs of its own, reading what it prints.
+  void function(const std::string& name,
+                std::function<void(const std::shared_ptr<torch::autograd::Node>&, int)> walker);
 
   struct State;
   explicit Lab(State* s) : s_(s) {}

@@ -1,0 +1,286 @@
+// The probes that run the program's own functions (the ones an exercise hands
+// the lab with lab.function) on inputs the grader chooses after the exercise
+// has run: numbers, shapes and graphs the statement never showed. A function
+// right only at the statement's values, or a walker right only on its graph,
+// shows here. Each case runs guarded: a crash, a stack overflow or a loop in
+// the program's function ends that case, with what happened, and the probes
+// and the result go on (grader/SECURITY.md: a guard, not a wall; the fence
+// and its limits still stand behind it).
+//
+// Header-only, like facts_of.h: the harness is compiled against LibTorch too,
+// as one file.
+#ifndef GRADLAB_PROBES_H
+#define GRADLAB_PROBES_H
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <torch/torch.h>
+
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "facts_of.h"
+
+namespace lab::probes {
+
+using json = nlohmann::ordered_json;
+using TensorFunction = std::function<torch::Tensor(const torch::Tensor&)>;
+using Walker = std::function<void(const std::shared_ptr<torch::autograd::Node>&, int)>;
+
+namespace detail {
+
+using facts::error_text;
+using facts::number;
+using facts::values_of;
+
+inline constexpr int kCaseSeconds = 1;
+inline constexpr size_t kMaxOutput = 16 * 1024;
+
+// ---- one case, guarded -------------------------------------------------
+
+inline sigjmp_buf g_escape;
+inline volatile sig_atomic_t g_signal = 0;
+
+inline void escape(int sig) {
+  g_signal = sig;
+  siglongjmp(g_escape, 1);
+}
+
+// Runs `body`; "" when it finished, else what stopped it. A fault (a null
+// node dereferenced, a recursion that never ends) or a case over its time
+// jumps back here on a stack of its own; what the case had built is left
+// behind, which is fine in a process about to send its result and exit.
+inline std::string guarded(const std::function<void()>& body) {
+  static std::vector<char> alt_stack(1 << 16);
+  stack_t ss{}, old_ss{};
+  ss.ss_sp = alt_stack.data();
+  ss.ss_size = alt_stack.size();
+  sigaltstack(&ss, &old_ss);
+  struct sigaction on{};
+  on.sa_handler = escape;
+  on.sa_flags = SA_ONSTACK;
+  sigemptyset(&on.sa_mask);
+  const int caught[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
+  struct sigaction old[5];
+  for (int i = 0; i < 5; ++i) sigaction(caught[i], &on, &old[i]);
+  itimerval limit{};
+  limit.it_value.tv_sec = kCaseSeconds;
+  setitimer(ITIMER_REAL, &limit, nullptr);
+  std::string why;
+  if (sigsetjmp(g_escape, 1) == 0) {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      why = "raised: " + error_text(e);
+    } catch (...) {
+      why = "threw something that is not a std::exception";
+    }
+  } else {
+    why = g_signal == SIGALRM ? "did not finish within " + std::to_string(kCaseSeconds) + " s"
+                              : std::string("crashed (") + strsignal(g_signal) + ")";
+  }
+  const itimerval off{};
+  setitimer(ITIMER_REAL, &off, nullptr);
+  for (int i = 0; i < 5; ++i) sigaction(caught[i], &old[i], nullptr);
+  sigaltstack(&old_ss, nullptr);
+  return why;
+}
+
+// What `body` printed on fd 1 (std::cout and printf), at most kMaxOutput
+// bytes, in `text`; the program's own output is not touched.
+inline std::string captured(const std::function<void()>& body, std::string& text) {
+  std::cout.flush();
+  std::fflush(stdout);
+  std::FILE* sink = std::tmpfile();
+  const int saved = dup(STDOUT_FILENO);
+  if (!sink || saved < 0 || dup2(fileno(sink), STDOUT_FILENO) < 0) {
+    if (sink) std::fclose(sink);
+    if (saved >= 0) close(saved);
+    return "the grader could not capture what it printed";
+  }
+  std::string why = guarded(body);
+  std::cout.flush();
+  std::fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  std::rewind(sink);
+  text.assign(kMaxOutput, '\0');
+  text.resize(std::fread(text.data(), 1, kMaxOutput, sink));
+  std::fclose(sink);
+  return why;
+}
+
+// ---- call: values and gradients on the grader's inputs -------------------
+
+inline void flatten(const json& v, std::vector<double>& values, std::vector<int64_t>& shape, size_t depth) {
+  if (!v.is_array()) {
+    if (!v.is_number()) throw std::runtime_error("an input that is not a number");
+    values.push_back(v.get<double>());
+    return;
+  }
+  if (depth == shape.size()) shape.push_back(static_cast<int64_t>(v.size()));
+  else if (shape[depth] != static_cast<int64_t>(v.size())) throw std::runtime_error("a ragged input");
+  for (const auto& e : v) flatten(e, values, shape, depth + 1);
+}
+
+inline torch::Tensor tensor_of(const json& v) {
+  std::vector<double> values;
+  std::vector<int64_t> shape;
+  flatten(v, values, shape, 0);
+  return torch::tensor(values, torch::dtype(torch::kDouble)).reshape(shape).to(torch::kFloat);
+}
+
+inline json shape_of(const torch::Tensor& t) { return json(t.sizes().vec()); }
+
+}  // namespace detail
+
+// torch.autograd.gradcheck: the analytical Jacobian against central
+// differences, at a seeded double input of p["shape"].
+inline json gradcheck(const TensorFunction& f, const json& p) {
+  std::vector<int64_t> shape = p.value("shape", std::vector<int64_t>{3});
+  const double eps = p.value("eps", 1e-6), atol = p.value("atol", 1e-5), rtol = p.value("rtol", 1e-3);
+  torch::manual_seed(p.value("seed", 0));
+  torch::Tensor x = torch::randn(shape, torch::dtype(torch::kDouble)).requires_grad_(true);
+  torch::Tensor y = f(x);
+  if (!y.defined()) return {{"ok", false}, {"error", "the function returned an undefined tensor"}};
+  if (y.scalar_type() != torch::kDouble)
+    return {{"ok", false}, {"error", "the function turned a double input into " + c10::str(y.scalar_type())}};
+  const int64_t nx = x.numel(), ny = y.numel();
+  std::vector<double> analytic(static_cast<size_t>(nx * ny), 0.0), numeric(analytic.size(), 0.0);
+  for (int64_t j = 0; j < ny; ++j) {
+    torch::Tensor gy = torch::zeros({ny}, torch::dtype(torch::kDouble).device(torch::kCPU));
+    gy.data_ptr<double>()[j] = 1.0;
+    auto g = torch::autograd::grad({y}, {x}, {gy.reshape(y.sizes()).to(y.device())}, /*retain_graph=*/true,
+                                   /*create_graph=*/false, /*allow_unused=*/true);
+    if (!g[0].defined()) continue;
+    torch::Tensor gc = g[0].to(torch::kCPU, torch::kDouble).contiguous();
+    for (int64_t i = 0; i < nx; ++i) analytic[static_cast<size_t>(i * ny + j)] = gc.data_ptr<double>()[i];
+  }
+  {
+    torch::NoGradGuard finite_differences_untracked;  // the numerical side builds no graph
+    torch::Tensor xv = x.detach().to(torch::kCPU).clone();
+    double* xp = xv.data_ptr<double>();
+    for (int64_t i = 0; i < nx; ++i) {
+      const double keep = xp[i];
+      xp[i] = keep + eps;
+      torch::Tensor hi = f(xv.to(x.device())).to(torch::kCPU, torch::kDouble).contiguous();
+      xp[i] = keep - eps;
+      torch::Tensor lo = f(xv.to(x.device())).to(torch::kCPU, torch::kDouble).contiguous();
+      xp[i] = keep;
+      for (int64_t j = 0; j < ny; ++j)
+        numeric[static_cast<size_t>(i * ny + j)] = (hi.data_ptr<double>()[j] - lo.data_ptr<double>()[j]) / (2 * eps);
+    }
+  }
+  double worst = 0;
+  bool ok = true;
+  for (size_t k = 0; k < analytic.size(); ++k) {
+    const double d = std::abs(analytic[k] - numeric[k]);
+    worst = std::max(worst, d);
+    if (!(d <= atol + rtol * std::abs(numeric[k]))) ok = false;
+  }
+  return {{"ok", ok}, {"max_abs_error", facts::number(worst)}, {"inputs", nx}, {"outputs", ny}};
+}
+
+// f on each of p["inputs"] (nested lists of numbers: a tensor each, float,
+// requiring grad), then the gradient of its output against a seeded random
+// grad_output (not ones, which a backward that ignores it passes):
+// {"cases": [{"input", "values", "shape", "grad_output", "grad"} or {"input", "error"}]}.
+inline json call(const TensorFunction& f, const json& p) {
+  json cases = json::array();
+  int64_t seed = p.value("seed", 0);
+  for (const auto& input : p.at("inputs")) {
+    json c = {{"input", input}};
+    torch::Tensor x = detail::tensor_of(input).requires_grad_(true);
+    torch::manual_seed(seed++);
+    const std::string why = detail::guarded([&] {
+      torch::Tensor y = f(x);
+      if (!y.defined()) throw std::runtime_error("the function returned an undefined tensor");
+      c["values"] = facts::values_of(y);
+      c["shape"] = detail::shape_of(y);
+      if (!y.requires_grad()) {
+        c["grad"] = nullptr;
+        return;
+      }
+      torch::Tensor go = torch::randn(y.sizes(), torch::dtype(torch::kFloat)).to(y.scalar_type());
+      c["grad_output"] = facts::values_of(go);
+      auto g = torch::autograd::grad({y}, {x}, {go}, /*retain_graph=*/false, /*create_graph=*/false,
+                                     /*allow_unused=*/true);
+      c["grad"] = g[0].defined() ? facts::values_of(g[0]) : json(nullptr);
+    });
+    if (!why.empty()) c["error"] = why;
+    cases.push_back(std::move(c));
+  }
+  return {{"ok", true}, {"cases", cases}};
+}
+
+// ---- walk: the walker on the grader's graphs -----------------------------
+
+namespace detail {
+struct Graph {
+  const char* name;
+  const char* expression;
+  torch::Tensor (*build)();
+};
+
+// Each keeps its leaves alive through the graph it returns.
+inline const Graph kGraphs[] = {
+    {"unused-input", "(x * w).sum(), where w does not require grad (a null edge)",
+     [] {
+       auto x = torch::tensor({1.0, 2.0}, torch::requires_grad());
+       auto w = torch::tensor({3.0, 4.0});
+       return (x * w).sum();
+     }},
+    {"deep-chain", "((x.exp() * 2).sin() + 1).pow(2), one input five levels down",
+     [] {
+       auto x = torch::tensor(0.5, torch::requires_grad());
+       return ((x.exp() * 2).sin() + 1).pow(2);
+     }},
+    {"three-inputs", "torch::stack({a, b * c, c}).sum(), c reached twice",
+     [] {
+       auto a = torch::tensor(1.0, torch::requires_grad());
+       auto b = torch::tensor(2.0, torch::requires_grad());
+       auto c = torch::tensor(3.0, torch::requires_grad());
+       return torch::stack({a, b * c, c}).sum();
+     }},
+    {"leaf", "a leaf's grad_fn, which is null", [] { return torch::tensor(1.0, torch::requires_grad()); }},
+};
+}  // namespace detail
+
+// The graphs walk() knows, for the rubric's validation.
+inline bool known_graph(const std::string& name) {
+  for (const detail::Graph& g : detail::kGraphs)
+    if (name == g.name) return true;
+  return false;
+}
+
+// The walker on each of the grader's graphs p["graphs"] (by name, built
+// here), from the root at depth 0, with what it printed (std::cout and
+// printf alike): {"cases": [{"graph", "expression", "output"} or {... "error"}]}.
+inline json walk(const Walker& f, const json& p) {
+  json cases = json::array();
+  for (const auto& name : p.at("graphs")) {
+    const detail::Graph* g = nullptr;
+    for (const detail::Graph& k : detail::kGraphs)
+      if (name == k.name) g = &k;
+    if (!g) throw std::runtime_error("no graph named " + name.dump());
+    json c = {{"graph", g->name}, {"expression", g->expression}};
+    torch::Tensor root = g->build();
+    std::string text;
+    const std::string why = detail::captured([&] { f(root.grad_fn(), 0); }, text);
+    c["output"] = text;
+    if (!why.empty()) c["error"] = why;
+    cases.push_back(std::move(c));
+  }
+  return {{"ok", true}, {"cases", cases}};
+}
+
+}  // namespace lab::probes
+
+#endif  // GRADLAB_PROBES_H

@@ -1,0 +1,114 @@
+// The checks of the program's own functions on inputs it has not seen: a
+// probe of kind "call" (a function of a tensor) or "walk" (a walker of
+// backward graphs) ran it after the exercise on the grader's inputs
+// (grader/harness/probes.h), and the reference's ran on the same ones. Each
+// case must come out as the reference's did; the first that does not is
+// named with its input, so the student can try it.
+#include <algorithm>
+
+#include "checks_internal.h"
+
+namespace grader::check_detail {
+
+namespace {
+
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  return s.size() <= 120 ? s : s.substr(0, 120) + "…";
+}
+
+std::string values_text(const json& v) {
+  if (!v.is_array()) return v.is_null() ? "nothing" : shown(v);
+  std::string s = "[";
+  for (size_t i = 0; i < v.size() && i < 8; ++i) s += (i ? ", " : "") + format_number(v[i]);
+  return s + (v.size() > 8 ? ", …]" : "]");
+}
+
+// Where one case of a function of a tensor differs ("" where it does not).
+std::string call_differs(const json& mine, const json& ref, const Tolerance& tol, const std::string& fn, json& found) {
+  const std::string on = fn + "(" + shown(ref.value("input", json())) + ")";
+  if (mine.contains("error")) {
+    found = on + ": " + mine.value("error", "");
+    return "on the grader's input " + shown(ref.value("input", json())) + ", " + fn + " " + mine.value("error", "");
+  }
+  if (mine.value("shape", json()) != ref.value("shape", json()) || !close(mine.value("values", json()), ref["values"], tol)) {
+    found = on + " = " + values_text(mine.value("values", json()));
+    return "on the grader's input " + shown(ref["input"]) + ", " + fn + " gives " + values_text(mine.value("values", json())) +
+           " where the exercise's gives " + values_text(ref["values"]) +
+           ": a result right at the statement's values is not right everywhere";
+  }
+  const json& rg = ref.value("grad", json());
+  const json& mg = mine.value("grad", json());
+  if (rg.is_null() && mg.is_null()) return "";
+  if (rg.is_null() != mg.is_null() || !close(mg, rg, tol)) {
+    found = "its gradient on " + shown(ref["input"]) + " = " + values_text(mg);
+    return "on the grader's input " + shown(ref["input"]) + ", with the gradient of the output " +
+           values_text(ref.value("grad_output", json())) + " (not all ones), backward gives " + values_text(mg) +
+           " where the exercise's gives " + values_text(rg) +
+           ": the gradient must follow the input and the incoming gradient, not numbers that fit one case";
+  }
+  return "";
+}
+
+// Where one case of a walker differs ("" where it does not).
+std::string walk_differs(const json& mine, const json& ref, const std::string& fn, json& found) {
+  const std::string graph = "the grader's graph " + ref.value("expression", ref.value("graph", ""));
+  const std::string a = normalise_output(mine.value("output", "")), b = normalise_output(ref.value("output", ""));
+  if (mine.contains("error")) {
+    found = fn + " " + mine.value("error", "");
+    return "on " + graph + ", " + fn + " " + mine.value("error", "") +
+           (a.empty() ? std::string() : " after printing " + std::to_string(std::count(a.begin(), a.end(), '\n') + 1) + " lines");
+  }
+  if (a == b) return "";
+  found = a.empty() ? json("nothing printed") : json(a);
+  return "on " + graph + ", " + fn + " printed " + (a.empty() ? "nothing" : "other lines") + ": " +
+         (b.empty() ? "it should print nothing" : first_difference(a, b)) +
+         "; a walk right on the statement's graph is not right on every graph";
+}
+
+}  // namespace
+
+Outcome check_probe_cases(const Check& c, const Rubric& rubric, const json& student, const json& reference) {
+  const std::string id = c.spec["probe"];
+  if (!reference.contains("probes") || !reference["probes"].contains(id))
+    rubric_bug(c, "the reference has no outcome for probe \"" + id + "\"");
+  const json& rp = reference["probes"][id];
+  if (!rp.contains("cases")) rubric_bug(c, "the reference's probe \"" + id + "\" failed: " + rp.value("error", ""));
+  const json sp = student.contains("probes") && student["probes"].contains(id) ? student["probes"][id] : json();
+  Outcome o;
+  const json& rc = rp["cases"];
+  o.expected = std::to_string(rc.size()) + " cases as the exercise's own";
+  if (sp.is_null()) {
+    o.found = "the probe did not run";
+    o.unreached = true;
+    return o;
+  }
+  if (!sp.contains("cases")) {
+    o.found = "error: " + sp.value("error", "");
+    o.message = sp.value("error", "the probe could not run");
+    return o;
+  }
+  const json& sc = sp["cases"];
+  std::string fn;
+  for (const auto& p : rubric.probes)
+    if (p.value("id", "") == id) fn = p.value("function", "");
+  if (fn.empty()) fn = "the function";
+  for (size_t i = 0; i < rc.size(); ++i) {
+    if (i >= sc.size()) {
+      o.found = std::to_string(sc.size()) + " cases";
+      o.message = "the probe stopped after " + std::to_string(sc.size()) + " of " + std::to_string(rc.size()) + " cases";
+      return o;
+    }
+    json found;
+    o.message = rc[i].contains("graph") ? walk_differs(sc[i], rc[i], fn, found) : call_differs(sc[i], rc[i], c.tol, fn, found);
+    if (!o.message.empty()) {
+      o.found = found;
+      return o;
+    }
+  }
+  o.pass = true;
+  o.found = o.expected;
+  return o;
+}
+
+}  // namespace grader::check_detail
