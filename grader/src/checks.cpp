@@ -381,6 +381,7 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
     }
     if (!o.pass && o.message.empty()) o.message = who + " differs";
   }
+  if (o.pass && snapshot_taken_elsewhen(c, student, reference, o)) o.pass = false;
   if (o.pass && c.spec.contains("source")) {
     o.message = snapshots_shadow_differs(c, student, reference, o.found);
     o.pass = o.message.empty();

@@ -49,6 +49,7 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
 // For a snapshots check with a "source": whether its records follow the
 // source in the shadow replay as the reference's do ("" when they do).
 std::string snapshots_shadow_differs(const Check& c, const json& student, const json& reference, json& found);
+bool snapshot_taken_elsewhen(const Check& c, const json& student, const json& reference, Outcome& o);
 bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint);
 
 }  // namespace grader::check_detail

@@ -370,6 +370,31 @@ json snapshot_routes(const json& run, const std::string& label) {
 
 }  // namespace
 
+// A snapshots check with "at_backward": each record taken after as many
+// backward passes as the reference's ("a before backward" before any).
+bool snapshot_taken_elsewhen(const Check& c, const json& student, const json& reference, Outcome& o) {
+  if (!c.spec.value("at_backward", false) || !student.contains("provenance")) return false;
+  auto passes = [](const json& run, const std::string& label) {
+    if (!run.contains("provenance") || !run["provenance"].contains("records")) return json::array();
+    const json& r = run["provenance"]["records"];
+    return r.contains(label) ? r[label].value("after_backwards", json::array()) : json::array();
+  };
+  for (const auto& l : c.spec.value("labels", json::array())) {
+    const std::string label = l.get<std::string>();
+    const json mine = passes(student, label), ref = passes(reference, label);
+    for (size_t i = 0; i < ref.size() && i < mine.size(); ++i) {
+      if (mine[i] == ref[i]) continue;
+      const int m = mine[i].get<int>(), r = ref[i].get<int>();
+      auto count = [](int n) { return n == 0 ? std::string("before any backward pass") : "after " + std::to_string(n) + (n == 1 ? " backward pass" : " backward passes"); };
+      o.found = "\"" + label + "\" " + count(m);
+      o.message = "the snapshot \"" + label + "\" was taken " + count(m) + ", where the exercise takes it " + count(r) +
+                  ": the same flags at another moment do not show what the exercise asks";
+      return true;
+    }
+  }
+  return false;
+}
+
 // A snapshot of a gradient the program set or changed by hand, or of
 // numbers where the reference snapshots a gradient a backward wrote.
 bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint) {

@@ -14,6 +14,12 @@ bool holds(const json& c, const json& student, const std::vector<CheckResult>& r
     const std::string id = c["probe"];
     return probes.contains(id) && probes[id].value("ok", false) == c["ok"].get<bool>();
   }
+  if (c.contains("record")) {  // how many backward passes ran since the record before it (the replay's)
+    const json& p = student.value("provenance", json::object());
+    const std::string label = c["record"];
+    if (!p.contains("records") || !p["records"].contains(label)) return false;
+    return p["records"][label].value("backward_passes", -1) == c["backward_passes"].get<int>();
+  }
   if (c.contains("check")) {
     for (const auto& r : results)
       if (r.id == c["check"].get<std::string>()) return name(r.status) == c["status"].get<std::string>();

@@ -50,7 +50,7 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   body.erase("tape_chain");
   // Of the provenance, what a student's run is held to: how each snapshot
   // came to be (a gradient a backward wrote, or not), and how many backward
-  // passes ran before each record.
+  // passes ran before each record (since the last one, and in all).
   body.erase("provenance");
   if (snapshot.contains("provenance") && snapshot["provenance"].is_object()) {
     json records = snapshot["provenance"].value("records", json::object());
@@ -58,7 +58,7 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
     for (const auto& r : body.value("records", json::array())) {
       const std::string label = r.value("label", "");
       if (!records.contains(label)) continue;
-      for (const char* k : {"grads", "backward_passes"})
+      for (const char* k : {"grads", "backward_passes", "after_backwards"})
         if (records[label].contains(k)) kept[label][k] = records[label][k];
     }
     if (!kept.empty()) body["provenance"] = {{"records", kept}};

@@ -179,6 +179,7 @@ void Replayer::op(const json& e) {
     // retain_graph), as opposed to one through a graph built again.
     if (root_t.defined() && root_t.grad_fn()) {
       ++backwards_since_record_;
+      ++backwards_;
       if (!backward_roots_.emplace(root_t.grad_fn().get(), root_t.grad_fn()).second) reused_since_record_ = true;
     }
     for (const auto& [t, g, version] : before) {
@@ -460,6 +461,9 @@ void Replayer::lab(const json& e) {
     throw std::runtime_error("a lab record of an unknown kind");
   }
   if (kind != "name") {
+    // How many backward passes came before each record of the label, in
+    // order: a snapshot "before backward" taken after one is not.
+    record_routes[label]["after_backwards"].push_back(backwards_);
     record_routes[label]["backward_passes"] = backwards_since_record_;
     record_routes[label]["reused_retained_graph"] = reused_since_record_;
   }

@@ -190,6 +190,7 @@ class Replayer final : public replay::Tensors {
   // takes one's address.
   std::map<const void*, std::shared_ptr<gradlab::autograd::Node>> backward_roots_;
   int backwards_since_record_ = 0;
+  int backwards_ = 0;  // backward passes through a graph, in all
   bool reused_since_record_ = false;
   std::unordered_set<int64_t> tainted_;
   bool taint_now_ = false;

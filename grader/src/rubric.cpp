@@ -29,7 +29,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"dtype", {{"tensor"}, {"expected"}}},
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
       {"graph", {{"tensor"}, {}}},
-      {"snapshots", {{"labels"}, {"fields", "source"}}},
+      {"snapshots", {{"labels"}, {"fields", "source", "at_backward"}}},
       {"error", {{"label"}, {"contains"}}},
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
@@ -147,13 +147,17 @@ void parse_diagnoses(const json& j, Rubric& r, const std::set<std::string>& prob
         const std::string st = c.contains("status") ? string_field(c, "status", path, w) : "";
         if ((st != "passed" && st != "failed") || c.size() != 2)
           fail(path, w, "a check condition is {\"check\": ID, \"status\": \"passed\"|\"failed\"}");
+      } else if (c.contains("record")) {
+        string_field(c, "record", path, w);
+        if (!c.contains("backward_passes") || !c["backward_passes"].is_number_unsigned() || c.size() != 2)
+          fail(path, w, "a record condition is {\"record\": LABEL, \"backward_passes\": N}");
       } else if (c.contains("tensor")) {
         string_field(c, "tensor", path, w);
         const std::string f = c.contains("field") ? string_field(c, "field", path, w) : "";
         if (!fields.count(f)) fail(path, w + ".field", "unknown field \"" + f + "\" (known: requires_grad, is_leaf, retains_grad, grad_fn, version, shape, dtype, grad_defined)");
         if (!c.contains("equals") || c.size() != 3) fail(path, w, "a tensor condition is {\"tensor\": NAME, \"field\": F, \"equals\": VALUE}");
       } else {
-        fail(path, w, "a condition names a \"probe\", a \"check\" or a \"tensor\"");
+        fail(path, w, "a condition names a \"probe\", a \"check\", a \"record\" or a \"tensor\"");
       }
     }
     r.diagnoses.push_back(std::move(d));
@@ -258,6 +262,7 @@ void check_kind_fields(const json& c, const Check& ch, const std::set<std::strin
     for (const auto& l : ls)
       if (!l.is_string()) fail(path, at + ".labels", "must hold strings, found " + type_name(l));
   }
+  if (c.contains("at_backward")) field(c, "at_backward", path, at, json::value_t::boolean);
   if (c.contains("fields")) {
     static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
                                                 "grad_fn", "version", "shape", "dtype"};
