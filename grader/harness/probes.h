@@ -12,6 +12,7 @@
 #ifndef GRADLAB_PROBES_H
 #define GRADLAB_PROBES_H
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <torch/torch.h>
@@ -24,6 +25,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "facts_of.h"
@@ -139,6 +141,20 @@ inline torch::Tensor tensor_of(const json& v) {
 
 inline json shape_of(const torch::Tensor& t) { return json(t.sizes().vec()); }
 
+// The order the cases run in: a new one each run, from the kernel's random
+// numbers, so that a function cannot answer them by counting its calls. The
+// answers are kept in the rubric's order, so a report does not change with it.
+inline std::vector<size_t> shuffled(size_t n) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  for (size_t i = n; i > 1; --i) {
+    uint32_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) r = static_cast<uint32_t>(i * 2654435761u);
+    std::swap(order[i - 1], order[r % i]);
+  }
+  return order;
+}
+
 }  // namespace detail
 
 // torch.autograd.gradcheck: the analytical Jacobian against central
@@ -153,6 +169,9 @@ inline json gradcheck(const TensorFunction& f, const json& p) {
   if (y.scalar_type() != torch::kDouble)
     return {{"ok", false}, {"error", "the function turned a double input into " + c10::str(y.scalar_type())}};
   const int64_t nx = x.numel(), ny = y.numel();
+  // An empty output has an empty Jacobian, which every backward "matches".
+  if (ny == 0 && nx > 0)
+    return {{"ok", false}, {"error", "the function returned an empty tensor for an input of " + std::to_string(nx) + " numbers"}};
   std::vector<double> analytic(static_cast<size_t>(nx * ny), 0.0), numeric(analytic.size(), 0.0);
   for (int64_t j = 0; j < ny; ++j) {
     torch::Tensor gy = torch::zeros({ny}, torch::dtype(torch::kDouble).device(torch::kCPU));
@@ -193,12 +212,14 @@ inline json gradcheck(const TensorFunction& f, const json& p) {
 // grad_output (not ones, which a backward that ignores it passes):
 // {"cases": [{"input", "values", "shape", "grad_output", "grad"} or {"input", "error"}]}.
 inline json call(const TensorFunction& f, const json& p) {
-  json cases = json::array();
-  int64_t seed = p.value("seed", 0);
-  for (const auto& input : p.at("inputs")) {
+  const json& inputs = p.at("inputs");
+  json cases = json(inputs.size(), json(nullptr));
+  const int64_t seed = p.value("seed", 0);
+  for (size_t k : detail::shuffled(inputs.size())) {
+    const json& input = inputs[k];
     json c = {{"input", input}};
     torch::Tensor x = detail::tensor_of(input).requires_grad_(true);
-    torch::manual_seed(seed++);
+    torch::manual_seed(static_cast<uint64_t>(seed + static_cast<int64_t>(k)));
     const std::string why = detail::guarded([&] {
       torch::Tensor y = f(x);
       if (!y.defined()) throw std::runtime_error("the function returned an undefined tensor");
@@ -215,7 +236,7 @@ inline json call(const TensorFunction& f, const json& p) {
       c["grad"] = g[0].defined() ? facts::values_of(g[0]) : json(nullptr);
     });
     if (!why.empty()) c["error"] = why;
-    cases.push_back(std::move(c));
+    cases[k] = std::move(c);
   }
   return {{"ok", true}, {"cases", cases}};
 }
@@ -264,8 +285,10 @@ inline bool known_graph(const std::string& name) {
 // here), from the root at depth 0, with what it printed (std::cout and
 // printf alike): {"cases": [{"graph", "expression", "output"} or {... "error"}]}.
 inline json walk(const Walker& f, const json& p) {
-  json cases = json::array();
-  for (const auto& name : p.at("graphs")) {
+  const json& graphs = p.at("graphs");
+  json cases = json(graphs.size(), json(nullptr));
+  for (size_t k : detail::shuffled(graphs.size())) {
+    const json& name = graphs[k];
     const detail::Graph* g = nullptr;
     for (const detail::Graph& k : detail::kGraphs)
       if (name == k.name) g = &k;
@@ -276,7 +299,7 @@ inline json walk(const Walker& f, const json& p) {
     const std::string why = detail::captured([&] { f(root.grad_fn(), 0); }, text);
     c["output"] = text;
     if (!why.empty()) c["error"] = why;
-    cases.push_back(std::move(c));
+    cases[k] = std::move(c);
   }
   return {{"ok", true}, {"cases", cases}};
 }

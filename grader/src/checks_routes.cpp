@@ -6,6 +6,7 @@
 #include <set>
 
 #include "checks_internal.h"
+#include "replay.h"
 
 namespace grader::check_detail {
 
@@ -49,6 +50,10 @@ bool contradicted(const Check& c, const json& student, Outcome& o) {
     if (f == "value" && computed.rfind("no item()", 0) == 0)
       o.message = "the number recorded as " + what.substr(7) + " (" + m.value("claimed", "") +
                   ") is not one the exercise's tensors gave (" + computed + "): typed in, or worked out beside them";
+    else if (computed == kThroughOwnFunction)
+      o.message = (f == "grad" ? what + "'s gradient came " : what + " was computed ") + computed +
+                  ": what its backward gives is the program's own word, and the grader takes nobody's word for a "
+                  "result (custom Functions are exercise 13's subject)";
     else if (f == "message" && computed.rfind("no op", 0) == 0)
       o.message = "the program threw this error itself (\"" + m.value("claimed", "") +
                   "\"): no operation it called raised it, so autograd's behaviour was not shown";
@@ -294,6 +299,12 @@ Outcome check_made_under_no_grad(const std::string& name, const json& student) {
     return o;
   }
   const std::string made_by = p->value("made_by", "");
+  if (p->value("no_grad", false) && !factory(made_by) && p->value("built_graph", false)) {
+    o.found = "made by " + made_by + " under no_grad, from a graph built with grad mode on";
+    o.message = name + "'s last op ran under no_grad, but it was computed from results recorded with grad mode on (a "
+                "graph was built, then cut with detach() or copied): compute all of it inside the NoGradGuard block";
+    return o;
+  }
   if (p->value("no_grad", false) && !factory(made_by)) {
     o.pass = true;
     o.found = "made by " + made_by + " under no_grad";
@@ -350,7 +361,9 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
     return true;
   }
   const std::string from = c.spec.value("from", "");
-  if (how == "backward" && !from.empty() && p.contains("root") && p["root"] != from) {
+  const json root_from = p.value("root_from", json::array());
+  const bool through_from = std::find(root_from.begin(), root_from.end(), from) != root_from.end();
+  if (how == "backward" && !from.empty() && p.contains("root") && p["root"] != from && !through_from) {
     o.message = name + ".grad was written by a backward from " +
                 (p["root"].is_string() ? p["root"].get<std::string>() : std::string("an unnamed tensor")) +
                 ", where the exercise asks for one from " + from;

@@ -98,7 +98,7 @@ void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric
                            {"note", "built against LibTorch, which keeps no op tape: the results are the program's own"}};
     return;
   }
-  Verified v = verify(tape, snap, rubric.probes, token, shadows_of(rubric));
+  Verified v = verify(tape, snap, rubric.probes, token, shadows_of(rubric), rubric.custom_functions);
   json computation = computation_of(v);
   snap = std::move(v.doc);
   snap["computation"] = std::move(computation);

@@ -144,14 +144,17 @@ class Rules {
       if (const Token* extra = in_line(hash + 2) ? in_line(hash + 3) : nullptr)
         error(*extra, "nothing may follow the header's name on an #include line");
     } else if (!allowed_directives().count(name->text)) {
-      error(t_[hash], "#" + name->text + " is not allowed in an exercise (only #include, #define, #undef and "
+      error(t_[hash], "#" + name->text + " is not allowed in an exercise (only #include and "
                       "#if/#ifdef/#else/#endif)");
     } else if (name->text == "define" || name->text == "undef") {
+      // A macro rewrites every line after it, the starter's own too: the
+      // lab.function line that hands the grader the function it probes, the
+      // lab.name calls (a red team's #define function(n, f) registered
+      // torch::sigmoid in place of the student's MySigmoid).
       const Token* macro = in_line(hash + 2);
-      if (macro && macro->kind == Token::Ident && reserved(macro->text))
-        error(*macro, "#" + name->text + " " + macro->text + ": names that begin with _ and a capital or hold __ "
-                      "belong to the compiler and its library (they change how <vector> & co. are built); choose "
-                      "another name");
+      error(macro ? *macro : t_[hash], "#" + name->text + " is not allowed in an exercise: a macro rewrites the lines "
+                                       "after it, the starter's own too (the lab.name and lab.function calls the grader "
+                                       "reads); write a constant (constexpr double lr = 0.05;) or a function instead");
     }
   }
 

@@ -83,8 +83,13 @@ void compare(const std::string& what, const json& claimed, const json& computed,
 
 // Holds the program's claims against the replay's facts; what the replay
 // could not vouch for is left as the program claimed it.
-void compare_all(const json& claimed, Replayer& r, Verified& v) {
+void compare_all(const json& claimed, Replayer& r, Verified& v, bool own_functions) {
   json& doc = v.doc;
+  // What only the program's own Function vouches for, in an exercise that
+  // asks for none: refused, not taken as claimed.
+  auto refuse = [&](const std::string& what, const std::string& field) {
+    v.mismatches.push_back({what, field, "its own account", kThroughOwnFunction});
+  };
   const json no_object = json::object();
   const json& ct = claimed.contains("tensors") ? claimed["tensors"] : no_object;
   for (const auto& [name, t] : ct.items())
@@ -104,12 +109,16 @@ void compare_all(const json& claimed, Replayer& r, Verified& v) {
         if (t.contains(k)) computed_part[k] = t[k];
       }
       compare("tensor " + name, claimed_part, computed_part, v.mismatches);
+      if (!own_functions) refuse("tensor " + name, "name");
       t = ct[name];
       continue;
     }
     bool upstream = false;
     for (const auto& [n, x] : r.named) upstream |= n == name && r.vouched_by_program(x);
-    if (r.grads_tainted && upstream && ct[name].contains("grad")) t["grad"] = ct[name]["grad"];
+    if (r.grads_tainted && upstream && ct[name].contains("grad")) {
+      if (!own_functions) refuse("tensor " + name, "grad");
+      t["grad"] = ct[name]["grad"];
+    }
     compare("tensor " + name, ct[name], t, v.mismatches);
   }
   const json& cg = claimed.contains("graphs") ? claimed["graphs"] : no_object;
@@ -129,6 +138,7 @@ void compare_all(const json& claimed, Replayer& r, Verified& v) {
       continue;
     }
     if (rr[i].value("unverified", false)) {
+      if (!own_functions) refuse("record \"" + rr[i].value("label", std::string()) + "\"", "records");
       rr[i] = cr[i];
       continue;
     }
@@ -299,7 +309,7 @@ json shadow_answer(const Shadow& q, const Replayer& base, const std::vector<json
 }  // namespace
 
 Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key,
-                const std::vector<Shadow>& shadows) {
+                const std::vector<Shadow>& shadows, bool own_functions) {
   if (const char* dump = std::getenv("GRADLAB_DEBUG_TAPE")) {
     FILE* f = std::fopen(dump, "w");
     if (f) std::fwrite(tape.data(), 1, tape.size(), f), std::fclose(f);
@@ -378,7 +388,7 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
   if (r.grads_tainted)
     v.unverified.push_back("gradients from a backward through that part of the graph");
   if (v.replayed) {
-    compare_all(claimed, r, v);
+    compare_all(claimed, r, v, own_functions);
     v.doc["provenance"] = provenance;
   }
   return v;

@@ -21,6 +21,11 @@ struct Mismatch {
   std::string computed;
 };
 
+// What a mismatch's `computed` says of a fact that only a custom Function of
+// the program's own vouches for, where the exercise asks for none.
+inline constexpr const char* kThroughOwnFunction =
+    "through a custom autograd Function of the program's own, which this exercise does not ask for";
+
 struct Verified {
   bool replayed = false;        // a tape was there and replayed to its end
   std::string failure;          // why it could not be (malformed, too large, an op it cannot redo)
@@ -66,7 +71,10 @@ struct Shadow {
   std::string observe;  // the named tensor read at the end
   std::vector<std::string> records = {};  // or: the records of these labels
 };
+// `own_functions`: whether the exercise asks for a custom autograd Function
+// (rubric.h's custom_functions). Without it, a fact computed through one is a
+// mismatch ("through a custom autograd Function ..."), not the program's word.
 Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key = "",
-                const std::vector<Shadow>& shadows = {});
+                const std::vector<Shadow>& shadows = {}, bool own_functions = true);
 
 }  // namespace grader

@@ -101,6 +101,10 @@ void Replayer::refill(const json& e) {
     gradlab::autograd::NoGradGuard no_graph;
     t.detach().copy_(values.detach());
   }
+  // A fill of a gradient's memory (uniform_(v, v) on x.grad()) sets it by
+  // hand, as any other in-place op on it does.
+  if (Tensor owner = grad_memory_owner(t); owner.defined())
+    grad_origin[owner.unsafeGetTensorImpl()] = {"changed by hand (" + e.value("op", std::string("a random fill")) + ")", {}};
   t.unsafeGetTensorImpl()->version() = e.at("version").get<uint32_t>();
   Lineage& l = lineage[t.unsafeGetTensorImpl()];
   l.made_by = e.value("op", std::string("refill"));
@@ -264,6 +268,7 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
         merge(l.from, o.from);
         merge(l.ops, o.ops);
         merge(l.grad_of, o.grad_of);
+        l.built_graph |= o.built_graph || (!no_grad && in.requires_grad());
       }
     }
     l.ops.insert(name);
@@ -549,12 +554,17 @@ json Replayer::provenance() const {
         p["root"] = nullptr;
         for (const auto& [n, r] : named)
           if (r.defined() && r.is_same(it->second.root)) p["root"] = n;
+        // And what the root was computed from: f.sum().backward() is a
+        // backward from f too.
+        auto rl = lineage.find(it->second.root.unsafeGetTensorImpl());
+        p["root_from"] = rl == lineage.end() ? json::array() : names_of(rl->second.from);
       }
     }
     auto l = lineage.find(impl);
     if (l != lineage.end()) {
       p["made_by"] = l->second.made_by;
       p["no_grad"] = l->second.no_grad;
+      p["built_graph"] = l->second.built_graph;
       p["from"] = names_of(l->second.from);
       p["ops"] = l->second.ops;
       p["grad_of"] = names_of(l->second.grad_of);

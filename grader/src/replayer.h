@@ -102,6 +102,10 @@ class Replayer final : public replay::Tensors {
     std::set<const gradlab::TensorImpl*> grad_of;
     std::string made_by;
     bool no_grad = false;
+    // Whether any op on the way recorded a graph (ran with grad mode on, on
+    // a tensor that requires grad): (x * w).detach() under a guard did, though
+    // its last op ran there.
+    bool built_graph = false;
   };
   struct Update {
     std::string op;

@@ -345,7 +345,7 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   if (!j.is_object()) fail(path, "top level", "must be a JSON object, found " + type_name(j));
   static const std::set<std::string> top = {"rubric", "exercise", "title", "function", "limits", "alternatives",
                                             "graph_rules", "one_element_is_scalar", "probes", "diagnoses", "checks",
-                                            "hidden_checks"};
+                                            "hidden_checks", "custom_functions"};
   for (const auto& [k, _] : j.items())
     if (!top.count(k)) fail(path, "top level", "unknown field \"" + k + "\"");
   Rubric r;
@@ -365,6 +365,8 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   parse_limits(j, path, r);
   parse_alternatives(j, path, r);
   parse_graph_rules(j, path, r);
+  r.custom_functions = j.contains("custom_functions") &&
+                       field(j, "custom_functions", path, "top level", json::value_t::boolean).get<bool>();
   const std::set<std::string> probe_ids = parse_probes(j, path, r);
 
   const json& cs = field(j, "checks", path, "top level", json::value_t::array);

@@ -64,6 +64,11 @@ struct Rubric {
   Limits limits;
   std::vector<std::vector<std::string>> alternatives;  // grad_fn names accepted for one another
   std::vector<std::string> graph_rules;  // optional equivalences of graph checks (kGraphRules)
+  // Whether the exercise asks for a custom autograd Function: only then is
+  // what the program's own backward gives taken as its account. Elsewhere a
+  // Function of its own around the tensors it is graded on hides them from
+  // the replay, and nothing computed through one is believed.
+  bool custom_functions = false;
   json probes = json::array();
   std::vector<Diagnosis> diagnoses;  // in order: the first that matches a failed check wins
   std::vector<Check> checks;

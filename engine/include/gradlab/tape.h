@@ -36,6 +36,11 @@ namespace gradlab {
 enum class Reduction;
 }
 
+// Nothing of the tape is exported from the library student programs load:
+// code in the program cannot find its state or its writer by name (dlsym),
+// to turn it off, hide ops from it or write lines of its own through it. The
+// library is stripped too, so the names are not in its file either.
+#pragma GCC visibility push(hidden)
 namespace gradlab::tape {
 
 // Where events go: one JSON object per call, complete.
@@ -272,6 +277,7 @@ void lab_record(const char* kind, const std::string& label, const Tensor* t, con
                 std::optional<double> value = std::nullopt);
 
 }  // namespace gradlab::tape
+#pragma GCC visibility pop
 
 #ifdef GRADLAB_NO_TAPE
 // An engine with no tape at all (the CMake option GRADLAB_NO_TAPE, for
