@@ -12,13 +12,16 @@
 #ifndef GRADLAB_PROBES_H
 #define GRADLAB_PROBES_H
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <torch/torch.h>
 
+#include <cerrno>
 #include <csetjmp>
 #include <cstdio>
+#include <stdio_ext.h>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -69,9 +72,10 @@ inline std::string guarded(const std::function<void()>& body) {
   on.sa_handler = escape;
   on.sa_flags = SA_ONSTACK;
   sigemptyset(&on.sa_mask);
-  const int caught[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
-  struct sigaction old[5];
-  for (int i = 0; i < 5; ++i) sigaction(caught[i], &on, &old[i]);
+  const int caught[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM, SIGXFSZ};  // SIGXFSZ: output past the run's limit
+  constexpr int kCaught = sizeof caught / sizeof caught[0];
+  struct sigaction old[kCaught];
+  for (int i = 0; i < kCaught; ++i) sigaction(caught[i], &on, &old[i]);
   itimerval limit{};
   limit.it_value.tv_sec = kCaseSeconds;
   setitimer(ITIMER_REAL, &limit, nullptr);
@@ -85,37 +89,50 @@ inline std::string guarded(const std::function<void()>& body) {
       why = "threw something that is not a std::exception";
     }
   } else {
-    why = g_signal == SIGALRM ? "did not finish within " + std::to_string(kCaseSeconds) + " s"
-                              : std::string("crashed (") + strsignal(g_signal) + ")";
+    why = g_signal == SIGALRM   ? "did not finish within " + std::to_string(kCaseSeconds) + " s"
+          : g_signal == SIGXFSZ ? std::string("printed more than the run's output limit")
+                                : std::string("crashed (") + strsignal(g_signal) + ")";
   }
   const itimerval off{};
   setitimer(ITIMER_REAL, &off, nullptr);
-  for (int i = 0; i < 5; ++i) sigaction(caught[i], &old[i], nullptr);
+  for (int i = 0; i < kCaught; ++i) sigaction(caught[i], &old[i], nullptr);
   sigaltstack(&old_ss, nullptr);
   return why;
 }
 
 // What `body` printed on fd 1 (std::cout and printf), at most kMaxOutput
-// bytes, in `text`; the program's own output is not touched.
+// bytes, in `text`; the program's own output is not touched. The capture is
+// a memfd, not a file: the fallback fence (Landlock) lets a run write no
+// folder it does not own, and a memfd is in none.
 inline std::string captured(const std::function<void()>& body, std::string& text) {
   std::cout.flush();
   std::fflush(stdout);
-  std::FILE* sink = std::tmpfile();
+  const int sink = memfd_create("gradlab-probe-output", MFD_CLOEXEC);
   const int saved = dup(STDOUT_FILENO);
-  if (!sink || saved < 0 || dup2(fileno(sink), STDOUT_FILENO) < 0) {
-    if (sink) std::fclose(sink);
+  if (sink < 0 || saved < 0 || dup2(sink, STDOUT_FILENO) < 0) {
+    if (sink >= 0) close(sink);
     if (saved >= 0) close(saved);
-    return "the grader could not capture what it printed";
+    return std::string("the grader could not capture what it printed (") + std::strerror(errno) + ")";
   }
   std::string why = guarded(body);
+  // A case cut short may leave its output half-written in stdout's buffer:
+  // dropped, not flushed into the capture past the run's file-size limit.
+  if (!why.empty()) {
+    __fpurge(stdout);
+    std::cout.clear();
+  }
+  struct sigaction ignore{}, was{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &ignore, &was);  // over the limit, a write fails instead
   std::cout.flush();
   std::fflush(stdout);
+  sigaction(SIGXFSZ, &was, nullptr);
   dup2(saved, STDOUT_FILENO);
   close(saved);
-  std::rewind(sink);
   text.assign(kMaxOutput, '\0');
-  text.resize(std::fread(text.data(), 1, kMaxOutput, sink));
-  std::fclose(sink);
+  const ssize_t n = pread(sink, text.data(), kMaxOutput, 0);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  close(sink);
   return why;
 }
 
