@@ -303,21 +303,36 @@ inline bool known_graph(const std::string& name) {
 // printf alike): {"cases": [{"graph", "expression", "output"} or {... "error"}]}.
 inline json walk(const Walker& f, const json& p) {
   const json& graphs = p.at("graphs");
-  json cases = json(graphs.size(), json(nullptr));
-  for (size_t k : detail::shuffled(graphs.size())) {
-    const json& name = graphs[k];
+  std::vector<const detail::Graph*> chosen;
+  for (const auto& name : graphs) {
     const detail::Graph* g = nullptr;
     for (const detail::Graph& k : detail::kGraphs)
       if (name == k.name) g = &k;
     if (!g) throw std::runtime_error("no graph named " + name.dump());
-    json c = {{"graph", g->name}, {"expression", g->expression}};
-    torch::Tensor root = g->build();
-    std::string text;
-    const std::string why = detail::captured([&] { f(root.grad_fn(), 0); }, text);
-    c["output"] = text;
-    if (!why.empty()) c["error"] = why;
-    cases[k] = std::move(c);
+    chosen.push_back(g);
   }
+  // Each graph is walked in kRounds rounds, each in an order of its own: a
+  // walker that prints by how many times it was called, not by the graph,
+  // passes a round by luck (one order in 24 for four graphs) but not three,
+  // and prints something else for the same graph on the way.
+  constexpr int kRounds = 3;
+  json cases = json(graphs.size(), json(nullptr));
+  for (int round = 0; round < kRounds; ++round)
+    for (size_t k : detail::shuffled(graphs.size())) {
+      if (round > 0 && cases[k].contains("error")) continue;
+      torch::Tensor root = chosen[k]->build();
+      std::string text;
+      const std::string why = detail::captured([&] { f(root.grad_fn(), 0); }, text);
+      if (round == 0) {
+        cases[k] = {{"graph", chosen[k]->name}, {"expression", chosen[k]->expression}, {"output", text}};
+        if (!why.empty()) cases[k]["error"] = why;
+      } else if (!why.empty()) {
+        cases[k]["error"] = "walked again, " + why;
+      } else if (text != cases[k]["output"].get<std::string>()) {
+        cases[k]["error"] = "printed other lines when the grader walked the same graph again: what a walk prints "
+                            "must follow the graph, not the calls that came before it";
+      }
+    }
   return {{"ok", true}, {"cases", cases}};
 }
 
