@@ -418,9 +418,8 @@ Outcome check_error(const Check& c, const json& student, const json& reference) 
 // How many backward passes the replay saw run before `label` was recorded
 // (since the record before it), or -1 when the run has no replay of it.
 int backward_passes(const json& run, const std::string& label) {
-  if (!run.contains("provenance") || !run["provenance"].contains("records")) return -1;
-  const json& r = run["provenance"]["records"];
-  return r.contains(label) ? r[label].value("backward_passes", -1) : -1;
+  const json* r = record_route(run, label);
+  return r ? r->value("backward_passes", -1) : -1;
 }
 
 Outcome check_no_error(const Check& c, const json& student, const json& reference) {

@@ -46,6 +46,11 @@ Outcome check_reuses_graph(const Check& c, const json& student);
 // The routes every grad and snapshots check also holds to: a gradient set or
 // changed by hand, or from another root; `o` and `hint` say so when it is.
 bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint);
+// What the replay knew of the record `label` (provenance.records[label]:
+// its gradient routes, the backward passes before it), or null.
+const json* record_route(const json& run, const std::string& label);
+// A few values of a list, for a message: [0.5, -1.25, 3, …] ("nothing" for null).
+std::string cut_values(const json& values);
 // For a snapshots check with a "source": whether its records follow the
 // source in the shadow replay as the reference's do ("" when they do).
 std::string snapshots_shadow_differs(const Check& c, const json& student, const json& reference, json& found);

@@ -17,12 +17,7 @@ std::string shown(const json& v) {
   return s.size() <= 120 ? s : s.substr(0, 120) + "…";
 }
 
-std::string values_text(const json& v) {
-  if (!v.is_array()) return v.is_null() ? "nothing" : shown(v);
-  std::string s = "[";
-  for (size_t i = 0; i < v.size() && i < 8; ++i) s += (i ? ", " : "") + format_number(v[i]);
-  return s + (v.size() > 8 ? ", …]" : "]");
-}
+std::string values_text(const json& v) { return v.is_array() || v.is_null() ? cut_values(v) : shown(v); }
 
 // Where one case of a function of a tensor differs ("" where it does not).
 std::string call_differs(const json& mine, const json& ref, const Tolerance& tol, const std::string& fn, json& found) {

@@ -99,13 +99,22 @@ bool factory(const std::string& op) {
 
 const char* kNoProvenance = "the grader has no record of how it was made (the program's computation was not replayed)";
 
-// A few values of a list, for a message: [0.5, -1.25, 3, …].
+}  // namespace
+
 std::string cut_values(const json& values) {
   if (!values.is_array()) return "nothing";
   std::string s = "[";
   for (size_t i = 0; i < values.size() && i < 6; ++i) s += (i ? ", " : "") + format_number(values[i]);
   return s + (values.size() > 6 ? ", …]" : "]");
 }
+
+const json* record_route(const json& run, const std::string& label) {
+  if (!run.contains("provenance") || !run["provenance"].contains("records")) return nullptr;
+  const json& r = run["provenance"]["records"];
+  return r.contains(label) ? &r[label] : nullptr;
+}
+
+namespace {
 
 // The answers a shadow replay (replay.h) gave for check `c`: the named tensor
 // `observe` after its source was given the grader's own values. When the
@@ -376,9 +385,8 @@ namespace {
 
 // The snapshots' routes a run's provenance holds for `label`, or an empty list.
 json snapshot_routes(const json& run, const std::string& label) {
-  if (!run.contains("provenance") || !run["provenance"].contains("records")) return json::array();
-  const json& r = run["provenance"]["records"];
-  return r.contains(label) ? r[label].value("grads", json::array()) : json::array();
+  const json* r = record_route(run, label);
+  return r ? r->value("grads", json::array()) : json::array();
 }
 
 }  // namespace
@@ -388,9 +396,8 @@ json snapshot_routes(const json& run, const std::string& label) {
 bool snapshot_taken_elsewhen(const Check& c, const json& student, const json& reference, Outcome& o) {
   if (!c.spec.value("at_backward", false) || !student.contains("provenance")) return false;
   auto passes = [](const json& run, const std::string& label) {
-    if (!run.contains("provenance") || !run["provenance"].contains("records")) return json::array();
-    const json& r = run["provenance"]["records"];
-    return r.contains(label) ? r[label].value("after_backwards", json::array()) : json::array();
+    const json* r = record_route(run, label);
+    return r ? r->value("after_backwards", json::array()) : json::array();
   };
   for (const auto& l : c.spec.value("labels", json::array())) {
     const std::string label = l.get<std::string>();

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "checks.h"
+#include "checks_internal.h"
 
 namespace grader {
 namespace {
@@ -15,10 +16,8 @@ bool holds(const json& c, const json& student, const std::vector<CheckResult>& r
     return probes.contains(id) && probes[id].value("ok", false) == c["ok"].get<bool>();
   }
   if (c.contains("record")) {  // how many backward passes ran since the record before it (the replay's)
-    const json& p = student.value("provenance", json::object());
-    const std::string label = c["record"];
-    if (!p.contains("records") || !p["records"].contains(label)) return false;
-    return p["records"][label].value("backward_passes", -1) == c["backward_passes"].get<int>();
+    const json* r = check_detail::record_route(student, c["record"].get<std::string>());
+    return r && r->value("backward_passes", -1) == c["backward_passes"].get<int>();
   }
   if (c.contains("check")) {
     for (const auto& r : results)
