@@ -31,4 +31,5 @@ void exercise10(lab::Lab& lab) {
   lab.name("pred_no_grad", pred_no_grad);
   lab.name("w", w);
   lab.name("b", b);
+  lab.name("y", y);
 }

@@ -411,6 +411,7 @@ Outcome check_error(const Check& c, const json& student, const json& reference) 
   } else {
     o.pass = s->value("message", "").find(want) != std::string::npos;
     if (!o.pass) o.message = "a different error was raised";
+    if (o.pass && error_raised_elsewhere(c, student, o)) o.pass = false;
   }
   return o;
 }
@@ -570,6 +571,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o.unreached = true;
     } else if (c.kind == "value") {
       o = check_value(c, *t, ref);
+      if (o.pass && changed_elsewhere(c, name, student, o)) o.pass = false;
     } else if (c.kind == "grad") {
       o = check_grad(c, name, *t, ref, some_gradient(student), on_another_graph(student, name));
     } else if (c.kind == "grad_fn") {
@@ -609,7 +611,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       o.message = name + " was never given a value (it is an undefined tensor)";
     }
     std::string route_hint;
-    if (c.kind == "grad" && t && grad_route_wrong(c, name, student, o, route_hint)) {
+    if (c.kind == "grad" && t && grad_route_wrong(c, name, student, reference, o, route_hint)) {
       o.pass = false;
       r.hint = route_hint;
     }

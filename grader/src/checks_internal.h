@@ -45,7 +45,11 @@ Outcome check_reuses_graph(const Check& c, const json& student);
 
 // The routes every grad and snapshots check also holds to: a gradient set or
 // changed by hand, or from another root; `o` and `hint` say so when it is.
-bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint);
+bool grad_route_wrong(const Check& c, const std::string& name, const json& student, const json& reference, Outcome& o,
+                      std::string& hint);
+// An error check's "on" and a value check's "changed_through" (checks_routes.cpp).
+bool error_raised_elsewhere(const Check& c, const json& student, Outcome& o);
+bool changed_elsewhere(const Check& c, const std::string& name, const json& student, Outcome& o);
 // What the replay knew of the record `label` (provenance.records[label]:
 // its gradient routes, the backward passes before it), or null.
 const json* record_route(const json& run, const std::string& label);

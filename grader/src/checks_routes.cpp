@@ -242,7 +242,18 @@ Outcome check_derives_from(const Check& c, const std::string& name, const json& 
   const std::string made_by = p->value("made_by", "");
   o.found = "made by " + made_by + " from " + listed((*p)["from"]);
   if (!holds((*p)["from"], source) || name == source) {
-    o.message = factory(made_by) ? name + " does not come from " + source + ": it was made by torch::" + made_by +
+    bool stepped = false, by_number = false;  // changed in place from other tensors, or by C++ numbers
+    for (const auto& u : p->value("updates", json::array()))
+      stepped |= !u.value("by_number", true), by_number |= u.value("by_number", false);
+    if (by_number && !stepped && p->contains("grad") && name != source)  // a parameter stepped in C++
+      o.message = name + " does not follow " + source + ": its in-place updates were by plain C++ numbers (from item(), "
+                  "say), which the grader cannot follow back to " + source + "; keep the step in tensors";
+    else if (stepped && name != source)
+      o.message = name + " does not follow " + source + ": neither its first value nor its in-place updates (" +
+                  std::to_string((*p)["updates"].size()) + ") were computed from " + source +
+                  " (a gradient from a backward of a tensor that never read " + source + " does not)";
+    else
+      o.message = factory(made_by) ? name + " does not come from " + source + ": it was made by torch::" + made_by +
                                        " from numbers written into the program"
                                  : name + " does not come from " + source + ": its computation never reads " + source;
     return o;
@@ -354,11 +365,59 @@ Outcome check_reuses_graph(const Check& c, const json& student) {
   return o;
 }
 
+namespace {
+
+bool scalar_root(const json& seed) {
+  int64_t n = 1;
+  for (const auto& d : seed.value("root", json::array())) n *= d.get<int64_t>();
+  return n == 1;
+}
+
+// How a backward started (replayer.cpp's seed_of), in words.
+std::string start_text(const json& seed) {
+  std::string root = "a scalar";
+  if (!scalar_root(seed)) {
+    root.clear();
+    for (const auto& d : seed["root"]) root += (root.empty() ? "" : "×") + std::to_string(d.get<int64_t>());
+    root = "a " + root + " tensor";
+  }
+  if (!seed.value("given", false)) return "from " + root + " with no gradient given (seeded with 1)";
+  if (seed.value("ones", false)) return "from " + root + " seeded with a gradient of ones";
+  return "from " + root + " seeded with " + cut_values(seed["values"]);
+}
+
+// Whether two backward passes started alike: from a scalar or from a tensor
+// of the same shape, seeded with ones (given or not) or with the same numbers.
+bool same_start(const json& a, const json& b) {
+  if (scalar_root(a) != scalar_root(b)) return false;
+  if (!scalar_root(a) && a["root"] != b["root"]) return false;
+  if (a.value("ones", false) != b.value("ones", false)) return false;
+  return a.value("ones", false) || a.value("values", json()) == b.value("values", json());
+}
+
+// A gradient a backward wrote, from a start the reference's backward did not
+// take: the right numbers from a seed that cancels what was left in .grad.
+bool started_elsewhere(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint) {
+  if (!mine.is_object() || !ref.is_object() || same_start(mine, ref)) return false;
+  o.found = "a backward " + start_text(mine);
+  o.message = what + " was written by a backward " + start_text(mine) + ", where the exercise's backward starts " +
+              start_text(ref);
+  hint = !scalar_root(ref) ? "Call backward on the tensor itself, with torch::ones_like(it) as its gradient."
+         : ref.value("given", false) ? "Start backward from the scalar the exercise names, with the gradient it gives."
+                                     : "Call backward() on the scalar result with no argument: it starts from 1. A gradient that "
+                                       "is not 1 scales what backward writes (and one of 0 writes nothing new).";
+  return true;
+}
+
+}  // namespace
+
 // A gradient must be autograd's work: the replay knows how each named
 // tensor's .grad came to be (replay.cpp's provenance). A check of it fails
-// when the program set or changed it by hand, or (with "from") when the
-// backward that wrote it started elsewhere than the rubric asks.
-bool grad_route_wrong(const Check& c, const std::string& name, const json& student, Outcome& o, std::string& hint) {
+// when the program set or changed it by hand, when the backward that wrote it
+// started elsewhere than the reference's, or (with "from") from another root
+// than the rubric asks.
+bool grad_route_wrong(const Check& c, const std::string& name, const json& student, const json& reference, Outcome& o,
+                      std::string& hint) {
   const json* found = provenance_of(student, name);
   if (!found || !found->contains("grad")) return false;
   const json& p = *found;
@@ -379,14 +438,18 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
     hint = "Call " + from + ".backward() (and no backward from another tensor) before reading " + name + ".grad.";
     return true;
   }
+  const json* ref = provenance_of(reference, name);
+  if (how == "backward" && ref && ref->value("grad", "") == "backward")
+    return started_elsewhere(p.value("seed", json()), ref->value("seed", json()), name + ".grad", o, hint);
   return false;
 }
 namespace {
 
-// The snapshots' routes a run's provenance holds for `label`, or an empty list.
-json snapshot_routes(const json& run, const std::string& label) {
+// The snapshots' routes a run's provenance holds for `label` ("grads"), or
+// how the backward passes that wrote them started ("seeds"): a list each.
+json snapshot_routes(const json& run, const std::string& label, const char* what = "grads") {
   const json* r = record_route(run, label);
-  return r ? r->value("grads", json::array()) : json::array();
+  return r ? r->value(what, json::array()) : json::array();
 }
 
 }  // namespace
@@ -424,7 +487,13 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
     for (size_t i = 0; i < ref.size() && student.contains("provenance"); ++i) {
       if (ref[i] != "backward") continue;
       const json got = i < mine.size() ? mine[i] : json(nullptr);
-      if (got == "backward") continue;
+      if (got == "backward") {
+        const json seeds = snapshot_routes(student, label, "seeds"), want = snapshot_routes(reference, label, "seeds");
+        if (i < seeds.size() && i < want.size() &&
+            started_elsewhere(seeds[i], want[i], "the gradient in the snapshot \"" + label + "\"", o, hint))
+          return true;
+        continue;
+      }
       o.message = "the snapshot \"" + label + "\" holds " +
                   (got.is_string() ? "a gradient that was " + got.get<std::string>()
                                    : std::string("numbers that are no tensor's gradient")) +
@@ -445,6 +514,39 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
     return true;
   }
   return false;
+}
+
+// An error check with "on": the op that raised the error read a tensor
+// computed from that named tensor. The same error provoked on a throwaway
+// tensor shows the rule, not that the exercise's computation meets it.
+bool error_raised_elsewhere(const Check& c, const json& student, Outcome& o) {
+  const std::string on = c.spec.value("on", "");
+  // Unnamed (the program stopped before naming it), it cannot be told apart.
+  const json* r = on.empty() || !named(student, on) ? nullptr : record_route(student, c.spec["label"].get<std::string>());
+  if (!r || !r->contains("error_from") || holds((*r)["error_from"], on)) return false;
+  o.found = "raised by an op on " + ((*r)["error_from"].empty() ? std::string("tensors none of the exercise's names came from")
+                                                                : listed((*r)["error_from"]));
+  o.message = "the error was raised by an op on tensors that do not come from " + on +
+              ": provoked on a throwaway tensor, it shows the rule, not that " + on + "'s computation meets it";
+  return true;
+}
+
+// A value check with "changed_through": the named tensor's values were
+// changed in place through that other tensor (an alias over its memory).
+bool changed_elsewhere(const Check& c, const std::string& name, const json& student, Outcome& o) {
+  const std::string through = c.spec.value("changed_through", "");
+  const json* p = through.empty() ? nullptr : provenance_of(student, name);
+  if (!p) return false;
+  std::string ops;
+  for (const auto& u : p->value("updates", json::array())) {
+    if (holds(u.value("through", json::array()), through)) return false;
+    ops += (ops.empty() ? "" : ", ") + u.value("op", std::string()) + " through " + listed(u.value("through", json::array()));
+  }
+  o.found = ops.empty() ? "never changed in place" : ops;
+  o.message = ops.empty() ? name + " was never changed in place, so " + through + " did not change it"
+                          : name + " was changed in place (" + ops + "), never through " + through +
+                                ": the exercise shows that a change made through " + through + " reaches " + name;
+  return true;
 }
 
 }  // namespace grader::check_detail

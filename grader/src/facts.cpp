@@ -49,8 +49,9 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   body.erase("computation");
   body.erase("tape_chain");
   // Of the provenance, what a student's run is held to: how each snapshot
-  // came to be (a gradient a backward wrote, or not), and how many backward
-  // passes ran before each record (since the last one, and in all).
+  // came to be (a gradient a backward wrote, or not, and from what start),
+  // and how many backward passes ran before each record (since the last one,
+  // and in all).
   body.erase("provenance");
   if (snapshot.contains("provenance") && snapshot["provenance"].is_object()) {
     json records = snapshot["provenance"].value("records", json::object());
@@ -58,10 +59,15 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
     for (const auto& r : body.value("records", json::array())) {
       const std::string label = r.value("label", "");
       if (!records.contains(label)) continue;
-      for (const char* k : {"grads", "backward_passes", "after_backwards"})
+      for (const char* k : {"grads", "seeds", "backward_passes", "after_backwards"})
         if (records[label].contains(k)) kept[label][k] = records[label][k];
     }
     if (!kept.empty()) body["provenance"] = {{"records", kept}};
+    // And how each named tensor's gradient was written: how its backward started.
+    const json tensors = snapshot["provenance"].value("tensors", json::object());
+    for (const auto& [name, p] : tensors.items())
+      if (p.value("grad", "") == "backward" && p.contains("seed"))
+        body["provenance"]["tensors"][name] = {{"grad", "backward"}, {"seed", p["seed"]}};
     // And the shadow replays' answers (replay.h), for the checks it keeps.
     const json shadows = snapshot["provenance"].value("shadows", json::object());
     for (const Check& c : rubric.checks)

@@ -53,12 +53,30 @@ Tensor rebuild(const json& e) {
   return t;
 }
 
+// How a backward started: the shape of its root and the gradient it was
+// seeded with (none given: ones, as backward() seeds a scalar). Two passes
+// that write the same numbers from other seeds (−2·g on top of 3·g never
+// zeroed) are not the same computation.
+json seed_of(const Tensor& root, const Tensor& given) {
+  json s = {{"root", root.sizes().vec()}, {"given", given.defined()}, {"ones", true}};
+  if (!given.defined()) return s;
+  const json values = facts::describe(given).value("values", json::array());
+  json shown = json::array();
+  for (const auto& v : values) {
+    if (!(v.is_number() && v.get<double>() == 1.0)) s["ones"] = false;
+    if (shown.size() < 6) shown.push_back(v);
+  }
+  s["values"] = shown;
+  return s;
+}
+
 }  // namespace
 
 void Replayer::made(const json& e, bool taint) {
   const std::string kind = e.at("e");
   if (e.contains("throws")) {
     last_error_ = e.at("throws");
+    error_from_.clear();  // a factory's error reads no tensor
     return;
   }
   // A tensor with a history the tape never saw made: every op a program can
@@ -94,6 +112,9 @@ void Replayer::refill(const json& e) {
   Tensor t = at(e.at("id"));
   if (e.contains("throws")) {
     last_error_ = e.at("throws");
+    auto l = lineage.find(t.unsafeGetTensorImpl());
+    error_from_ = l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.from;
+    error_from_.insert(t.unsafeGetTensorImpl());
     return;
   }
   Tensor values = rebuild(e);
@@ -104,7 +125,7 @@ void Replayer::refill(const json& e) {
   // A fill of a gradient's memory (uniform_(v, v) on x.grad()) sets it by
   // hand, as any other in-place op on it does.
   if (Tensor owner = grad_memory_owner(t); owner.defined())
-    grad_origin[owner.unsafeGetTensorImpl()] = {"changed by hand (" + e.value("op", std::string("a random fill")) + ")", {}};
+    grad_origin[owner.unsafeGetTensorImpl()] = {"changed by hand (" + e.value("op", std::string("a random fill")) + ")", {}, {}};
   t.unsafeGetTensorImpl()->version() = e.at("version").get<uint32_t>();
   Lineage& l = lineage[t.unsafeGetTensorImpl()];
   l.made_by = e.value("op", std::string("refill"));
@@ -170,6 +191,12 @@ void Replayer::op(const json& e) {
       throw Failure{"the program's " + name + " " + (claimed_throw ? "raised \"" + cut(claimed) + "\"" : "raised no error") +
                     ", which its replay " + (threw ? "answers with \"" + cut(thrown) + "\"" : "does not raise")};
     last_error_ = thrown;
+    error_from_.clear();
+    for (const Tensor& in : inputs_) {
+      auto l = lineage.find(in.unsafeGetTensorImpl());
+      if (l != lineage.end()) error_from_.insert(l->second.from.begin(), l->second.from.end());
+      error_from_.insert(in.unsafeGetTensorImpl());
+    }
     return;
   }
   // A backward from (or through) what the replay could not follow leaves
@@ -177,8 +204,12 @@ void Replayer::op(const json& e) {
   if (taint_now_ && (name == "backward" || name == "autograd::backward" || name == "autograd::grad"))
     grads_tainted = true;
   if (backward) {
-    const json& root = args[0].is_array() ? (args[0].empty() ? json() : args[0][0]) : args[0];
+    auto first = [](const json& a) { return a.is_array() ? (a.empty() ? json() : a[0]) : a; };
+    const json root = first(args[0]);
+    const json given = args.size() > 1 ? first(args[1]) : json();
     Tensor root_t = root.is_number_integer() ? at(root) : Tensor();
+    Tensor given_t = given.is_number_integer() && tensors_.count(given.get<int64_t>()) ? tensors_.at(given.get<int64_t>()) : Tensor();
+    const json seed = root_t.defined() ? seed_of(root_t, given_t) : json();
     // A backward through a graph an earlier backward went through (kept by
     // retain_graph), as opposed to one through a graph built again.
     if (root_t.defined() && root_t.grad_fn()) {
@@ -189,13 +220,13 @@ void Replayer::op(const json& e) {
     for (const auto& [t, g, version] : before) {
       const Tensor& now = t.grad();
       if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version)) {
-        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t};
+        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, seed};
         gradient_given(t, now);
       }
     }
   }
   gradients_given(e, out);
-  if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}};
+  if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}, {}};
   const json& ids = e.contains("out") ? e.at("out") : json();
   if (ids.is_array()) {
     if (ids.size() != out.tensors.size()) throw std::runtime_error("the op gave another number of outputs");
@@ -230,6 +261,7 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       const Lineage& o = lineage[inputs_[i].unsafeGetTensorImpl()];
       merge(l.from, o.from);
       merge(l.grad_of, o.grad_of);
+      merge(l.via_grad, o.via_grad);
       for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
     }
     l.ops.insert(name);
@@ -257,6 +289,12 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     l.from.insert(impl);
     if (name == "grad" || name == "mutable_grad") {
       l.grad_of.insert(inputs_[0].unsafeGetTensorImpl());
+      // A gradient a backward wrote is computed from what its root was.
+      auto o = grad_origin.find(inputs_[0].unsafeGetTensorImpl());
+      if (o != grad_origin.end() && o->second.root.defined()) {
+        auto rl = lineage.find(o->second.root.unsafeGetTensorImpl());
+        if (rl != lineage.end()) merge(l.via_grad, rl->second.from), merge(l.via_grad, rl->second.via_grad);
+      }
     } else if (name == "autograd::grad") {
       // The k-th gradient autograd::grad gives is the gradient of its k-th input.
       const json& ins = e.at("args").size() > 1 ? e.at("args")[1] : json();
@@ -268,6 +306,7 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
         merge(l.from, o.from);
         merge(l.ops, o.ops);
         merge(l.grad_of, o.grad_of);
+        merge(l.via_grad, o.via_grad);
         l.built_graph |= o.built_graph || (!no_grad && in.requires_grad());
       }
     }
@@ -357,6 +396,7 @@ void Replayer::lab(const json& e) {
     const Origin* o = grad_route_of(t);
     if (o) record_routes[label]["grad"] = o->how;
     record_routes[label]["grads"].push_back(o ? json(o->how) : json(nullptr));
+    record_routes[label]["seeds"].push_back(o ? o->seed : json(nullptr));
   } else if (kind == "value") {
     const json& value = e.at("value");
     // A number the program records is one its tensors gave (item()), not
@@ -390,6 +430,7 @@ void Replayer::lab(const json& e) {
       problems.push_back({"record \"" + label + "\"", "message", cut(message),
                           last_error_.empty() ? "no op the program called raised an error" : cut(last_error_)});
     records.push_back({{"kind", "error"}, {"label", label}, {"message", message}});
+    error_sources_[label] = message == last_error_ ? error_from_ : std::set<const gradlab::TensorImpl*>{};
   } else if (kind == "no_error") {
     records.push_back({{"kind", "no_error"}, {"label", label}});
   } else {
@@ -418,7 +459,7 @@ void Replayer::event(const json& e) {
   else if (kind == "set_grad") {
     Tensor owner = at(e.at("of"));
     owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));
-    grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}};
+    grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}, {}};
   } else if (kind == "overflow") {
     throw Failure{"the program did more than the grader can check (over " + std::to_string(gradlab::tape::kMaxEvents) +
                   " operations or " + std::to_string(gradlab::tape::kMaxValues) + " numbers written down)"};
@@ -464,6 +505,7 @@ json Replayer::provenance() const {
         // backward from f too.
         auto rl = lineage.find(it->second.root.unsafeGetTensorImpl());
         p["root_from"] = rl == lineage.end() ? json::array() : names_of(rl->second.from);
+        p["seed"] = it->second.seed;
       }
     }
     auto l = lineage.find(impl);
@@ -471,7 +513,9 @@ json Replayer::provenance() const {
       p["made_by"] = l->second.made_by;
       p["no_grad"] = l->second.no_grad;
       p["built_graph"] = l->second.built_graph;
-      p["from"] = names_of(l->second.from);
+      std::set<const gradlab::TensorImpl*> from = l->second.from;
+      from.insert(l->second.via_grad.begin(), l->second.via_grad.end());
+      p["from"] = names_of(from);
       p["ops"] = l->second.ops;
       p["grad_of"] = names_of(l->second.grad_of);
     }
@@ -480,11 +524,15 @@ json Replayer::provenance() const {
     json us = json::array();
     for (const auto& [target, up] : updates)
       if (target->storage.get() == impl->storage.get())
-        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"from_own_grad", up.from_own_grad}, {"by_number", up.by_number}});
+        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"from_own_grad", up.from_own_grad},
+                      {"by_number", up.by_number}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
     out[name] = p;
   }
-  return {{"tensors", out}, {"records", record_routes}};
+  // What the op that raised each recorded error read was computed from.
+  json routes = record_routes;
+  for (const auto& [label, from] : error_sources_) routes[label]["error_from"] = names_of(from);
+  return {{"tensors", out}, {"records", routes}};
 }
 
 

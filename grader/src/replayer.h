@@ -89,6 +89,7 @@ class Replayer final : public replay::Tensors {
   struct Origin {
     std::string how;
     Tensor root;
+    json seed;  // of a backward: the root's shape and the gradient it started from
   };
   std::unordered_map<const gradlab::TensorImpl*, Origin> grad_origin;
 
@@ -100,6 +101,10 @@ class Replayer final : public replay::Tensors {
     std::set<const gradlab::TensorImpl*> from;
     std::set<std::string> ops;
     std::set<const gradlab::TensorImpl*> grad_of;
+    // What the roots of the backward passes that wrote those gradients were
+    // computed from: w's steps follow the data its loss read. Kept apart
+    // from `from`, which says which tensors a value is a version of.
+    std::set<const gradlab::TensorImpl*> via_grad;
     std::string made_by;
     bool no_grad = false;
     // Whether any op on the way recorded a graph (ran with grad mode on, on
@@ -199,6 +204,10 @@ class Replayer final : public replay::Tensors {
   std::unordered_set<int64_t> tainted_;
   bool taint_now_ = false;
   std::string last_error_;  // the error the latest op raised, until a record takes it
+  // What the op that raised it read was computed from; and, for each error
+  // record's label, that of the error it took (named at the end).
+  std::set<const gradlab::TensorImpl*> error_from_;
+  std::map<std::string, std::set<const gradlab::TensorImpl*>> error_sources_;
 };
 
 }  // namespace grader::replay

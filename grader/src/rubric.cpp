@@ -19,7 +19,7 @@ struct KindSpec {
 
 const std::map<std::string, KindSpec>& kinds() {
   static const std::map<std::string, KindSpec> k = {
-      {"value", {{"tensor"}, {"expected"}}},
+      {"value", {{"tensor"}, {"expected", "changed_through"}}},
       {"grad", {{"tensor"}, {"expected", "from"}}},
       {"requires_grad", {{"tensor"}, {"expected"}}},
       {"is_leaf", {{"tensor"}, {"expected"}}},
@@ -30,7 +30,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
       {"graph", {{"tensor"}, {}}},
       {"snapshots", {{"labels"}, {"fields", "source", "at_backward"}}},
-      {"error", {{"label"}, {"contains"}}},
+      {"error", {{"label"}, {"contains", "on"}}},
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
       {"gradcheck", {{"probe"}, {}}},
@@ -250,6 +250,8 @@ void check_kind_fields(const json& c, const Check& ch, const std::set<std::strin
   if (c.contains("tensor")) string_field(c, "tensor", path, at);
   if (c.contains("source")) string_field(c, "source", path, at);
   if (c.contains("from")) string_field(c, "from", path, at);
+  if (c.contains("on")) string_field(c, "on", path, at);
+  if (c.contains("changed_through")) string_field(c, "changed_through", path, at);
   if (c.contains("through")) {
     const json& ops = field(c, "through", path, at, json::value_t::array);
     for (const auto& o : ops)
