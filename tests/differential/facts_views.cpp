@@ -124,6 +124,64 @@ void view_errors() {
     attempt("split.base_changed", [&] { (void)parts[1].grad_fn(); });
   }
   attempt("leaf_view.inplace", [&] { w[0].mul_(2); });
+  {  // found by the fuzzer: refused before anything is written, and the
+     // no_grad rule before the view-of-a-leaf one
+    Tensor v, u, base = w * 1;
+    {
+      torch::NoGradGuard ng;
+      v = w.unsqueeze(0);
+      u = base.reshape({-1});
+    }
+    attempt("nograd_view_of_leaf.inplace", [&] { v.mul_(2); });
+    attempt("nograd_view.refused_first", [&] { u.add_(1); });
+    fact("nograd_view.after_refusal", u);
+    fact("nograd_view.base_after_refusal", base);
+  }
+}
+
+// Found by the fuzzer: the layout LibTorch's TensorIterator gives an op's
+// result follows its inputs' (x.t() * 2 is transposed, so reshaping it
+// copies), and the *_like factories keep a dense tensor's layout.
+void layouts() {
+  auto layout = [](const std::string& label, const Tensor& t) {
+    emit(label, {{"strides", t.strides().vec()}, {"contiguous", t.is_contiguous()}});
+  };
+  Tensor x = torch::tensor({{1.0, -2.0, 3.0}, {0.5, 4.0, -1.0}}, torch::requires_grad()), xt = x.t();
+  Tensor y = torch::ones({3, 2});
+  layout("layout.scalar_op", xt * 1.25);
+  layout("layout.unary", xt.exp());
+  layout("layout.first_decides", xt + y);
+  layout("layout.contiguous_first", y + xt);
+  layout("layout.broadcast", xt + torch::ones({2}));
+  layout("layout.rsub", 2 - xt);
+  layout("layout.empty_like", torch::empty_like(xt));
+  layout("layout.zeros_like", torch::zeros_like(xt));
+  layout("layout.ones_like", torch::ones_like(xt));
+  layout("layout.not_dense", torch::empty_like(x.detach().narrow(1, 0, 2)));
+  Tensor r = (xt * 1.25).reshape({-1});
+  fact("layout.reshape_copies", r);
+  attempt("layout.view_refused", [&] { (void)(xt * 1.25).view({-1}); });
+  r.sum().backward();
+  fact("layout.leaf", x);
+}
+
+// Found by the fuzzer: each node lets go of what it saved as soon as it has
+// run, so a backward that failed half-way has freed the graph above the
+// failure, and the next backward through it says so before it finds a saved
+// tensor changed in place.
+void freed_before_failure() {
+  Tensor p = torch::tensor({0.375, -1.75, -1.875}, torch::requires_grad());
+  Tensor q = p / p.sigmoid(), d = q.detach(), r = q / d.sigmoid();
+  {
+    torch::NoGradGuard ng;
+    p.add_(3.5);
+  }
+  attempt("freed.first", [&] { r.sum().backward(); });
+  {
+    torch::NoGradGuard ng;
+    d.mul_(3);
+  }
+  attempt("freed.second", [&] { r.backward(torch::ones_like(r)); });
 }
 
 Tensor m34() { return torch::arange(12, torch::kDouble).reshape({3, 4}).requires_grad_(); }
@@ -328,6 +386,8 @@ int main() {
   stale_views();
   writes_into_views();
   view_errors();
+  layouts();
+  freed_before_failure();
   first_gradients();
   advanced_indexing();
   index_put();

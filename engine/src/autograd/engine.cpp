@@ -125,7 +125,6 @@ class NodeTable {
 struct Workspace {
   NodeTable state;
   std::vector<uint32_t> stack;
-  std::vector<Node*> ran;
   std::vector<NodeTask> ready;
 };
 thread_local std::vector<std::unique_ptr<Workspace>> t_workspaces;
@@ -151,7 +150,6 @@ struct WorkspaceLease {
   ~WorkspaceLease() {
     ws->state.clear();  // also drops gradients held for nodes that never ran (errors)
     ws->stack.clear();
-    ws->ran.clear();
     ws->ready.clear();
     // What stays allocated between passes: enough for a student's long
     // chain (a 10,000-step loop makes 20,000 nodes), so that running it again
@@ -161,7 +159,6 @@ struct WorkspaceLease {
     static_assert(sizeof(NodeState) * kKeep <= (size_t{8} << 20), "the kept table stays within a few MiB");
     ws->state.trim(kKeep);
     if (ws->stack.capacity() > kKeep) std::vector<uint32_t>().swap(ws->stack);
-    if (ws->ran.capacity() > kKeep) std::vector<Node*>().swap(ws->ran);
     if (ws->ready.capacity() > kKeep) std::vector<NodeTask>().swap(ws->ready);
     --t_depth;
   }
@@ -403,7 +400,6 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     if (st.dependencies == 0 && !st.executed) push_ready(i);
   }
 
-  std::vector<Node*>& ran = lease.ws->ran;
   AutoGradMode mode(create_graph);
   TaskNeedsScope needs_scope(inputs.empty() ? nullptr : &state);
   while (!heap.empty()) {
@@ -444,8 +440,12 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     if (should_run && (is_accumulator || !n->tensor_hooks.empty())) run_tensor_hooks(n, in);
     GradList outs = !should_run ? GradList() : n->has_node_hooks() ? apply_with_node_hooks(n, in) : apply_node(n, in);
     if (should_run) {
-      ran.push_back(n);
       if (!is_accumulator) validate_outputs(n, n->next_edges(), outs, false);
+      // Each node lets go of what it saved as soon as it has run, as
+      // LibTorch's evaluate_function does: when a later node raises, the
+      // graph above it is freed already, and a second backward says so
+      // before it finds a saved tensor changed in place.
+      if (!keep_graph) n->release_variables();
     }
     const edge_list& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
@@ -458,9 +458,6 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     }
     in.clear();
   }
-  if (!keep_graph)
-    for (Node* n : ran) n->release_variables();
-
   for (size_t i = 0; i < captured.size(); ++i)
     if (!captured[i].defined() && !allow_unused && !accumulate_into_grad)
       throw Error(

@@ -212,7 +212,7 @@ Tensor scalar_op(const BinarySpec<State>& op, const Tensor& a, Scalar s, State s
   const ScalarType type = result_type(a, s);
   Tensor out;
   if (a.scalar_type() == type) {  // no conversion of a: the number goes straight to the kernel
-    out = gradlab::new_empty(a.sizes(), type, a.device());
+    out = empty_following(a.sizes(), type, a.device(), {&a});
     backend::of(a).binary_scalar(k, out, a, s, alpha);
   } else {
     out = binary_kernel(k, a, wrap(s, a), type, alpha);

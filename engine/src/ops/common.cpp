@@ -82,8 +82,103 @@ Tensor sum_to_size(const Tensor& g, IntArrayRef shape) { return sum_to(g, shape)
 
 Tensor new_empty(IntArrayRef sizes, ScalarType dtype, Device device) { return empty_tensor(sizes, dtype, device); }
 
+namespace {
+// Whether t's elements fill its span of memory once each, in some order of
+// its dimensions (PyTorch's is_non_overlapping_and_dense).
+bool dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
+    return t.size(a) < 2 ? false : t.size(b) < 2 ? true : t.stride(a) < t.stride(b);
+  });
+  int64_t expected = 1;
+  for (int64_t d : dims) {
+    if (t.size(d) == 1) continue;
+    if (t.stride(d) != expected) return false;
+    expected *= t.size(d);
+  }
+  return true;
+}
+
+Tensor empty_with_strides(IntArrayRef shape, IntArrayRef strides, ScalarType dtype, Device device) {
+  Tensor flat = empty_tensor({numel_of(shape)}, dtype, device);
+  return alias_with_geometry(flat, shape, strides, 0);
+}
+}  // namespace
+
+// The layout TensorIterator gives an output it allocates (LibTorch 1.13's
+// fast_set_up, then reorder_dimensions and allocate_or_resize_outputs): the
+// inputs' strides when they all share them and are dense, else dense strides
+// in the order of dimensions the inputs' strides sort them into, the first
+// input with an opinion deciding. x.t() * 2 is transposed too, so a reshape
+// of it copies (UnsafeViewBackward0) where a contiguous one would not.
+Tensor empty_following(IntArrayRef shape, ScalarType dtype, Device device, std::initializer_list<const Tensor*> ins) {
+  const int64_t n = static_cast<int64_t>(shape.size());
+  bool contiguous = true, same = true, all_dense = true;
+  const Tensor* first = nullptr;
+  for (const Tensor* t : ins) {
+    if (!t->defined()) continue;
+    contiguous &= t->is_contiguous();
+    same &= t->sizes().equals(shape);
+    all_dense &= dense(*t);
+    if (first && !first->strides().equals(t->strides())) same = false;
+    if (!first) first = t;
+  }
+  if (n <= 1 || contiguous || !first) return empty_tensor(shape, dtype, device);
+  if (same && all_dense) return empty_with_strides(shape, first->strides(), dtype, device);
+  // Each input's strides over the output's dimensions (0 where it broadcasts).
+  auto stride = [&](const Tensor* t, int64_t d) -> int64_t {
+    const int64_t k = d - (n - t->dim());
+    if (k < 0 || (t->size(k) == 1 && shape[static_cast<size_t>(d)] != 1)) return 0;
+    return t->stride(k);
+  };
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const Tensor* t : ins) {
+      if (!t->defined()) continue;
+      const int64_t s0 = stride(t, d0), s1 = stride(t, d1);
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[static_cast<size_t>(d0)] > shape[static_cast<size_t>(d1)]) return 1;
+    }
+    return 0;
+  };
+  std::vector<int64_t> perm(static_cast<size_t>(n));  // perm[0]: the fastest dimension
+  for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = n - 1 - i;
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[static_cast<size_t>(d0)], perm[static_cast<size_t>(d1)]);
+      if (c > 0) {
+        std::swap(perm[static_cast<size_t>(d0)], perm[static_cast<size_t>(d1)]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool inverted = true;
+  for (int64_t j = 0; j < n; ++j) inverted &= perm[static_cast<size_t>(j)] == n - 1 - j;
+  if (inverted) return empty_tensor(shape, dtype, device);
+  DimVector strides(shape);
+  int64_t next = 1;
+  for (int64_t j = 0; j < n; ++j) {
+    const size_t d = static_cast<size_t>(perm[static_cast<size_t>(j)]);
+    strides[d] = next;
+    next *= shape[d];
+  }
+  return empty_with_strides(shape, strides.ref(), dtype, device);
+}
+
+// empty_like's MemoryFormat::Preserve: a dense tensor's own strides.
+Tensor empty_preserving(const Tensor& t, ScalarType dtype, Device device) {
+  if (t.is_contiguous() || !dense(t)) return empty_tensor(t.sizes(), dtype, device);
+  return empty_with_strides(t.sizes(), t.strides(), dtype, device);
+}
+
 Tensor unary_kernel(backend::Unary op, const Tensor& x, double a, double b) {
-  Tensor out = gradlab::new_empty(x.sizes(), x.scalar_type(), x.device());
+  Tensor out = empty_following(x.sizes(), x.scalar_type(), x.device(), {&x});
   backend::of(x).unary(op, out, x, a, b);
   return out;
 }
@@ -97,7 +192,7 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   // the same shape (no broadcasting, no conversion, nothing to decide).
   if (a.scalar_type() == out_type && b.scalar_type() == out_type && a.device() == b.device() &&
       a.sizes().equals(b.sizes()) && op < backend::Binary::Gt) {
-    Tensor out = gradlab::new_empty(a.sizes(), out_type, a.device());
+    Tensor out = empty_following(a.sizes(), out_type, a.device(), {&a, &b});
     backend::of(a).binary(op, out, a, b, alpha);
     return out;
   }
@@ -107,7 +202,7 @@ Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, Scala
   const bool compare = op >= backend::Binary::Gt;
   const ScalarType compute = compare ? promote_types(a.scalar_type(), b.scalar_type()) : out_type;
   const Device dev = a.dim() == 0 && a.device().is_cpu() ? b.device() : a.device();
-  Tensor out = gradlab::new_empty(broadcast_shapes(a.sizes(), b.sizes()), out_type, dev);
+  Tensor out = empty_following(broadcast_shapes(a.sizes(), b.sizes()).ref(), out_type, dev, {&a, &b});
   // Operands already of the compute dtype and on the device pass by reference
   // (the common case: no handle copies); others are converted into `tmp`.
   Tensor tmp_a, tmp_b;
@@ -190,6 +285,10 @@ Tensor ones_like_nograd(const Tensor& t) {
 }
 
 // ------------------------------------------------------------ in-place rules
+namespace {
+std::string view_rebase_error(const TensorImpl* view, bool indirect);
+}  // namespace
+
 void check_inplace(const Tensor& self, Overlap overlap) {
   check_defined(self);
   TensorImpl* impl = self.unsafeGetTensorImpl();
@@ -199,6 +298,11 @@ void check_inplace(const Tensor& self, Overlap overlap) {
         "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
   if (detail::grad_mode()) {
     if (impl->is_view && impl->base) {
+      // LibTorch's check_inplace, in its order and before anything is
+      // written: a view it may not rebase (made under no_grad, or one of
+      // several outputs) first, then a view of a leaf.
+      if (impl->creation_meta != CreationMeta::Default && self.requires_grad())
+        throw Error(view_rebase_error(impl, /*indirect=*/false));
       TensorImpl* base = impl->base.get();
       if (!base->grad_fn && base->requires_grad) throw Error(msg::kViewOfLeafInplace);
     }

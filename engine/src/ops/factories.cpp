@@ -21,6 +21,13 @@ TensorOptions like_options(const Tensor& t, const TensorOptions& o) {
       .device(o.has_device() ? o.device() : t.device())
       .requires_grad(o.requires_grad());
 }
+// The *_like factories keep a dense tensor's layout (MemoryFormat::Preserve):
+// empty_like(x.t()) is transposed too.
+Tensor filled_like(const Tensor& like, const std::optional<Scalar>& v, const TensorOptions& o) {
+  Tensor t = empty_preserving(like, o.dtype(), o.device());
+  if (v) backend::of(t).fill(t, *v);
+  return finish_factory(t, o);
+}
 }  // namespace
 
 // ------------------------------------------------------------ torch::tensor
@@ -111,7 +118,7 @@ Tensor scalar_tensor(Scalar v, const TensorOptions& o) {
 }
 Tensor empty_like(const Tensor& t, const TensorOptions& o) {
   GRADLAB_TAPE_NEW("empty_like", empty_like(t, o));
-  return empty(t.sizes(), like_options(t, o));
+  return filled_like(t, std::nullopt, like_options(t, o));
 }
 Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& o) const {
   GRADLAB_TAPE_NEW("new_empty", new_empty(size, o));
@@ -131,15 +138,15 @@ Tensor Tensor::new_full(IntArrayRef size, Scalar v, const TensorOptions& o) cons
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& o) {
   GRADLAB_TAPE_NEW("zeros_like", zeros_like(t, o));
-  return zeros(t.sizes(), like_options(t, o));
+  return filled_like(t, Scalar(0), like_options(t, o));
 }
 Tensor ones_like(const Tensor& t, const TensorOptions& o) {
   GRADLAB_TAPE_NEW("ones_like", ones_like(t, o));
-  return ones(t.sizes(), like_options(t, o));
+  return filled_like(t, Scalar(1), like_options(t, o));
 }
 Tensor full_like(const Tensor& t, Scalar v, const TensorOptions& o) {
   GRADLAB_TAPE_NEW("full_like", full_like(t, v, o));
-  return filled(t.sizes(), v, like_options(t, o));
+  return filled_like(t, v, like_options(t, o));
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& o) {

@@ -168,6 +168,10 @@ Tensor sum_to(const Tensor& g, IntArrayRef shape);
 // --- kernels with allocation, no autograd
 Tensor new_empty(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor unary_kernel(backend::Unary op, const Tensor& x, double a = 0, double b = 0);
+// An op's output laid out as LibTorch's TensorIterator lays it out for these
+// inputs, and as empty_like(t) does (common.cpp).
+Tensor empty_following(IntArrayRef shape, ScalarType dtype, Device device, std::initializer_list<const Tensor*> ins);
+Tensor empty_preserving(const Tensor& t, ScalarType dtype, Device device);
 Tensor binary_kernel(backend::Binary op, const Tensor& a, const Tensor& b, ScalarType out_type, double alpha = 1);
 Tensor scalar_like(Scalar s, const Tensor& like, ScalarType dtype);
 // A contiguous host copy (or the tensor itself), outside any graph: the ops
