@@ -4,6 +4,7 @@
 // provenance rather than the results.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "checks.h"
 
@@ -28,6 +29,29 @@ std::string format_number(const json& v);
 std::string normalise_output(const std::string& s);
 // Where two outputs part: the first line that differs, quoted.
 std::string first_difference(const std::string& found, const std::string& expected);
+
+// What checks.cpp's checks of tensors and checks_records.cpp's checks of
+// records share.
+std::string missing_name(const std::string& name);
+const json* record(const json& snap, const std::string& label);
+// One field of a recorded tensor as a student reads it (grad_fn=None).
+std::string field_text(const json& t, const std::string& f);
+// A record as text; for a snapshot, the fields a check compares.
+std::string record_text(const json* r, const std::vector<std::string>& fields = {"values"});
+// The first line of an error message, without the hints PyTorch appends.
+std::string first_line(const std::string& s);
+// A one-element tensor where the reference has a scalar: [1], [1, 1], ...
+bool one_element_for_scalar(const json& found_shape, const json& exp_shape);
+bool on_another_graph(const json& student, const std::string& name);
+Outcome check_grad(const Check& c, const std::string& name, const json& t, const json* ref, bool backward_ran,
+                   bool on_graph);
+
+// The checks of records (checks_records.cpp).
+Outcome check_snapshots(const Check& c, const json& student, const json& reference);
+Outcome check_error(const Check& c, const json& student, const json& reference);
+Outcome check_no_error(const Check& c, const json& student, const json& reference);
+Outcome check_probe(const Check& c, const json& student, const json& reference);
+Outcome check_gradcheck(const Check& c, const json& student);
 
 // The program's own function on the grader's inputs (a probe of kind call
 // or walk), case by case against the reference's (checks_probes.cpp).
