@@ -89,10 +89,24 @@ void selections_and_matrix_products() {
               [&](const Tensor& a) { return a.bmm(bb).pow(2); });
 }
 
+// Found by the fuzzer: how a formula writes its gradient shows in the
+// gradient's version (an in-place fill is one step) and, under create_graph,
+// in its node. max()'s even split fills zeros in place on the CPU, maximum's
+// masks in place, select's writes below autograd (no step).
+void formulas_in_place() {
+  const Tensor x = leaf({-1.25, 1.875, 1.875, 0.5}, {4});
+  derivatives("max(), a tie", x, [](const Tensor& t) { return t.max(); });
+  derivatives("maximum, a tie", x, [](const Tensor& t) { return torch::maximum(t, t.flip(0)); });
+  derivatives("select", leaf({2, -1, 3, 0.5, 4, 1}, {2, 3}), [](const Tensor& t) { return t[1].pow(2); });
+  const Tensor n = leaf({2, 3, 1, -2}, {4});
+  fact("select of a negation: gradient", torch::autograd::grad({n.neg()[0].sum()}, {n})[0]);
+}
+
 }  // namespace
 
 int main() {
   products_with_zeros();
   cumulative_products_with_zeros();
   selections_and_matrix_products();
+  formulas_in_place();
 }

@@ -78,6 +78,9 @@ Tensor unary(const std::string& n, const Tensor& x) {
   if (n == "prod") return x.prod();
   if (n == "flatten") return x.reshape({-1});
   if (n == "unsqueeze") return x.unsqueeze(0);
+  if (n == "clamp") return x.clamp(-1.0, 1.0);
+  if (n == "max") return x.max();
+  if (n == "norm") return x.norm();
   if (n == "sum0") return x.sum(0);
   if (n == "mean0") return x.mean(0);
   if (n == "select0") return x[0];
@@ -96,6 +99,8 @@ Tensor binary(const std::string& n, const Tensor& a, const Tensor& b) {
   if (n == "add") return a + b;
   if (n == "sub") return a - b;
   if (n == "mul") return a * b;
+  if (n == "maximum") return torch::maximum(a, b);
+  if (n == "where_gt") return torch::where(a > b, a, b);
   return a / b.sigmoid();
 }
 
@@ -142,6 +147,10 @@ void run_step(const fuzz::Step& s, std::vector<Tensor>& pool, const std::string&
     case Kind::Binary: made([&] { return binary(fuzz::binary_ops()[op].name, pool[a], pool[b]); }); break;
     case Kind::Mm: made([&] { return pool[a].mm(pool[b]); }); break;
     case Kind::Transpose: made([&] { return pool[a].t(); }); break;
+    case Kind::Grad:
+      made([&] { return torch::autograd::grad({pool[a].sum()}, {pool[b]}, {}, s.retain, s.create)[0]; });
+      break;
+    case Kind::Cat: made([&] { return torch::cat({pool[a], pool[b]}, 0); }); break;
     case Kind::Detach: made([&] { return pool[a].detach(); }); break;
     case Kind::RetainGrad: attempt([&] { pool[a].retain_grad(); }); break;
     case Kind::InPlace:
@@ -255,6 +264,11 @@ void python(const fuzz::Program& p, std::ostream& os) {
       case Kind::Binary: made(spelled(fuzz::binary_ops()[op].python, a, b)); break;
       case Kind::Mm: made(a + ".mm(" + b + ")"); break;
       case Kind::Transpose: made(a + ".t()"); break;
+      case Kind::Grad:
+        made("torch.autograd.grad([" + a + ".sum()], [" + b + "], retain_graph=" + (s.retain ? "True" : "False") +
+             ", create_graph=" + (s.create ? "True" : "False") + ")[0]");
+        break;
+      case Kind::Cat: made("torch.cat([" + a + ", " + b + "], 0)"); break;
       case Kind::Detach: made(a + ".detach()"); break;
       case Kind::RetainGrad: os << "attempt(" << label << ", " << operands << ", lambda: " << a << ".retain_grad())\n"; break;
       case Kind::InPlace:

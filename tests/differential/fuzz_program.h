@@ -27,7 +27,8 @@ inline const std::vector<OpText>& unary_ops() {
       {"cos", "{0}.cos()"},      {"square", "{0}.pow(2)"},     {"cube", "{0}.pow(3)"},
       {"abs", "{0}.abs()"},      {"clone", "{0}.clone()"},     {"sum", "{0}.sum()"},
       {"mean", "{0}.mean()"},    {"prod", "{0}.prod()"},       {"flatten", "{0}.reshape(-1)"},
-      {"unsqueeze", "{0}.unsqueeze(0)"},
+      {"unsqueeze", "{0}.unsqueeze(0)"}, {"clamp", "{0}.clamp(-1.0, 1.0)"}, {"max", "{0}.max()"},
+      {"norm", "torch.ops.aten.norm.Scalar({0}, 2)"},
   };
   return k;
 }
@@ -54,7 +55,9 @@ inline const std::vector<OpText>& scalar_ops() {
 // Two operands of the same shape (or the second 0-d).
 inline const std::vector<OpText>& binary_ops() {
   static const std::vector<OpText> k = {
-      {"add", "{0} + {1}"}, {"sub", "{0} - {1}"}, {"mul", "{0} * {1}"}, {"div_sigmoid", "{0} / {1}.sigmoid()"},
+      {"add", "{0} + {1}"},         {"sub", "{0} - {1}"},
+      {"mul", "{0} * {1}"},         {"div_sigmoid", "{0} / {1}.sigmoid()"},
+      {"maximum", "torch.maximum({0}, {1})"}, {"where_gt", "torch.where({0} > {1}, {0}, {1})"},
   };
   return k;
 }
@@ -64,7 +67,7 @@ inline const std::vector<OpText>& inplace_ops() {
   return k;
 }
 
-enum class Kind { Leaf, Unary, Dim, Scalar, Binary, Mm, Transpose, Detach, RetainGrad, InPlace, Backward, ZeroGrads };
+enum class Kind { Leaf, Unary, Dim, Scalar, Binary, Mm, Transpose, Detach, RetainGrad, InPlace, Backward, ZeroGrads, Grad, Cat };
 
 struct Step {
   Kind kind = Kind::Leaf;
@@ -72,7 +75,8 @@ struct Step {
   int a = -1, b = -1;  // pool operands
   double c = 0;        // the constant of a scalar or in-place op
   bool no_grad = false;
-  bool retain = false;      // a backward's retain_graph
+  bool retain = false;      // a backward's (or autograd::grad's) retain_graph
+  bool create = false;      // autograd::grad's create_graph
   int seed = 0;             // a backward's start: 0 implicit (0-d root), 1 sum() first, 2 a gradient of ones
   std::vector<int64_t> shape;  // a leaf's
   std::vector<double> values;  // a leaf's, multiples of 1/8
@@ -137,7 +141,7 @@ inline Program generate(uint64_t seed, int length = 14) {
       s.kind = Kind::Unary, s.op = pick(unary_ops()), s.a = any(), s.no_grad = r.chance(10);
       const std::string name = unary_ops()[static_cast<size_t>(s.op)].name;
       std::vector<int64_t> out = shapes[static_cast<size_t>(s.a)];
-      if (name == "sum" || name == "mean" || name == "prod") out = {};
+      if (name == "sum" || name == "mean" || name == "prod" || name == "max" || name == "norm") out = {};
       if (name == "flatten") out = {numel(out)};
       if (name == "unsqueeze") out.insert(out.begin(), 1);
       if (out.size() > 3) continue;
@@ -156,6 +160,15 @@ inline Program generate(uint64_t seed, int length = 14) {
       s.kind = Kind::Binary, s.op = pick(binary_ops()), s.a = any(), s.b = any();
       const auto &sa = shapes[static_cast<size_t>(s.a)], &sb = shapes[static_cast<size_t>(s.b)];
       if (sa != sb && !sb.empty()) continue;
+      shapes.push_back(sa);
+    } else if (roll < 69) {  // d(Σ a)/d b, the gradient as a tensor of b's shape
+      s.kind = Kind::Grad, s.a = any(), s.b = any(), s.retain = r.chance(50), s.create = r.chance(40);
+      shapes.push_back(shapes[static_cast<size_t>(s.b)]);
+    } else if (roll < 71) {
+      s.kind = Kind::Cat, s.a = any(), s.b = any();
+      std::vector<int64_t> sa = shapes[static_cast<size_t>(s.a)];
+      if (sa.empty() || sa != shapes[static_cast<size_t>(s.b)]) continue;
+      sa[0] *= 2;
       shapes.push_back(sa);
     } else if (roll < 72) {
       s.kind = Kind::Mm, s.a = any(), s.b = any();

@@ -93,13 +93,15 @@ GradList pow_scalar_base_bw(Op<Base>& n, Grads& g) {
 struct Extremum {
   bool is_max;
 };
+// PyTorch 1.13's formula, in place as it is written there (so the gradient
+// is at version 1, and under create_graph a MaskedFillBackward0):
+// where(a == b, grad / 2, grad).masked_fill_(a < b, 0) for a's side of max.
 GradList maximum_bw(Op<Extremum>& n, Grads& g) {
   Tensor a = n.saved_at(0), b = n.saved_at(1);
   const bool is_max = n.is_max;
-  Tensor tie = (a == b) * 0.5;
-  Tensor wa = (is_max ? a > b : a < b) + tie;
-  Tensor wb = (is_max ? b > a : b < a) + tie;
-  return {n.should_compute_output(0) ? g[0] * wa : Tensor(), n.should_compute_output(1) ? g[0] * wb : Tensor()};
+  auto side = [&](const Tensor& loses) { return where(a == b, g[0] / 2, g[0]).masked_fill_(loses, 0); };
+  return {n.should_compute_output(0) ? side(is_max ? a < b : a > b) : Tensor(),
+          n.should_compute_output(1) ? side(is_max ? a > b : a < b) : Tensor()};
 }
 GradList where_bw(PlainOp& n, Grads& g) {
   Tensor cond = n.saved_at(0);

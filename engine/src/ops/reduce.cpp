@@ -76,11 +76,17 @@ GradList mean_dim_bw(Op<ReducedDims>& n, Grads& g) {
   return mean_bw(n, g);
 }
 // d max (all): the gradient goes to the maxima, split evenly between ties
+// (NaNs, when the result is one). PyTorch 1.13's evenly_distribute_backward
+// fills zeros in place on the CPU (the gradient is at version 1) and
+// multiplies by the mask on CUDA.
 GradList max_all_bw(PlainOp& n, Grads& g) {
   Tensor self = n.saved_at(0), result = n.saved_at(1);
-  Tensor mask = (self == result);
-  Tensor count = mask.sum();
-  return {mask * g[0].div(count)};
+  if (self.is_cuda()) {
+    Tensor mask = ((self == result) + (self.isnan() * result.isnan())) > 0;
+    return {mask * (g[0] / mask.sum())};
+  }
+  Tensor mask = result.isnan().item<bool>() ? self.isnan() : self == result;
+  return {g[0].new_zeros(self.sizes(), TensorOptions(self.scalar_type())).masked_fill_(mask, g[0] / mask.sum())};
 }
 // d max(dim): the gradient goes to the index that was picked
 struct PickedAlong {

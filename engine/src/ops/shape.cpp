@@ -128,11 +128,13 @@ Tensor select_again(const Selection& s, const Tensor& t) {
 GradList select_backward_bw(Op<Selection>& n, Grads& g) { return {select_again(n, g[0])}; }
 // select/slice: the gradient lands in the selected region of a zero tensor.
 // Under create_graph that is an op of its own, as PyTorch's select_backward.
+// Written below autograd, as inside PyTorch's select_backward kernel: no
+// node, and no version step (the gradient is at version 0).
 GradList select_bw(Op<Selection>& n, Grads& g) {
   Tensor r = zeros(n.sizes, TensorOptions(g[0].scalar_type()).device(g[0].device()));
   {
     autograd::NoGradGuard ng;
-    select_again(n, r).copy_(g[0]);
+    backend::of(r).copy(select_again(n, r), g[0]);
   }
   const char* name = n.is_slice ? "SliceBackwardBackward0" : "SelectBackwardBackward0";
   if (auto fn = record(name, {&g[0]}, select_backward_bw, static_cast<const Selection&>(n))) finish(std::move(fn), r);
