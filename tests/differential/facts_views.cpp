@@ -136,6 +136,21 @@ void view_errors() {
     attempt("nograd_view.refused_first", [&] { u.add_(1); });
     fact("nograd_view.after_refusal", u);
     fact("nograd_view.base_after_refusal", base);
+    Tensor plain = torch::ones({4}), pv;
+    {
+      torch::NoGradGuard ng;
+      pv = plain[0];
+    }
+    attempt("nograd_view.other_operand_requires_grad", [&] { pv.add_(w[0]); });
+    fact("nograd_view.other_operand.after", plain);
+  }
+  {  // found by the fuzzer: a copy onto the same memory read the same way
+     // returns at once, even when it is expanded (sum's gradient is)
+    Tensor x = torch::ones({2, 3}, torch::requires_grad());
+    Tensor g = torch::autograd::grad({x.sum()}, {x})[0];
+    attempt("copy_onto_itself.expanded", [&] { g.copy_(g); });
+    emit("copy_onto_itself.version", {{"version", g._version()}, {"strides", g.strides().vec()}});
+    attempt("copy_onto_other.expanded", [&] { g.copy_(torch::zeros({2, 3})); });
   }
 }
 

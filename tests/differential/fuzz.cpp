@@ -156,8 +156,12 @@ void run_step(const fuzz::Step& s, std::vector<Tensor>& pool, const std::string&
     case Kind::InPlace:
       attempt([&] {
         torch::AutoGradMode mode(!s.no_grad);
-        if (std::string(fuzz::inplace_ops()[op].name) == "mul_") pool[a].mul_(s.c);
-        else pool[a].add_(s.c);
+        const std::string n = fuzz::inplace_ops()[op].name;
+        if (n == "mul_") pool[a].mul_(s.c);
+        else if (n == "add_") pool[a].add_(s.c);
+        else if (n == "add_t") pool[a].add_(pool[b]);
+        else if (n == "mul_t") pool[a].mul_(pool[b]);
+        else pool[a].copy_(pool[b]);
       });
       fact(label + " after", pool[a]);
       break;
@@ -272,8 +276,8 @@ void python(const fuzz::Program& p, std::ostream& os) {
       case Kind::Detach: made(a + ".detach()"); break;
       case Kind::RetainGrad: os << "attempt(" << label << ", " << operands << ", lambda: " << a << ".retain_grad())\n"; break;
       case Kind::InPlace:
-        os << "inplace(" << label << ", " << s.a << ", " << (s.no_grad ? "True" : "False")
-           << ", lambda: " << spelled(fuzz::inplace_ops()[op].python, a, "", s.c) << ")\n";
+        os << "inplace(" << label << ", " << operands << ", " << (s.no_grad ? "True" : "False")
+           << ", lambda: " << spelled(fuzz::inplace_ops()[op].python, a, b, s.c) << ")\n";
         break;
       case Kind::Backward: {
         const std::string r = s.retain ? "True" : "False";

@@ -62,8 +62,12 @@ inline const std::vector<OpText>& binary_ops() {
   return k;
 }
 inline const std::vector<OpText>& inplace_ops() {
+  // The last three take a tensor of the target's shape (or a 0-d one).
   static const std::vector<OpText> k = {{"mul_", "torch.ops.aten.mul_.Scalar({0}, {c})"},
-                                        {"add_", "torch.ops.aten.add_.Scalar({0}, {c})"}};
+                                        {"add_", "torch.ops.aten.add_.Scalar({0}, {c})"},
+                                        {"add_t", "{0}.add_({1})"},
+                                        {"mul_t", "{0}.mul_({1})"},
+                                        {"copy_", "{0}.copy_({1})"}};
   return k;
 }
 
@@ -188,6 +192,11 @@ inline Program generate(uint64_t seed, int length = 14) {
     } else if (roll < 88) {
       s.kind = Kind::InPlace, s.op = pick(inplace_ops()), s.a = any(), s.c = (r.below(7) + 1) / 2.0;
       s.no_grad = r.chance(40);
+      if (s.op >= 2) {
+        s.b = any();
+        const auto& sb = shapes[static_cast<size_t>(s.b)];
+        if (sb != shapes[static_cast<size_t>(s.a)] && !sb.empty()) continue;
+      }
     } else if (roll < 97) {
       s.kind = Kind::Backward, s.a = any(), s.retain = r.chance(50);
       s.seed = shapes[static_cast<size_t>(s.a)].empty() ? (r.chance(70) ? 0 : 2) : 1 + r.below(2);

@@ -106,12 +106,12 @@ def attempt(label, operands, fn):
     return True
 
 
-def inplace(label, a, no_grad, fn):
+def inplace(label, operands, no_grad, fn):
     def run():
         with torch.set_grad_enabled(not no_grad):
             fn()
-    if attempt(label, [a], run):
-        fact(label + " after", pool[a])
+    if attempt(label, operands, run):
+        fact(label + " after", pool[operands[0]])
 
 
 def backward(label, a, fn):

@@ -179,6 +179,7 @@ Tensor& inplace_op(const BinarySpec<State>& op, const Tensor& self_in, const Ten
       throw Error(str_cat("output with shape ", self.sizes(), " doesn't match the broadcast shape ", shape.ref()));
   }
   auto fn = record(op.grad_fn, {&self, &other}, op.backward, std::move(state));
+  check_rebase(self, fn);
   if (fn && op.save) op.save(*fn, fn->should_compute_output(1) ? self.clone() : self, other);
   if (other.scalar_type() == self.scalar_type() && other.device() == self.device()) {
     backend::of(self).binary(k, self, self, other, alpha);  // the common case: nothing to convert
@@ -198,6 +199,7 @@ Tensor& inplace_scalar(const BinarySpec<State>& op, const Tensor& self_in, Scala
   check_inplace(self);
   check_can_cast(computed_type(op.kernel, result_type(self, s)), self.scalar_type());
   auto fn = record(op.grad_fn, {&self}, op.backward, std::move(state));
+  check_rebase(self, fn);
   Tensor w = scalar_like(s, self, self.scalar_type());
   backend::of(self).binary(op.kernel, self, self, w, alpha);
   bump_version(self);

@@ -308,10 +308,14 @@ void check_inplace(const Tensor& self, Overlap overlap) {
     }
     if (!impl->grad_fn && impl->requires_grad) throw Error(msg::kLeafInplace);
   }
-  // An expanded tensor holds each value once for many elements: writing it
-  // in place would write the same memory several times (PyTorch's internal
-  // overlap check, after autograd's).
-  if (overlap == Overlap::Allowed) return;
+  if (overlap == Overlap::Refused) check_no_internal_overlap(self);
+}
+
+// An expanded tensor holds each value once for many elements: writing it
+// in place would write the same memory several times (PyTorch's internal
+// overlap check, after autograd's).
+void check_no_internal_overlap(const Tensor& self) {
+  const TensorImpl* impl = self.unsafeGetTensorImpl();
   for (size_t d = 0; d < impl->sizes.size(); ++d)
     GRADLAB_CHECK(impl->strides[d] != 0 || impl->sizes[d] <= 1,
                   "unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -438,6 +442,12 @@ void refresh_view_history(const Tensor& view) {
                                                     AsStridedState{region_in_base(view, base), DimVector(base.sizes())});
   as->mutable_next_edges().push_back(in_graph ? autograd::impl::gradient_edge(base) : autograd::Edge());
   autograd::impl::rebase_history(view, as);
+}
+
+void check_rebase(const Tensor& self, const std::shared_ptr<autograd::Node>& fn) {
+  const TensorImpl* impl = self.unsafeGetTensorImpl();
+  if (fn && impl->is_view && impl->base && impl->creation_meta != CreationMeta::Default)
+    throw Error(view_rebase_error(impl, /*indirect=*/false));
 }
 
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn) {

@@ -319,6 +319,7 @@ void index_put_inplace(const Tensor& self, const Positions& p, const Tensor& val
                 " for the destination and ", c10_name(values.scalar_type()), " for the source.");
   auto fn = record("IndexPutBackward0", {&self, &values}, index_put_bw,
                    [&] { return Indexed{DimVector(self.sizes()), p, false}; });
+  check_rebase(self, fn);
   scatter_at(self, p, values, false);
   bump_version(self);
   if (fn) finish_inplace(self, fn);

@@ -22,6 +22,7 @@ void copy_kernel(const Tensor& self, const Tensor& src) {
 Tensor& fill_impl(Tensor& self, Scalar v, const char* name) {
   check_inplace(self, Overlap::Allowed);
   auto fn = record(name, {&self}, zero_grad_bw);
+  check_rebase(self, fn);
   backend::of(self).fill(self, v);
   bump_version(self);
   if (fn) finish_inplace(self, fn);
@@ -46,6 +47,7 @@ Tensor& Tensor::fill_(const Tensor& value) const {
                 " dimensions.");
   check_inplace(self, Overlap::Allowed);
   auto fn = record("FillBackward3", {this, &value}, fill_tensor_bw);
+  check_rebase(self, fn);
   copy_kernel(self, value);
   bump_version(self);
   if (fn) finish_inplace(self, fn);
@@ -58,12 +60,21 @@ Tensor& Tensor::copy_(const Tensor& src, bool) const {
   Tensor& self = const_cast<Tensor&>(*this);
   check_defined(self, 0, "self");
   check_defined(src, 1, "src");
-  check_inplace(self);
+  check_inplace(self, Overlap::Allowed);
+  // LibTorch's copy_impl returns at once when src is self's own memory read
+  // the same way (x.copy_(x), even expanded); the version still steps.
+  const TensorImpl* a = unsafeGetTensorImpl();
+  const TensorImpl* b = src.unsafeGetTensorImpl();
+  const bool same_data = a == b || (a->storage && a->storage.get() == b->storage.get() && a->offset == b->offset &&
+                                    sizes().equals(src.sizes()) && strides().equals(src.strides()) &&
+                                    scalar_type() == src.scalar_type());
+  if (!same_data) check_no_internal_overlap(self);
   broadcast_shapes(sizes(), src.sizes());
   GRADLAB_CHECK(is_expandable_to(src.sizes(), sizes()), "output with shape ", sizes(),
                 " doesn't match the broadcast shape ", broadcast_shapes(sizes(), src.sizes()).ref());
   auto fn = record("torch::autograd::CopyBackwards", {this, &src}, copy_bw, Origin{src.scalar_type(), src.device().type()});
-  copy_kernel(self, src);
+  check_rebase(self, fn);
+  if (!same_data) copy_kernel(self, src);
   bump_version(self);
   if (fn) finish_inplace(self, fn);
   return self;

@@ -240,6 +240,7 @@ Tensor& leaky_relu_(Tensor& self, Scalar negative_slope) {
   check_inplace(self);
   const double slope = negative_slope.toDouble();
   auto fn = record("LeakyReluBackward1", {&self}, leaky_inplace_bw, Slope{slope});
+  check_rebase(self, fn);
   {
     autograd::NoGradGuard ng;
     Tensor r = where(self > 0, self, self * slope);

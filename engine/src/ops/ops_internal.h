@@ -205,11 +205,16 @@ Tensor ones_like_nograd(const Tensor& t);
 // everywhere (fill_, zero_: Overlap::Allowed).
 enum class Overlap : uint8_t { Refused, Allowed };
 void check_inplace(const Tensor& self, Overlap overlap = Overlap::Refused);
+void check_no_internal_overlap(const Tensor& self);
 // PyTorch's refusal of an operand that reads part of the memory an op writes
 // (t.mul_(t[1])): the same memory exactly (t.add_(t)) is allowed.
 void check_no_partial_overlap(const Tensor& written, const Tensor& read);
 void bump_version(const Tensor& self);
 // After an in-place op computed `self`'s new value: records `fn` as its new history.
+// Before an in-place op that records a node writes anything: LibTorch's
+// check_inplace refuses a view it may not rebase (made under no_grad, one of
+// several outputs) when any operand requires grad, not only the target.
+void check_rebase(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
 void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::Node>& fn);
 // Ends an op that wrote `out`, which is `self` itself when it ran in place:
 // the version moves, and fn (if recorded) becomes the result's grad_fn.

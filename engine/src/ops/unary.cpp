@@ -49,6 +49,7 @@ Tensor& unary_inplace(Tensor& self, Unary k, const char* name, GradList (*bw)(Op
   check_inplace(self);
   if (float_only(k) && !self.is_floating_point()) check_can_cast(ScalarType::Float, self.scalar_type());
   auto fn = record(name, {&self}, bw, std::move(state));
+  check_rebase(self, fn);
   // A backward that needs the input sees its value from before the op.
   if (fn && (save & kSelf)) fn->save(self.clone());
   backend::of(self).unary(k, self, self, a, b);
