@@ -151,6 +151,9 @@ void view_errors() {
     attempt("copy_onto_itself.expanded", [&] { g.copy_(g); });
     emit("copy_onto_itself.version", {{"version", g._version()}, {"strides", g.strides().vec()}});
     attempt("copy_onto_other.expanded", [&] { g.copy_(torch::zeros({2, 3})); });
+    Tensor s = torch::tensor({0.5, 1.5, 2.5});
+    attempt("copy_of_own_element", [&] { s.copy_(s[0].detach()); });
+    fact("copy_of_own_element.after", s);
   }
 }
 

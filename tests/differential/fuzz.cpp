@@ -81,6 +81,14 @@ Tensor unary(const std::string& n, const Tensor& x) {
   if (n == "clamp") return x.clamp(-1.0, 1.0);
   if (n == "max") return x.max();
   if (n == "norm") return x.norm();
+  if (n == "log_sigmoid") return x.sigmoid().log();
+  if (n == "sqrt_sigmoid") return x.sigmoid().sqrt();
+  if (n == "expand2") {
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape.insert(shape.begin(), 2);
+    return x.unsqueeze(0).expand(shape);
+  }
+  if (n == "sum_keep0") return x.sum(0, true);
   if (n == "sum0") return x.sum(0);
   if (n == "mean0") return x.mean(0);
   if (n == "select0") return x[0];
@@ -101,6 +109,8 @@ Tensor binary(const std::string& n, const Tensor& a, const Tensor& b) {
   if (n == "mul") return a * b;
   if (n == "maximum") return torch::maximum(a, b);
   if (n == "where_gt") return torch::where(a > b, a, b);
+  if (n == "pow_sigmoid") return a.abs().pow(b.sigmoid());
+  if (n == "mse") return torch::mse_loss(a, b.expand_as(a));
   return a / b.sigmoid();
 }
 

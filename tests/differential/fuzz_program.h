@@ -28,7 +28,8 @@ inline const std::vector<OpText>& unary_ops() {
       {"abs", "{0}.abs()"},      {"clone", "{0}.clone()"},     {"sum", "{0}.sum()"},
       {"mean", "{0}.mean()"},    {"prod", "{0}.prod()"},       {"flatten", "{0}.reshape(-1)"},
       {"unsqueeze", "{0}.unsqueeze(0)"}, {"clamp", "{0}.clamp(-1.0, 1.0)"}, {"max", "{0}.max()"},
-      {"norm", "torch.ops.aten.norm.Scalar({0}, 2)"},
+      {"norm", "torch.ops.aten.norm.Scalar({0}, 2)"}, {"log_sigmoid", "{0}.sigmoid().log()"},
+      {"sqrt_sigmoid", "{0}.sigmoid().sqrt()"},
   };
   return k;
 }
@@ -36,6 +37,7 @@ inline const std::vector<OpText>& unary_ops() {
 inline const std::vector<OpText>& dim_ops() {
   static const std::vector<OpText> k = {
       {"sum0", "{0}.sum(0)"}, {"mean0", "{0}.mean(0)"}, {"select0", "{0}[0]"}, {"softmax0", "{0}.softmax(0)"},
+      {"expand2", "{0}.unsqueeze(0).expand(2, *{0}.shape)"}, {"sum_keep0", "{0}.sum(0, True)"},
   };
   return k;
 }
@@ -58,6 +60,7 @@ inline const std::vector<OpText>& binary_ops() {
       {"add", "{0} + {1}"},         {"sub", "{0} - {1}"},
       {"mul", "{0} * {1}"},         {"div_sigmoid", "{0} / {1}.sigmoid()"},
       {"maximum", "torch.maximum({0}, {1})"}, {"where_gt", "torch.where({0} > {1}, {0}, {1})"},
+      {"pow_sigmoid", "{0}.abs().pow({1}.sigmoid())"}, {"mse", "torch.nn.functional.mse_loss({0}, {1}.expand_as({0}))"},
   };
   return k;
 }
@@ -155,7 +158,10 @@ inline Program generate(uint64_t seed, int length = 14) {
       std::vector<int64_t> out = shapes[static_cast<size_t>(s.a)];
       if (out.empty()) continue;
       const std::string name = dim_ops()[static_cast<size_t>(s.op)].name;
-      if (name != "softmax0") out.erase(out.begin());
+      if (name == "expand2") out.insert(out.begin(), 2);
+      else if (name == "sum_keep0") out[0] = 1;
+      else if (name != "softmax0") out.erase(out.begin());
+      if (out.size() > 3) continue;
       shapes.push_back(out);
     } else if (roll < 52) {
       s.kind = Kind::Scalar, s.op = pick(scalar_ops()), s.a = any(), s.c = (r.below(15) + 1) / 4.0;
@@ -164,7 +170,7 @@ inline Program generate(uint64_t seed, int length = 14) {
       s.kind = Kind::Binary, s.op = pick(binary_ops()), s.a = any(), s.b = any();
       const auto &sa = shapes[static_cast<size_t>(s.a)], &sb = shapes[static_cast<size_t>(s.b)];
       if (sa != sb && !sb.empty()) continue;
-      shapes.push_back(sa);
+      shapes.push_back(std::string(binary_ops()[static_cast<size_t>(s.op)].name) == "mse" ? std::vector<int64_t>{} : sa);
     } else if (roll < 69) {  // d(Σ a)/d b, the gradient as a tensor of b's shape
       s.kind = Kind::Grad, s.a = any(), s.b = any(), s.retain = r.chance(50), s.create = r.chance(40);
       shapes.push_back(shapes[static_cast<size_t>(s.b)]);

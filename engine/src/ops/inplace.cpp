@@ -68,7 +68,10 @@ Tensor& Tensor::copy_(const Tensor& src, bool) const {
   const bool same_data = a == b || (a->storage && a->storage.get() == b->storage.get() && a->offset == b->offset &&
                                     sizes().equals(src.sizes()) && strides().equals(src.strides()) &&
                                     scalar_type() == src.scalar_type());
-  if (!same_data) check_no_internal_overlap(self);
+  if (!same_data) {
+    check_no_internal_overlap(self);
+    check_no_partial_overlap(self, src);  // x.copy_(x[0]) reads what it writes
+  }
   broadcast_shapes(sizes(), src.sizes());
   GRADLAB_CHECK(is_expandable_to(src.sizes(), sizes()), "output with shape ", sizes(),
                 " doesn't match the broadcast shape ", broadcast_shapes(sizes(), src.sizes()).ref());
