@@ -10,8 +10,8 @@
 //      gradient of this new y.
 //   3. out = y², then backpropagate from out.
 //
-// d(out)/dy is taken at the last y: 2·y = 2·16 = 32, not 64. The graph
-// from out has two multiplication nodes, one per assignment.
+// d(out)/dy is taken at the last y: 2·y = 2·16 = 32, not at the first y.
+// The graph from out has two multiplication nodes, one per assignment.
 //
 // Submit: fill in the blanks, then run `./grade exercise5`.
 #include <gradlab/lab.h>

@@ -29,6 +29,7 @@
 #include <iostream>
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -70,6 +71,7 @@ struct Lab::State {
   std::map<std::string, probes::Walker> walkers;
   json records = json::array();
   json warnings = json::array();
+  json given = json::object();  // the statement's numbers for this run (the request's "given")
   std::string phase = "exercise";  // who raised a warning: the exercise or a probe
 };
 
@@ -180,6 +182,17 @@ void Lab::snapshot(const std::string& label, const torch::Tensor& t) {
 void Lab::value(const std::string& label, double v) {
   GRADLAB_LAB_RECORD("value", label, nullptr, "", v);
   s_->records.push_back({{"kind", "value"}, {"label", label}, {"value", number(v)}});
+}
+
+double Lab::given(const std::string& name) const {
+  const auto at = s_->given.find(name);
+  if (at == s_->given.end() || !at->is_number()) {
+    std::string known;
+    for (const auto& [k, _] : s_->given.items()) known += (known.empty() ? "" : ", ") + k;
+    throw std::out_of_range("lab.given(\"" + name + "\"): the statement gives no number called \"" + name + "\"" +
+                            (known.empty() ? std::string(" (it gives none)") : " (it gives: " + known + ")"));
+  }
+  return at->get<double>();
 }
 
 void Lab::error(const std::string& label, const std::exception& e) {
@@ -414,6 +427,7 @@ int harness_main(int, char**, void (*exercise)(Lab&)) {
   req.text.clear();
 
   Lab::State state;
+  if (request.contains("given") && request["given"].is_object()) state.given = request["given"];
   Lab lab(&state);
   Collector collector(&state);
   c10::Warning::WarningHandlerGuard guard(&collector);

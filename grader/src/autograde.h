@@ -20,7 +20,15 @@ struct AutogradeRequest {
   std::string out;                      // where results.json goes
   std::vector<std::string> exercises;   // the assignment's (a missing one scores 0); empty: whatever was submitted
   Platform platform = Platform::Gradescope;
+  // Who submitted, for a course with variants (personalise.h): their e-mail
+  // or login; empty, the lesson's numbers.
+  std::string student;
 };
+
+// The submitter's e-mail in Gradescope's submission_metadata.json (its first
+// user's; a group submission is graded at its first member's numbers), or
+// "" when the file is missing or holds none.
+std::string gradescope_submitter(const std::string& metadata_path);
 
 // The exercise files found under `folder`: for each course exercise, the
 // shallowest regular file named for it (intake.h's exercise_named: any

@@ -24,6 +24,7 @@
 #include "files.h"
 #include "intake.h"
 #include "roster.h"
+#include "personalise.h"
 #include "reports/escape.h"
 #include "reports/gradebook.h"
 #include "reports/writer.h"
@@ -38,6 +39,7 @@ struct Task {
   std::string student, exercise, file, key;  // file: the student's file as reports name it
   const IntakeFile* src;
   GradeParts parts;  // what the key is made of, part by part (score_changes.h)
+  int variant = 0;   // the student's numbers (personalise.h)
 };
 
 class Progress {
@@ -193,7 +195,17 @@ struct BatchPlan {
   std::optional<LmsColumn> lms;  // canvas.csv's column in the roster, when it has one
 };
 
-void take_in(const BatchOptions& opt, const std::vector<std::string>& exercises,
+// A student's variant of an exercise: from the e-mail the roster or the LMS
+// gives, else their login, else their folder's name (personalise.h).
+int variant_of(const Course& course, const Intake& intake, const IntakeFile& f, const Rubric& rubric) {
+  if (rubric.variants.empty()) return 0;
+  const auto at = intake.identities.find(f.student);
+  const reports::Identity who = at == intake.identities.end() ? reports::Identity{} : at->second;
+  const std::string key = !who.email.empty() ? who.email : !who.login.empty() ? who.login : f.student;
+  return student_variant(course, key);
+}
+
+void take_in(const Course& course, const BatchOptions& opt, const std::vector<std::string>& exercises,
              std::map<std::string, ExerciseInfo>& info, BatchPlan& plan) {
   // Regular files only, no link followed, at most 1 MiB each (intake.h); the rest is listed.
   IntakeOptions io;
@@ -210,8 +222,13 @@ void take_in(const BatchOptions& opt, const std::vector<std::string>& exercises,
     for (const auto& other : f.shared_with) content += "\nshared with " + other;  // unlinked later: graded then
     GradeParts parts = info[f.exercise].parts;
     parts.emplace_back("file", sha256_hex(content));
-    plan.tasks.push_back(
-        {f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f, std::move(parts)});
+    const int variant = variant_of(course, plan.intake, f, info[f.exercise].rubric);
+    if (variant > 0) {  // the same file at other numbers is another grade
+      content += "\nvariant " + std::to_string(variant);
+      parts.emplace_back("variant", std::to_string(variant));
+    }
+    plan.tasks.push_back({f.student, f.exercise, f.shown, sha256_hex(info[f.exercise].fingerprint + "\n" + content), &f,
+                          std::move(parts), variant});
     plan.used.insert(f.exercise);
   }
 }
@@ -284,7 +301,7 @@ void prepare_references(const Course& course, const GradeRequest& base, std::map
 // One distinct file, graded; `copy` is the private copy the compiler saw
 // (empty for a file too large to be read), `error` the grader's own failure.
 Result grade_file(const Course& course, const GradeRequest& base, const ExerciseInfo& ex, const IntakeFile& f,
-                  std::string& copy, std::string& error) {
+                  int variant, std::string& copy, std::string& error) {
   Result r;
   if (!f.shared_with.empty()) {  // held for a person: never compiled, never scored
     const Rubric& rubric = ex.rubric;
@@ -313,6 +330,7 @@ Result grade_file(const Course& course, const GradeRequest& base, const Exercise
   GradeRequest req = base;
   copy = req.submission = private_copy((fs::path(base.cache_dir) / "intake").string(), f, error);
   if (copy.empty()) throw InternalError(error);
+  req.variant = variant;
   course.set_reference(f.exercise, req);
   return grade(ex.rubric, req);
 }
@@ -363,7 +381,7 @@ std::vector<std::string> grade_all(const Course& course, const GradeRequest& bas
     Result r;
     std::string error, copy;
     try {
-      r = grade_file(course, base, info[group[0]->exercise], *group[0]->src, copy, error);
+      r = grade_file(course, base, info[group[0]->exercise], *group[0]->src, group[0]->variant, copy, error);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -443,7 +461,7 @@ int run_batch(const Course& course, const GradeRequest& base, const BatchOptions
       log << "grade batch: canvas.csv's column is the roster's one assignment column, \""
           << reports::visible(plan.lms->name, false) << "\" (--lms-assignment names another)\n";
   }
-  take_in(opt, exercises, info, plan);
+  take_in(course, opt, exercises, info, plan);
   resume(opt, plan);
   log_plan(opt, plan, log);
   prepare_references(course, base, info, plan.todo, opt.jobs);

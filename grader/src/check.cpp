@@ -16,6 +16,7 @@
 #include "facts.h"
 #include "reports/escape.h"
 #include "files.h"
+#include "variants.h"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -27,12 +28,19 @@ struct Said {
   std::string id = "";  // the same from run to run, whatever the verdict: JUnit's testcase name
 };
 
-enum class Kind { Facts, Solution, Starter, Fixture };
+// Variant: the solution at a variant's numbers, and the starter made for it.
+// Copied: a correct fixture at another variant's numbers than its own.
+enum class Kind { Facts, Solution, Starter, Fixture, Variant, Copied };
+
+// How many variants of each exercise `grade check` proves: as many as a
+// course hands out by default (grade release --variants 20).
+constexpr int kCheckedVariants = 20;
 
 struct Task {
   std::string exercise;
   Kind kind;
   std::string file;
+  int variant = 0;
 };
 
 std::string task_name(const Task& t) {
@@ -40,6 +48,8 @@ std::string task_name(const Task& t) {
     case Kind::Facts: return "recorded facts";
     case Kind::Solution: return "solution";
     case Kind::Starter: return "starter";
+    case Kind::Variant: return "variant " + std::to_string(t.variant);
+    case Kind::Copied: return fs::path(t.file).filename().string() + " at variant " + std::to_string(t.variant);
     case Kind::Fixture: break;
   }
   return fs::path(t.file).filename().string();
@@ -103,13 +113,38 @@ Said fixture_verdict(const Result& r, const json& expect, const std::string& wha
           what + " → " + name(r.verdict) + (r.verdict == Verdict::RuntimeError ? " (" + name(r.run.status) + ")" : ""), detail};
 }
 
+// At a variant's numbers: the starter can be made for it and the solution
+// scores full marks there; or a correct file written at the lesson's
+// numbers does not (a classmate's copy fails).
+Said variant_task(const Task& t, const Rubric& rubric, GradeRequest& req, const std::string& starter) {
+  const std::string e = t.exercise, at = " at variant " + std::to_string(t.variant);
+  if (t.kind == Kind::Copied) {
+    const Result r = grade(rubric, req);
+    const bool full = r.verdict == Verdict::Passed && r.score == r.max_score;
+    return {!full, e + ": " + fs::path(t.file).filename().string() + at + " → " + points(r.score) + "/" + points(r.max_score),
+            "a file written at the lesson's numbers scores full marks at variant " + std::to_string(t.variant) +
+                "'s: its checks do not tell the variants apart"};
+  }
+  const json given = given_at(rubric, t.variant);
+  const json ref = run_reference(rubric, req);
+  std::string numbers;
+  for (const auto& [k, v] : given.items()) numbers += (numbers.empty() ? "" : ", ") + k + " = " + number_text(v.get<double>());
+  starter_at(read_file(starter).value_or(""), rubric, t.variant, given, ref);  // throws when a template misses
+  const Result sol = grade(rubric, req);
+  return {sol.verdict == Verdict::Passed && sol.score == sol.max_score,
+          e + ": the solution" + at + " (" + numbers + ") scores " + points(sol.score) + "/" + points(sol.max_score),
+          sol.verdict == Verdict::Passed ? "" : name(sol.verdict) + ": " + sol.run.message + sol.compile.diagnostics};
+}
+
 Said run_task(const Task& t, const Course& course, const Rubric& rubric, const GradeRequest& base) {
   GradeRequest req = base;
+  req.variant = t.variant;
   course.set_reference(t.exercise, req);
   const std::string e = t.exercise;
   try {
     if (t.kind == Kind::Facts) return facts_current(rubric, req, e, course.starter_path(e));
     req.submission = t.file;
+    if (t.kind == Kind::Variant || t.kind == Kind::Copied) return variant_task(t, rubric, req, course.starter_path(e));
     if (t.kind == Kind::Solution) {
       const Result sol = grade(rubric, req);
       return {sol.verdict == Verdict::Passed && sol.score == sol.max_score,
@@ -135,6 +170,7 @@ Said run_task(const Task& t, const Course& course, const Rubric& rubric, const G
     }
     return fixture_verdict(grade(rubric, req), expect, what);
   } catch (const std::exception& ex) {
+    if (t.kind == Kind::Variant || t.kind == Kind::Copied) return {false, e + ": " + task_name(t), ex.what()};
     const char* what = t.kind == Kind::Facts ? ": the solution runs" : t.kind == Kind::Solution ? ": the solution" : ": the starter";
     return {false, t.kind == Kind::Fixture ? e + ": " + fs::path(t.file).filename().string() : e + what, ex.what()};
   }
@@ -190,6 +226,25 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
       if (f.path().extension() == ".cpp") fixtures.push_back(f.path());
     std::sort(fixtures.begin(), fixtures.end());
     for (const auto& f : fixtures) tasks.push_back({e, Kind::Fixture, f.string()});
+    const Rubric& rubric = rubrics[e];
+    const int variants = static_cast<int>(std::min<long>(kCheckedVariants, variant_capacity(rubric)));
+    for (int v = 1; v <= variants; ++v) tasks.push_back({e, Kind::Variant, course.solution_path(e), v});
+    // Each correct fixture at one variant, in turn: none passes at numbers not its own.
+    int next = 0;
+    for (const auto& f : fixtures) {
+      if (variants == 0) break;
+      fs::path expect = f;
+      expect.replace_extension(".expect.json");
+      json want;
+      try {
+        want = read_json_file(expect.string());
+      } catch (const std::exception&) {
+        continue;  // its Fixture task says so
+      }
+      // (A file that asks the lab for the statement's numbers is right at every variant.)
+      const bool reads_given = read_file(f.string()).value_or("").find("lab.given(") != std::string::npos;
+      if (want.value("verdict", "") == "passed" && !reads_given) tasks.push_back({e, Kind::Copied, f.string(), 1 + next++ % variants});
+    }
   }
   std::vector<std::optional<Said>> said(tasks.size());
   std::mutex m;

@@ -1,4 +1,5 @@
 #include "console.h"
+#include "variants.h"
 
 #include <unistd.h>
 
@@ -149,7 +150,13 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
   const std::vector<bool> empty = paired ? empty_blanks(blanks, recorded) : std::vector<bool>(blanks.size(), false);
   const bool all_empty = r.verdict != Verdict::Passed && untouched(blanks, recorded);
   os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << reports::visible(r.submission, false) << st.reset()
-     << "\n\n";
+     << "\n";
+  if (r.variant > 0) {
+    std::string numbers;
+    for (const auto& [name, v] : r.given.items()) numbers += (numbers.empty() ? "" : ", ") + name + " = " + number_text(v.get<double>());
+    os << st.dim() << "graded at your numbers (variant " << r.variant << "): " << numbers << st.reset() << "\n";
+  }
+  os << "\n";
   if (r.verdict == Verdict::CompileError) {
     os << st.red() << "✗ does not compile" << st.reset() << "\n";
     // The first error first, at the student's line; the whole output is in

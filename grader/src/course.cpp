@@ -59,10 +59,13 @@ bool Course::is_release() const {
 std::string Course::rubric_dir() const { return root + (is_release() ? "/rubrics" : "/solutions"); }
 std::string Course::rubric_path(const std::string& e) const { return rubric_dir() + "/" + e + ".rubric.json"; }
 std::string Course::solution_path(const std::string& e) const { return is_release() ? "" : root + "/solutions/" + e + ".cpp"; }
-std::string Course::facts_path(const std::string& e) const { return rubric_dir() + "/" + e + ".facts.json"; }
+std::string Course::facts_path(const std::string& e, int variant) const {
+  return variant == 0 ? rubric_dir() + "/" + e + ".facts.json"
+                      : rubric_dir() + "/variants/" + e + ".v" + std::to_string(variant) + ".facts.json";
+}
 void Course::set_reference(const std::string& e, GradeRequest& req) const {
   req.solution = solution_path(e);
-  req.facts = facts_path(e);
+  req.facts = facts_path(e, req.variant);
 }
 std::string Course::starter_path(const std::string& e) const { return root + "/exercises/" + e + ".cpp"; }
 

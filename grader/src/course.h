@@ -23,9 +23,10 @@ struct Course {
   std::string rubric_dir() const;  // solutions/ or rubrics/
   std::string rubric_path(const std::string& exercise) const;
   std::string solution_path(const std::string& exercise) const;
-  std::string facts_path(const std::string& exercise) const;    // NAME.facts.json beside the rubric
+  // NAME.facts.json beside the rubric; a variant's in variants/NAME.vN.facts.json
+  std::string facts_path(const std::string& exercise, int variant = 0) const;
   std::string starter_path(const std::string& exercise) const;  // exercises/NAME.cpp
-  // The reference an exercise is graded against, filled into a request.
+  // The reference an exercise is graded against (at req.variant), filled into a request.
   void set_reference(const std::string& exercise, GradeRequest& req) const;
   // Exercises with a rubric, in numeric order (exercise2 before exercise10).
   std::vector<std::string> exercises() const;

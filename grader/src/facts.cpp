@@ -8,6 +8,7 @@
 
 #include "files.h"
 #include "sha256.h"
+#include "variants.h"
 
 namespace grader {
 namespace {
@@ -41,7 +42,7 @@ std::string solution_file_key(const std::string& path) { return solution_key(pat
 std::string probes_key(const Rubric& rubric) { return sha256_hex(json(rubric.probes).dump()).substr(0, 16); }
 
 json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,
-                    bool visible_only, const std::optional<std::string>& starter_source) {
+                    bool visible_only, const std::optional<std::string>& starter_source, int variant) {
   json body = visible_only ? visible_facts(rubric, snapshot) : snapshot;
   body.erase("nonce");
   body.erase("usage");
@@ -75,6 +76,7 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   }
   json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"probes", probes_key(rubric)}};
   if (!solution_sha256.empty()) doc["solution_sha256"] = solution_sha256;
+  if (!rubric.variants.empty()) doc["given"] = given_at(rubric, variant);
   doc["visible_only"] = visible_only;
   if (starter_source) doc["starter"] = starter_record(*starter_source);
   doc["snapshot"] = std::move(body);
@@ -123,7 +125,7 @@ json visible_facts(const Rubric& rubric, const json& snapshot) {
 }
 
 std::optional<json> read_facts(const std::string& path, const Rubric& rubric, const std::string& solution_sha256,
-                               std::string& why) {
+                               std::string& why, int variant) {
   const auto text = read_file(path);
   if (!text) {
     why = "there is no " + path;
@@ -147,6 +149,10 @@ std::optional<json> read_facts(const std::string& path, const Rubric& rubric, co
   }
   if (doc.value("probes", "") != probes_key(rubric)) {
     why = path + " was recorded for other probes than the rubric's (the rubric changed since)";
+    return std::nullopt;
+  }
+  if (!rubric.variants.empty() && doc.value("given", json()) != given_at(rubric, variant)) {
+    why = path + " was recorded at other numbers than variant " + std::to_string(variant) + "'s";
     return std::nullopt;
   }
   if (!solution_sha256.empty() && doc.value("solution_sha256", "") != solution_sha256) {

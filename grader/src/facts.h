@@ -22,8 +22,9 @@ std::string probes_key(const Rubric& rubric);
 // is the course's starter file for the exercise: what its blanks hold is
 // kept too (blanks.h), since the file a student grades is that starter,
 // edited in place.
+// `variant`: the numbers the reference ran at (variants.h), kept as "given".
 json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,
-                    bool visible_only, const std::optional<std::string>& starter_source);
+                    bool visible_only, const std::optional<std::string>& starter_source, int variant = 0);
 
 // The starter's blanks as a facts file records them; nullopt when the file
 // is missing, unreadable or recorded before starters were.
@@ -45,10 +46,10 @@ std::string solution_key(const std::optional<std::string>& solution_text);
 std::string solution_file_key(const std::string& solution_path);
 
 // The snapshot a facts file holds, when it was recorded for this rubric's
-// probes and, where `solution_sha256` is given, for this solution. Else
-// nullopt, and `why` says what stands in the way.
+// probes, at the numbers of `variant`, and, where `solution_sha256` is
+// given, for this solution. Else nullopt, and `why` says what stands in the way.
 std::optional<json> read_facts(const std::string& path, const Rubric& rubric, const std::string& solution_sha256,
-                               std::string& why);
+                               std::string& why, int variant = 0);
 
 // Where two snapshots differ ("" when they agree): every key and string
 // the same, numbers within the rubrics' default tolerance (atol 1e-6, rtol

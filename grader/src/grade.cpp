@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "python_habits.h"
 #include "replay.h"
 #include "facts.h"
+#include "variants.h"
 #include "config.h"
 #include "files.h"
 #include "gradlab/types.h"
@@ -105,10 +107,10 @@ void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric
 }
 
 Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate,
-                const std::string& device, bool taped) {
+                const std::string& device, bool taped, const json& given) {
   Run run;
   const std::string token = nonce();
-  const json request = {{"probes", rubric.probes}, {"device", device}};
+  const json request = {{"probes", rubric.probes}, {"device", device}, {"given", given}};
   SandboxSpec spec;
   spec.program = program;
   spec.request = request.dump();
@@ -235,9 +237,9 @@ const std::string& grader_build() {
   return id;
 }
 
-json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate) {
+json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate, const json& given) {
   const fs::path cached = fs::path(b.program).parent_path() /
-                          ("snapshot-" + probes_key(rubric) + "-" + sha256_hex(grader_build()).substr(0, 12) + ".json");
+                          ("snapshot-" + probes_key(rubric) + "-" + sha256_hex(grader_build() + given.dump()).substr(0, 12) + ".json");
   if (auto text = read_file(cached.string())) {
     try {
       return json::parse(*text);
@@ -245,7 +247,7 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
       // a damaged cache entry: run again
     }
   }
-  Run ref = run_program(b.program, rubric, rubric.limits, isolate, "cpu", /*taped=*/true);
+  Run ref = run_program(b.program, rubric, rubric.limits, isolate, "cpu", /*taped=*/true, given);
   if (ref.info.status != RunStatus::Ok)
     throw InternalError("the reference solution did not run cleanly (" + name(ref.info.status) + "): " + ref.info.message +
                         (ref.info.stderr_text.empty() ? "" : "\n" + ref.info.stderr_text));
@@ -343,7 +345,7 @@ Builds build_both(const Rubric& rubric, const GradeRequest& req) {
   Builds b;
   const auto solution_text = req.solution.empty() ? std::nullopt : read_file(req.solution);
   std::string why_not;
-  if (!req.facts.empty()) b.facts = read_facts(req.facts, rubric, solution_key(solution_text), why_not);
+  if (!req.facts.empty()) b.facts = read_facts(req.facts, rubric, solution_key(solution_text), why_not, req.variant);
   if (!b.facts && !solution_text)
     throw InternalError("no reference to grade " + rubric.exercise + " against: " +
                         (req.facts.empty() ? "no solution at " + req.solution : why_not) +
@@ -386,6 +388,25 @@ int exception_line(const BuildOutcome& build, const Run& run) {
   return 0;
 }
 
+// Where the program's inputs are not the statement's numbers (a tensor named
+// like a number the statement gives, holding another value: the lesson's
+// numbers in a variant's file, or a typo), what to say: "" when they agree.
+std::string numbers_note(const json& given, const json& student, int variant) {
+  std::string note;
+  for (const auto& [name, want] : given.items()) {
+    const json* t = student.contains("tensors") && student["tensors"].contains(name) ? &student["tensors"][name] : nullptr;
+    if (!t || !t->contains("values") || !(*t)["values"].is_array() || (*t)["values"].size() != 1 ||
+        !(*t)["values"][0].is_number())
+      continue;
+    const double got = (*t)["values"][0].get<double>(), w = want.get<double>();
+    if (std::fabs(got - w) <= 1e-6 + 1e-5 * std::fabs(w)) continue;
+    note += (note.empty() ? "" : ", ") + name + " is " + number_text(got) + " where the statement gives " + number_text(w);
+  }
+  if (note.empty()) return "";
+  return note + (variant > 0 ? " (your numbers are variant " + std::to_string(variant) + "'s: see the first lines of your file)"
+                             : "") + ". Start from the statement's numbers.";
+}
+
 // The checks on the student's facts, and the score and verdict they make.
 void check_and_score(Result& res, const Rubric& rubric, const GradeRequest& req, const json& student,
                      const json& reference, bool partial) {
@@ -397,6 +418,10 @@ void check_and_score(Result& res, const Rubric& rubric, const GradeRequest& req,
     throw InternalError(rubric.path + ": " + e.what());
   }
   res.graphs = graph_views(rubric, res.checks, student, reference);
+  if (const std::string note = numbers_note(res.given, student, res.variant); !note.empty())
+    for (auto& c : res.checks)
+      if (c.status == CheckStatus::Failed && (c.kind == "value" || c.kind == "grad" || c.kind == "snapshots"))
+        c.hint = note + (c.hint.empty() ? "" : " " + c.hint);
   if (partial) res.checks.push_back(exception_check(res.run, res.submission));
   bool all = true;
   for (const auto& c : res.checks) {
@@ -428,12 +453,33 @@ std::string left_out_note(const std::vector<std::string>& ids) {
          ") run only on gradlab's engine and are not part of this grade";
 }
 
+// The rubric as this grade shows it: at the request's variant, its names
+// and hints filled from the reference's facts at the same numbers.
+Rubric at_variant(const Rubric& rubric, const GradeRequest& req, const json& given, const json& reference) {
+  try {
+    return filled(rubric, given, reference);
+  } catch (const VariantError& e) {
+    throw InternalError(rubric.path + ": " + e.what() + " (variant " + std::to_string(req.variant) + ")");
+  }
+}
+
 Result grade(const Rubric& full_rubric, const GradeRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> left_out;
-  const Rubric rubric = answerable(full_rubric, req, left_out);
+  json given;
+  try {
+    given = given_at(full_rubric, req.variant);
+  } catch (const VariantError& e) {
+    throw InternalError(e.what());
+  }
+  const Rubric unfilled = answerable(full_rubric, req, left_out);
+  Builds b = build_both(unfilled, req);
+  // The reference runs first only when its snapshot is neither recorded nor cached yet.
+  const json reference = b.facts ? std::move(*b.facts) : reference_snapshot(b.reference, unfilled, req.isolate, given);
+  const Rubric rubric = at_variant(unfilled, req, given, reference);
   Result res = describe(rubric, req);
-  Builds b = build_both(rubric, req);
+  res.variant = req.variant;
+  res.given = given;
   res.compile.ok = b.student.ok;
   res.compile.cached = b.student.cached;
   res.compile.seconds = b.student.seconds;
@@ -449,10 +495,8 @@ Result grade(const Rubric& full_rubric, const GradeRequest& req) {
     res.checks = not_run(rubric, "the file does not compile");
     return done();
   }
-  // The reference runs first only when its snapshot is neither recorded nor cached yet.
-  const json reference = b.facts ? std::move(*b.facts) : reference_snapshot(b.reference, rubric, req.isolate);
   Run student = run_program(b.student.program, rubric, run_limits(rubric, req), req.isolate, req.device,
-                            /*taped=*/req.engine != "libtorch");
+                            /*taped=*/req.engine != "libtorch", given);
   res.run = student.info;
   res.run.line = exception_line(b.student, student);
   // An escaped exception ends the run, not the grading: the facts recorded
@@ -492,7 +536,11 @@ json run_reference(const Rubric& rubric, const GradeRequest& req) {
       build_program({req.solution, rubric.function, req.cache_dir, "gradlab", /*guarded=*/false, req.isolate});
   if (!rb.failure.empty()) throw InternalError(rb.failure);
   if (!rb.ok) throw InternalError("the reference solution " + req.solution + " does not compile:\n" + rb.diagnostics);
-  return reference_snapshot(rb, rubric, req.isolate);
+  try {
+    return reference_snapshot(rb, rubric, req.isolate, given_at(rubric, req.variant));
+  } catch (const VariantError& e) {
+    throw InternalError(e.what());
+  }
 }
 
 // Now, as report.json's "created" has it: 2026-11-22T09:41:07Z.

@@ -24,6 +24,7 @@ struct GradeRequest {
   bool isolate = true;
   std::string engine = "gradlab";  // the student's build: "gradlab" or "libtorch" (the reference always uses gradlab)
   std::string device = "cpu";      // "cuda": the student's factories default to the GPU (the reference stays on the CPU)
+  int variant = 0;                 // the student's numbers (variants.h): 0, the lesson's; `facts` must be this variant's
 };
 
 Result grade(const Rubric& rubric, const GradeRequest& req);
@@ -36,6 +37,7 @@ std::string host_name();
 // The reference solution's snapshot, built and run now (through the compile
 // cache), never from recorded facts: what `grade record` keeps and what
 // `grade check` holds recorded facts against.
+// At req.variant's numbers.
 json run_reference(const Rubric& rubric, const GradeRequest& req);
 
 }  // namespace grader

@@ -35,6 +35,8 @@
 #include "staging.h"
 #include "release.h"
 #include "suggest.h"
+#include "variants.h"
+#include "personalise.h"
 
 namespace {
 
@@ -133,10 +135,14 @@ struct Options {
   std::string exercises_csv, shard = "1/1";
   std::vector<std::string> merge_inputs;
   bool allow_partial = false;
+  int variant = -1;  // -1: the one the file's first line names, else the lesson's
+  int release_variants = 0;
+  std::string who;   // personalise: the student's e-mail or login
+  std::string metadata;  // autograde: Gradescope's submission_metadata.json
 };
 
 struct Subcommands {
-  CLI::App *list, *check, *record, *release, *autograde, *batch, *merge;
+  CLI::App *list, *check, *record, *release, *autograde, *batch, *merge, *personalise;
 };
 
 void add_grading_options(CLI::App& app, Options& o) {
@@ -151,6 +157,9 @@ void add_grading_options(CLI::App& app, Options& o) {
   app.add_flag("--gradescope", o.gradescope, "also write Gradescope's results.json into the report folder");
   app.add_flag("--github", o.github, "inside GitHub Actions: annotate the file's lines (::error commands) and append "
                                      "the score and checks to the job summary ($GITHUB_STEP_SUMMARY)");
+  app.add_option("--variant", o.variant, "grade at the numbers of this variant (0: the lesson's; default: the one "
+                                         "the file's first line names, as `grade release --variants` writes it)")
+      ->check(CLI::Range(0, 1000000));
   app.add_option("--cache", o.cache_dir, "the compile cache (default: $GRADLAB_CACHE or ~/.cache/gradlab)");
   app.add_option("--device", o.device, "cpu, or cuda to make CUDA the default device")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--engine", o.engine, "gradlab, or libtorch to build against Debian's LibTorch")
@@ -180,12 +189,26 @@ Subcommands add_course_commands(CLI::App& app, Options& o) {
                                             "DIR/autograder/ (Gradescope, PrairieLearn, GitHub Classroom)");
   c.release->add_option("--assignment", o.release_assignment, "the exercises the autograders expect, comma-separated "
                                                               "(a missing file scores 0; default: whatever is submitted)");
+  c.release->add_option("--variants", o.release_variants, "hand each student numbers of their own: record the "
+                                                          "reference at this many variants of every exercise whose "
+                                                          "rubric has \"variants\" (e.g. 20; default 0, the lesson's "
+                                                          "numbers for everyone)")
+      ->check(CLI::Range(0, 1000));
+  c.personalise = app.add_subcommand("personalise", "for students of a course with variants: write your own numbers "
+                                                    "into your exercise files' statements (blanks and code stay)");
+  c.personalise->alias("personalize");
+  c.personalise->add_option("who", o.who, "your e-mail address as the course knows it (or your login where it has "
+                                          "no e-mail); --variant N picks a variant by number instead");
   c.autograde = app.add_subcommand("autograde", "for autograding platforms: grade every exercise file found "
                                                 "under SUBMISSION with the full rubrics and write the platform's "
                                                 "results.json into --out");
   c.autograde->add_option("submission", o.areq.submission, "the folder holding the submission")->required();
   c.autograde->add_option("--platform", o.platform, "gradescope or prairielearn")
       ->check(CLI::IsMember({"gradescope", "prairielearn"}));
+  c.autograde->add_option("--student", o.areq.student, "who submitted (their e-mail, else login), for a course "
+                                                       "with variants: the file is graded at their numbers");
+  c.autograde->add_option("--metadata", o.metadata, "Gradescope's submission_metadata.json: the submitter's e-mail "
+                                                    "is read from it (instead of --student)");
   c.autograde->add_option("--assignment", o.assignment_csv, "the exercises the assignment asks for, comma-separated "
                                                             "(a missing one scores 0; default: those submitted)");
   return c;
@@ -282,13 +305,28 @@ int autograde_command(const Course& course, const GradeRequest& base, Options& o
   require_exercises(course, o.areq.exercises);
   o.areq.out = o.out_dir;
   o.areq.platform = o.platform == "prairielearn" ? Platform::PrairieLearn : Platform::Gradescope;
+  if (!o.metadata.empty() && o.areq.student.empty()) o.areq.student = gradescope_submitter(o.metadata);
+  if (variant_count(course) > 0 && o.areq.student.empty())
+    std::cerr << "grade autograde: this course hands out variants, but who submitted is not known (no --student, "
+                 "no e-mail in --metadata): graded at the lesson's numbers\n";
   return autograde(std::cerr, course, base, o.areq);
 }
 
 int release_command(const Course& course, const Options& o, const Style& st) {
   if (o.out_dir.empty()) throw usage_error("grade release needs --out DIR, the folder to write the release into");
   require_exercises(course, split_csv(o.release_assignment));
-  return release_course(std::cout, course, o.out_dir, split_csv(o.release_assignment), st);
+  GradeRequest base;
+  base.cache_dir = o.cache_dir;
+  base.isolate = !o.no_isolation;
+  if (o.release_variants > 0) require_fence(base);  // the reference solutions run, at each variant
+  return release_course(std::cout, course, o.out_dir, split_csv(o.release_assignment), base, o.release_variants, st);
+}
+
+int personalise_command(const Course& course, const GradeRequest& base, const Options& o, const Style& st) {
+  if (o.who.empty() && o.variant < 0)
+    throw usage_error("grade personalise needs your e-mail address (or login), e.g. grade personalise ada@example.edu");
+  if (!o.who.empty() && o.variant >= 0) throw usage_error("grade personalise: give your e-mail or --variant N, not both");
+  return personalise(std::cout, course, base, o.who, o.variant, st);
 }
 
 // batch and merge reject what they are given (a shard that is not K/N,
@@ -339,11 +377,17 @@ Rubric exercise_rubric(const Course& course, const Options& o, GradeRequest& req
                       " (known:" + known + ")");
   }
   Rubric rubric = load_rubric(rubric_path);
-  course.set_reference(o.exercise, req);
   if (o.solution && course.is_release())
     throw usage_error("--solution: this is a student release of the course, which has no solutions");
-  req.submission = o.solution ? req.solution : !o.file.empty() ? o.file : find_submission(course, o.exercise);
+  req.submission = o.solution ? course.solution_path(o.exercise) : !o.file.empty() ? o.file : find_submission(course, o.exercise);
   if (!fs::is_regular_file(req.submission)) throw usage_error("no such file: " + req.submission);
+  req.variant = o.variant >= 0 ? o.variant : variant_in(read_file(req.submission).value_or(""));
+  if (req.variant > variant_capacity(rubric))
+    throw usage_error(o.exercise + " has no variant " + std::to_string(req.variant) + " (" +
+                      (rubric.variants.empty() ? std::string("its numbers are the lesson's only")
+                                               : "it has variants 1 to " + std::to_string(variant_capacity(rubric))) +
+                      "; 0 is the lesson's)");
+  course.set_reference(o.exercise, req);
   return rubric;
 }
 
@@ -413,6 +457,7 @@ int run(const Subcommands& c, Options& o) {
     return check_course(std::cout, course, base, o.check_jobs, o.junit ? (o.out_dir.empty() ? "." : o.out_dir) : "", st);
   if (*c.autograde) return autograde_command(course, base, o);
   if (*c.release) return release_command(course, o, st);
+  if (*c.personalise) return personalise_command(course, base, o, st);
   if (*c.record) {
     require_exercises(course, o.record_only);
     return record_facts(std::cout, course, base, o.record_only, st);
@@ -435,9 +480,11 @@ void add_footers(const Subcommands& c) {
                   "  1   some solution or fixture is not, or some facts are stale (each is named)\n" + usage + internal);
   c.record->footer("Also takes: --course, --cache, --no-isolation\n\nExit codes:\n  0   the facts are written\n" +
                    usage + internal);
-  c.release->footer("Also takes: --out DIR (required), --course\n\nExit codes:\n  0   the release is written\n"
+  c.release->footer("Also takes: --out DIR (required), --course, --cache and --no-isolation (for --variants)\n\nExit codes:\n  0   the release is written\n"
                     "  1   refused: some facts are stale, or a line of a solution would be handed out\n" + usage +
                     internal);
+  c.personalise->footer("Also takes: --variant N (instead of WHO), --course, --cache\n\nExit codes:\n  0   the files "
+                        "show your numbers\n  1   some file could not be changed (each is named)\n" + usage + internal);
   c.autograde->footer("Also takes: --out DIR (required: results.json goes there), --course, --cache, "
                       "--no-isolation\n\nExit codes:\n  0   results.json is written, whatever the scores\n" + usage +
                       internal);

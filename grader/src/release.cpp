@@ -1,4 +1,6 @@
 #include "release.h"
+#include "personalise.h"
+#include "variants.h"
 #include "exit_codes.h"
 
 #include <algorithm>
@@ -138,8 +140,15 @@ namespace {
 // The course's code and the rubrics with their facts, into `dest`: the
 // public ones for students, or the full ones (hidden checks and all their
 // facts) for an autograder. Never a solution.
+// The reference's facts at each variant the release hands out (personalise.h).
+struct VariantFacts {
+  std::string exercise;
+  int variant;
+  json snapshot;
+};
+
 void write_course(const Course& course, const fs::path& dest, const std::vector<std::pair<std::string, json>>& facts,
-                  bool full) {
+                  const std::vector<VariantFacts>& variants, int count, bool full) {
   const fs::path root = course.root;
   std::error_code ec;
   for (const auto& top : kShipped)
@@ -156,6 +165,11 @@ void write_course(const Course& course, const fs::path& dest, const std::vector<
     write_text(dest / "rubrics" / (e + ".rubric.json"), (full ? text : public_rubric(text)).dump(2) + "\n");
     write_text(dest / "rubrics" / (e + ".facts.json"), facts_document(rubric, snapshot, "", !full, read_file(course.starter_path(e))).dump(1) + "\n");
   }
+  for (const auto& [e, v, snapshot] : variants)
+    write_text(dest / "rubrics" / "variants" / (e + ".v" + std::to_string(v) + ".facts.json"),
+               facts_document(load_rubric(course.rubric_path(e)), snapshot, "", !full, read_file(course.starter_path(e)), v)
+                       .dump(1) + "\n");
+  if (count > 0) write_text(dest / "rubrics" / "variants.json", json({{"count", count}}).dump() + "\n");
   write_text(dest / kMarker, std::string("a ") + (full ? "autograder's copy" : "student release") +
                                  " of a gradlab course, written by `grade release`\n");
 }
@@ -169,12 +183,12 @@ void write_assignment(const fs::path& file, const std::vector<std::string>& assi
 
 // DIR/autograder/: Gradescope's zip, PrairieLearn's image, GitHub Classroom's workflow.
 void write_autograders(const Course& course, const fs::path& dir, const std::vector<std::pair<std::string, json>>& facts,
-                       const std::vector<std::string>& assignment) {
+                       const std::vector<VariantFacts>& variants, int count, const std::vector<std::string>& assignment) {
   const fs::path tmpl = fs::path(course.root) / "grader" / "release";
   // Gradescope unpacks the zip into /autograder/source: the course's tree,
   // with setup.sh and run_autograder at its root.
   const fs::path gs = dir / "gradescope", stage = gs / "zip";
-  write_course(course, stage, facts, true);
+  write_course(course, stage, facts, variants, count, true);
   write_assignment(stage / "ASSIGNMENT", assignment);
   for (const auto& f : {"setup.sh", "run_autograder"}) copy_tree(tmpl / "gradescope" / f, stage / f, "");
   std::vector<std::string> entries;
@@ -192,17 +206,32 @@ void write_autograders(const Course& course, const fs::path& dir, const std::vec
   fs::remove(gs / "files.txt");
   // PrairieLearn: a Docker build context.
   const fs::path pl = dir / "prairielearn";
-  write_course(course, pl / "source", facts, true);
+  write_course(course, pl / "source", facts, variants, count, true);
   write_assignment(pl / "source" / "ASSIGNMENT", assignment);
   for (const auto& f : {"Dockerfile", "pl-grade"}) copy_tree(tmpl / "prairielearn" / f, pl / f, "");
   // GitHub Classroom: the workflow for the students' repository.
   copy_tree(tmpl / "github-classroom", dir / "github-classroom", "");
 }
 
+// The reference run at each of the `count` variants of every exercise that has them.
+std::vector<VariantFacts> variant_facts(const Course& course, const GradeRequest& base, int count) {
+  std::vector<VariantFacts> out;
+  if (count <= 0) return out;
+  for (const auto& e : course.exercises()) {
+    const Rubric rubric = load_rubric(course.rubric_path(e));
+    if (rubric.variants.empty()) continue;
+    if (variant_capacity(rubric) < count)
+      throw VariantError(e + "'s numbers allow " + std::to_string(variant_capacity(rubric)) + " variants, not " +
+                         std::to_string(count) + ": list more values under \"variants\" in its rubric");
+    for (int v = 1; v <= count; ++v) out.push_back({e, v, reference_facts(course, e, rubric, v, base)});
+  }
+  return out;
+}
+
 }  // namespace
 
 int release_course(std::ostream& os, const Course& course, const std::string& out,
-                   const std::vector<std::string>& assignment, const Style& st) {
+                   const std::vector<std::string>& assignment, const GradeRequest& base, int variants, const Style& st) {
   if (course.is_release()) {
     os << "grade release: " << course.root << " is itself a release; release from the course's own tree\n";
     return kExitUsage;
@@ -229,14 +258,21 @@ int release_course(std::ostream& os, const Course& course, const std::string& ou
     }
     facts.emplace_back(e, std::move(*snap));
   }
+  std::vector<VariantFacts> vfacts;
+  try {
+    vfacts = variant_facts(course, base, variants);
+  } catch (const std::exception& e) {
+    os << "grade release: --variants " << variants << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
   fs::remove_all(student, ec);
   fs::remove_all(autograder, ec);
-  write_course(course, student, facts, false);
+  write_course(course, student, facts, vfacts, variants, false);
   // The student's README, test command and tests.
   const fs::path tmpl = root / "grader" / "release";
   for (const auto& f : {"README.md", "run-tests", "tests/CMakeLists.txt", "tests/release_test.sh"})
     copy_tree(tmpl / f, student / f, "");
-  write_autograders(course, autograder, facts, assignment);
+  write_autograders(course, autograder, facts, vfacts, variants, assignment);
   write_text(autograder / kMarker, "autograders for a gradlab course, written by `grade release`\n");
 
   // Paranoia: no line of a solution may have come along, to students or
@@ -258,6 +294,10 @@ int release_course(std::ostream& os, const Course& course, const std::string& ou
      << "fixture or hidden check\n"
      << st.green() << "✓ " << st.reset() << autograder.string()
      << ": gradescope/autograder.zip, prairielearn/ (Dockerfile), github-classroom/ (workflow)\n";
+  if (variants > 0)
+    os << st.green() << "✓ " << st.reset() << variants << " variants of each exercise that has them (" << vfacts.size()
+       << " recorded): a student runs `./grade personalise THEIR_EMAIL` for their own numbers, and the autograders "
+       << "grade each submission at its author's\n";
   return kExitPassed;
 }
 

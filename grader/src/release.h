@@ -29,7 +29,10 @@ std::vector<std::string> find_answers(const std::string& tree, const std::vector
 // image, GitHub Classroom's workflow, each with the full rubrics and facts
 // but no solution). `assignment`, when given, is the exercises the
 // autograders expect. Returns 0, else an exit code with the reason on `os`.
+// `variants` > 0: the reference's facts at variants 1..variants of every
+// exercise whose rubric has them go along (rubrics/variants/), and
+// rubrics/variants.json says how many (personalise.h); the runs use `base`.
 int release_course(std::ostream& os, const Course& course, const std::string& out,
-                   const std::vector<std::string>& assignment, const Style& st);
+                   const std::vector<std::string>& assignment, const GradeRequest& base, int variants, const Style& st);
 
 }  // namespace grader

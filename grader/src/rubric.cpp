@@ -3,6 +3,7 @@
 
 #include "files.h"
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
@@ -210,6 +211,56 @@ void parse_graph_rules(const json& j, const std::string& path, Rubric& r) {
   }
 }
 
+// The placeholders a text uses: "${x}" (a number the statement gives) and
+// "${value:f}" / "${grad:x}" (a fact of the reference at the same numbers).
+void check_placeholders(const std::string& text, const Rubric& r, const std::string& path, const std::string& where) {
+  static const std::regex ph(R"(\$\{([^}]*)\})");
+  static const std::regex fact(R"((value|grad):[A-Za-z_][A-Za-z0-9_.]*)");
+  for (std::sregex_iterator it(text.begin(), text.end(), ph), end; it != end; ++it) {
+    const std::string inner = (*it)[1];
+    if (std::regex_match(inner, fact)) continue;
+    bool known = false;
+    for (const auto& [name, _] : r.variants.given) known |= name == inner;
+    if (!known)
+      fail(path, where, "\"${" + inner + "}\" names no number the variants give and no fact (${value:T}, ${grad:T})");
+  }
+}
+
+// "variants": the numbers the statement gives, each with the lesson's value
+// first, and the starter's lines that show them.
+void parse_variants(const json& j, const std::string& path, Rubric& r) {
+  if (!j.contains("variants")) return;
+  const json& v = field(j, "variants", path, "top level", json::value_t::object);
+  for (const auto& [k, _] : v.items())
+    if (k != "given" && k != "starter") fail(path, "variants", "unknown field \"" + k + "\" (known: given, starter)");
+  const json& given = field(v, "given", path, "variants", json::value_t::object);
+  if (given.empty()) fail(path, "variants.given", "must give at least one number");
+  for (const auto& [name, values] : given.items()) {
+    const std::string at = "variants.given." + name;
+    if (!std::regex_match(name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+      fail(path, at, "a number's name must be an identifier, found \"" + name + "\"");
+    if (!values.is_array() || values.empty()) fail(path, at, "must list the lesson's value first, then the others");
+    std::vector<double> list;
+    for (const auto& x : values) {
+      if (!x.is_number()) fail(path, at, "must hold numbers only, found " + x.dump());
+      if (std::find(list.begin(), list.end(), x.get<double>()) != list.end())
+        fail(path, at, x.dump() + " is listed twice");
+      list.push_back(x.get<double>());
+    }
+    r.variants.given.emplace_back(name, std::move(list));
+  }
+  if (v.contains("starter")) {
+    const json& lines = field(v, "starter", path, "variants", json::value_t::array);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::string at = "variants.starter[" + std::to_string(i) + "]";
+      if (!lines[i].is_string() || lines[i].get<std::string>().find("${") == std::string::npos)
+        fail(path, at, "must be a line of the starter with ${...} where its numbers stand");
+      check_placeholders(lines[i], r, path, at);
+      r.variants.starter.push_back(lines[i]);
+    }
+  }
+}
+
 // The probes the harness runs after the exercise; their ids, for the checks
 // and diagnoses that name them.
 std::set<std::string> parse_probes(const json& j, const std::string& path, Rubric& r) {
@@ -347,7 +398,7 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   if (!j.is_object()) fail(path, "top level", "must be a JSON object, found " + type_name(j));
   static const std::set<std::string> top = {"rubric", "exercise", "title", "function", "limits", "alternatives",
                                             "graph_rules", "one_element_is_scalar", "probes", "diagnoses", "checks",
-                                            "hidden_checks", "custom_functions"};
+                                            "hidden_checks", "custom_functions", "variants"};
   for (const auto& [k, _] : j.items())
     if (!top.count(k)) fail(path, "top level", "unknown field \"" + k + "\"");
   Rubric r;
@@ -367,6 +418,7 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   parse_limits(j, path, r);
   parse_alternatives(j, path, r);
   parse_graph_rules(j, path, r);
+  parse_variants(j, path, r);
   r.custom_functions = j.contains("custom_functions") &&
                        field(j, "custom_functions", path, "top level", json::value_t::boolean).get<bool>();
   const std::set<std::string> probe_ids = parse_probes(j, path, r);
@@ -380,6 +432,13 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   for (size_t i = 0; i < cs.size(); ++i)
     r.checks.push_back(parse_check(cs[i], i, one_element_is_scalar, probe_ids, ids, path));
   parse_diagnoses(j, r, probe_ids, path);
+  check_placeholders(r.title, r, path, "title");
+  for (size_t i = 0; i < r.checks.size(); ++i) {
+    check_placeholders(r.checks[i].name, r, path, "checks[" + std::to_string(i) + "].name");
+    check_placeholders(r.checks[i].hint, r, path, "checks[" + std::to_string(i) + "].hint");
+  }
+  for (size_t i = 0; i < r.diagnoses.size(); ++i)
+    check_placeholders(r.diagnoses[i].hint, r, path, "diagnoses[" + std::to_string(i) + "].hint");
   return r;
 }
 

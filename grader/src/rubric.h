@@ -58,6 +58,16 @@ struct Diagnosis {
   std::string hint;
 };
 
+// The numbers an exercise's statement gives, when each student may have
+// their own (variants.h): per name, the lesson's value first, then the
+// others a variant may take; and the starter's lines that show them, as
+// templates ("// at x = ${x}, y = ${y}, where df/dx = ${grad:x}").
+struct Variants {
+  std::vector<std::pair<std::string, std::vector<double>>> given;
+  std::vector<std::string> starter;
+  bool empty() const { return given.empty(); }
+};
+
 struct Rubric {
   std::string path;  // where it was read from, for messages
   std::string exercise, title, function;
@@ -70,6 +80,7 @@ struct Rubric {
   // the replay, and nothing computed through one is believed.
   bool custom_functions = false;
   json probes = json::array();
+  Variants variants;
   std::vector<Diagnosis> diagnoses;  // in order: the first that matches a failed check wins
   std::vector<Check> checks;
   // In a student release (release.h), the hidden checks it left out: they

@@ -91,6 +91,7 @@ json to_json(const Result& r) {
   j["exercise"] = r.exercise;
   j["title"] = r.title;
   j["submission"] = {{"file", r.submission}, {"sha256", r.submission_sha256}};
+  if (r.variant > 0) j["submission"]["variant"] = {{"number", r.variant}, {"given", r.given}};
   j["verdict"] = name(r.verdict);
   j["score"] = r.score;
   j["max_score"] = r.max_score;

@@ -42,6 +42,13 @@ class Lab {
   // x.grad() before any backward) is recorded as undefined.
   void snapshot(const std::string& label, const torch::Tensor& t);
 
+  // The number the exercise's statement gives under `name` ("x" in "at
+  // x = -2, y = 2"): the lesson's own, or this student's when the course
+  // hands each student numbers of their own (a variant). The starter shows
+  // the same numbers, so a student may type them in or ask for them here.
+  // Throws std::out_of_range when the statement gives no such number.
+  double given(const std::string& name) const;
+
   // Records a plain number (a loss, a count) under a label, in order.
   void value(const std::string& label, double v);
 

@@ -152,6 +152,8 @@ struct GraphView {
 
 struct Result {
   std::string exercise, title, submission, submission_sha256;
+  int variant = 0;             // the student's numbers: 0, the lesson's (variants.h)
+  json given = json::object(); // and what the statement gives at them
   Verdict verdict = Verdict::Failed;
   double score = 0, max_score = 0;
   std::vector<CheckResult> checks;
