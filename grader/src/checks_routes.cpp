@@ -290,6 +290,15 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
       o.message = name + " was changed in place (" + op + ") with grad mode on: the update belongs under torch::NoGradGuard";
       return o;
     }
+    // Where the statement asks for the guard, a way around it (w.data(),
+    // w.detach()) records nothing either, but is not what was asked.
+    if (c.spec.value("under_no_grad", false) && !u.value("grad_mode_off", false)) {
+      o.found = op + " through data() or a detached alias, with grad mode on";
+      o.message = name + " was changed in place (" + op + ") through data() or a detached alias (" + name +
+                  ".detach()) with grad mode on: that records nothing, but the statement asks for the update under "
+                  "torch::NoGradGuard";
+      return o;
+    }
     if (!u.value("from_own_grad", false) && u.value("by_number", false)) {
       o.found = op + " by a plain number";
       o.message = name + " was changed in place (" + op + ") by a plain C++ number, not by a tensor: the grader follows " +
@@ -498,7 +507,8 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
                   (got.is_string() ? "a gradient that was " + got.get<std::string>()
                                    : std::string("numbers that are no tensor's gradient")) +
                   ", where the exercise snapshots a gradient as a backward wrote it";
-      hint = "Snapshot x.grad() itself, right after the backward() that wrote it.";
+      hint = "Snapshot the parameter's own .grad(), right after the backward() that wrote it, not numbers worked out "
+             "beside autograd.";
       return true;
     }
   }

@@ -275,7 +275,7 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     // builds no graph, as one under no_grad does.
     const bool untracked = no_grad || !inputs_[0].requires_grad();
     if (name != "requires_grad_" && name != "detach_")
-      updates.push_back({self, {name, untracked, own_grad, inputs_.size() == 1}});
+      updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1}});
     return;
   }
   for (size_t k = 0; k < out.tensors.size(); ++k) {
@@ -524,7 +524,7 @@ json Replayer::provenance() const {
     json us = json::array();
     for (const auto& [target, up] : updates)
       if (target->storage.get() == impl->storage.get())
-        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"from_own_grad", up.from_own_grad},
+        us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"grad_mode_off", up.grad_mode_off}, {"from_own_grad", up.from_own_grad},
                       {"by_number", up.by_number}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
     out[name] = p;

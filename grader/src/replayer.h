@@ -114,7 +114,8 @@ class Replayer final : public replay::Tensors {
   };
   struct Update {
     std::string op;
-    bool no_grad = false;
+    bool no_grad = false;        // recorded no graph: grad mode off, or through data() / a detached alias
+    bool grad_mode_off = false;  // made with grad mode off (NoGradGuard), whatever it went through
     bool from_own_grad = false;
     bool by_number = false;  // no tensor but the target: a number worked out in C++
   };

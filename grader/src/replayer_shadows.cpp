@@ -98,8 +98,18 @@ std::set<const gradlab::TensorImpl*> Replayer::versions_of(const Tensor& source)
   std::set<const gradlab::TensorImpl*> out = {source.unsafeGetTensorImpl()};
   auto l = lineage.find(source.unsafeGetTensorImpl());
   if (l == lineage.end()) return out;
+  // A tensor the lab names otherwise is a tensor of its own, not an earlier
+  // w: b feeds a step of w worked out by hand, but it is not a version of w.
+  auto named_otherwise = [&](const Tensor& t) {
+    for (const auto& [n, nt] : named)
+      if (nt.defined() && nt.unsafeGetTensorImpl() == t.unsafeGetTensorImpl() &&
+          nt.unsafeGetTensorImpl() != source.unsafeGetTensorImpl())
+        return true;
+    return false;
+  };
   for (const auto& [id, t] : tensors_)
-    if (l->second.from.count(t.unsafeGetTensorImpl()) && t.is_leaf() && t.requires_grad() && t.sizes() == source.sizes())
+    if (l->second.from.count(t.unsafeGetTensorImpl()) && t.is_leaf() && t.requires_grad() && t.sizes() == source.sizes() &&
+        !named_otherwise(t))
       out.insert(t.unsafeGetTensorImpl());
   return out;
 }

@@ -4,8 +4,23 @@
 #pragma once
 // LibTorch's torch/torch.h brings <iostream> with it, and code written
 // against it prints with std::cout without including it: so does this one.
+// The same for the standard headers it brings along that students' code
+// leans on (std::tanh without <cmath> compiles against LibTorch).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
 #include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <numeric>
 #include <sstream>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 // Set when torch:: is gradlab's facade, for the rare code (the grader's
 // harness) that builds against both and must know which one it has.
