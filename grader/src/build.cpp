@@ -25,6 +25,9 @@
 #include "sha256.h"
 
 namespace grader {
+
+// The largest program a build keeps (see build_program).
+constexpr uintmax_t kMaxProgramBytes = uintmax_t{16} << 20;
 namespace fs = std::filesystem;
 namespace {
 
@@ -549,6 +552,17 @@ BuildOutcome build_program(const BuildRequest& req) {
   b.ok = r.status == 0 && !r.killed;
   b.diagnostics = readable_link_errors(r.output, req.function);
   if (!b.ok) b.diagnostics += link_hint(b.diagnostics, req.function);
+  // An exercise links to a few dozen KiB. A program of hundreds of MiB (a
+  // static array of numbers) would stay in the cache for good, one per
+  // version of the file: it is refused, and not kept.
+  const uintmax_t size = b.ok ? fs::file_size(tmp / "program", ec) : 0;
+  if (b.ok && !ec && size > kMaxProgramBytes) {
+    b.ok = false;
+    b.diagnostics = "the program is " + std::to_string(size >> 20) + " MiB once linked, and a program may be at most " +
+                    std::to_string(kMaxProgramBytes >> 20) + " MiB: an exercise links to a few dozen KiB. Is there a "
+                    "large array with its values written out (static char blob[...] = {...})?\n";
+    fs::remove(tmp / "program", ec);
+  }
   store(tmp, dir, b);
   return finish();
 }

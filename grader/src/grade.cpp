@@ -21,6 +21,7 @@
 #include "replay.h"
 #include "facts.h"
 #include "variants.h"
+#include "replay_fence.h"
 #include "config.h"
 #include "files.h"
 #include "gradlab/types.h"
@@ -68,16 +69,6 @@ struct Run {
   std::vector<uint64_t> trace;    // where an escaped exception was thrown: offsets into the program
 };
 
-// What the replay found, as the snapshot carries it to the checks.
-json computation_of(const Verified& v) {
-  json mismatches = json::array();
-  for (const auto& m : v.mismatches)
-    mismatches.push_back({{"what", m.what}, {"field", m.field}, {"claimed", m.claimed}, {"computed", m.computed}});
-  json c = {{"replayed", v.replayed}, {"mismatches", mismatches}, {"unverified", v.unverified}};
-  if (!v.failure.empty()) c["failure"] = v.failure;
-  return c;
-}
-
 // The questions of numerical dependence the rubric's route checks ask
 // (replay.h's Shadow): a copy that must follow its source, a parameter whose
 // updates must follow its gradients.
@@ -100,10 +91,10 @@ void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric
                            {"note", "built against LibTorch, which keeps no op tape: the results are the program's own"}};
     return;
   }
-  Verified v = verify(tape, snap, rubric.probes, token, shadows_of(rubric), rubric.custom_functions);
-  json computation = computation_of(v);
+  // In a child process with limits of its own: the tape is the student's word (replay_fence.h).
+  FencedReplay v = replay_fenced(tape, snap, rubric.probes, token, shadows_of(rubric), rubric.custom_functions);
   snap = std::move(v.doc);
-  snap["computation"] = std::move(computation);
+  snap["computation"] = std::move(v.computation);
 }
 
 Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate,
@@ -165,8 +156,8 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
     r.status = RunStatus::OutputLimit;  // output written to files rather than printed
     r.message = "stopped after writing more than " + std::to_string(kWorkFolderBytes >> 20) + " MiB or " +
                 std::to_string(kWorkFolderEntries) +
-                " files to its working folder: exercises write no files, so this is probably writing inside an "
-                "endless loop";
+                " files (or folders 64 deep) to its working folder: exercises write no files, so this is probably "
+                "writing inside an endless loop";
     // Memory before CPU: paging in the last gigabyte costs CPU time too.
   } else if ((snap.is_object() && snap.value("status", "") == "out_of_memory") || (o.signal && near_memory_limit)) {
     r.status = RunStatus::MemoryLimit;

@@ -50,6 +50,11 @@ constexpr long kDenied[] = {
     SYS_semget, SYS_semop, SYS_semtimedop, SYS_semctl,
     // Watches on files hold kernel memory charged to the uid, not the run.
     SYS_inotify_init1, SYS_inotify_add_watch, SYS_inotify_rm_watch, SYS_fanotify_init, SYS_fanotify_mark,
+    // Scheduling reaches past the run: setpriority(PRIO_USER, ...) renices
+    // every process of its uid (other runs, the grader, a user's shell) where
+    // the fallback fence has no pid namespace; the rest pin or starve them.
+    SYS_setpriority, SYS_sched_setscheduler, SYS_sched_setparam, SYS_sched_setattr, SYS_sched_setaffinity,
+    SYS_ioprio_set, SYS_migrate_pages, SYS_move_pages,
 #if defined(__x86_64__)
     SYS_iopl, SYS_ioperm, SYS_uselib, SYS_create_module, SYS_inotify_init,
 #endif

@@ -30,12 +30,23 @@ namespace {
 
 constexpr auto kWatchEvery = std::chrono::milliseconds(50);
 
+// Folders deeper than this are not walked, and a folder that holds them is
+// over its limits: an exercise writes no folders at all, and past PATH_MAX a
+// folder cannot be opened by its path, so what lies below would go unseen.
+constexpr size_t kMaxFolderDepth = 64;
+
+// Returns false when some folder was too deep to walk.
 template <class Visit>
-void walk_folder(const std::string& root, Visit&& visit) {
-  std::vector<std::string> todo{root};
+bool walk_folder(const std::string& root, Visit&& visit) {
+  std::vector<std::pair<std::string, size_t>> todo{{root, 0}};
+  bool whole = true;
   while (!todo.empty()) {
-    const std::string dir = std::move(todo.back());
+    const auto [dir, depth] = std::move(todo.back());
     todo.pop_back();
+    if (depth > kMaxFolderDepth) {
+      whole = false;
+      continue;
+    }
     int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == EACCES && geteuid() != 0 && fchmodat(AT_FDCWD, dir.c_str(), 0700, AT_SYMLINK_NOFOLLOW) == 0)
       fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -50,12 +61,13 @@ void walk_folder(const std::string& root, Visit&& visit) {
       if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       if (!visit(st)) {
         closedir(d);
-        return;
+        return whole;
       }
-      if (S_ISDIR(st.st_mode)) todo.push_back(dir + "/" + e->d_name);
+      if (S_ISDIR(st.st_mode)) todo.emplace_back(dir + "/" + e->d_name, depth + 1);
     }
     closedir(d);
   }
+  return whole;
 }
 
 // Whether a folder holds more than `max_bytes` (allocated blocks, so a
@@ -63,11 +75,11 @@ void walk_folder(const std::string& root, Visit&& visit) {
 bool folder_over(const std::string& root, uintmax_t max_bytes, size_t max_entries) {
   uintmax_t bytes = 0;
   size_t entries = 0;
-  walk_folder(root, [&](const struct stat& st) {
+  const bool whole = walk_folder(root, [&](const struct stat& st) {
     bytes += static_cast<uintmax_t>(st.st_blocks) * 512;
     return ++entries <= max_entries && bytes <= max_bytes;
   });
-  return entries > max_entries || bytes > max_bytes;
+  return !whole || entries > max_entries || bytes > max_bytes;
 }
 
 }  // namespace

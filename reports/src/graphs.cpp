@@ -189,8 +189,13 @@ std::string describe(const Side& s) {
       r += " And more nodes, not described one by one.";
       break;
     }
+    // Its inputs, the first few of them: a node may take thousands.
+    constexpr size_t kMaxInputsSaid = 12;
     std::vector<std::string> in;
-    for (int k : s.nodes[i].inputs) in.push_back(names[static_cast<size_t>(k)]);
+    for (int k : s.nodes[i].inputs)
+      if (in.size() < kMaxInputsSaid) in.push_back(names[static_cast<size_t>(k)]);
+    if (s.nodes[i].inputs.size() > kMaxInputsSaid)
+      in.push_back(std::to_string(s.nodes[i].inputs.size() - kMaxInputsSaid) + " more");
     r += " " + names[i] + " takes " + join(in, " and ") + ".";
   }
   std::vector<std::string> leaves, marked;
@@ -213,6 +218,17 @@ size_t node_count(const GraphView& g) {
   size_t n = g.student.is_array() ? g.student.size() : 0;
   if (g.reference.is_array()) n = std::max(n, g.reference.size());
   return n;
+}
+
+size_t edge_count(const GraphView& g) {
+  auto edges = [](const json& nodes) {
+    size_t n = 0;
+    if (nodes.is_array())
+      for (const auto& node : nodes)
+        if (node.is_object() && node.contains("next") && node["next"].is_array()) n += node["next"].size();
+    return n;
+  };
+  return std::max(edges(g.student), edges(g.reference));
 }
 
 std::string graph_dot(const GraphView& g) {

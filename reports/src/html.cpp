@@ -294,10 +294,13 @@ class HtmlWriter : public Writer {
       Drawn d;
       d.file = names[i];
       d.anchor = "graph-" + std::to_string(i + 1);
-      const size_t n = node_count(r.graphs[i]);
+      const size_t n = node_count(r.graphs[i]), e = edge_count(r.graphs[i]);
       if (n > kMaxDrawnNodes) {
         d.skipped = "This graph has " + std::to_string(n) + " nodes, too many to draw legibly (the limit is " +
                     std::to_string(kMaxDrawnNodes) + ").";
+      } else if (e > kMaxDrawnEdges) {
+        d.skipped = "This graph has " + std::to_string(e) + " edges, too many to draw legibly (the limit is " +
+                    std::to_string(kMaxDrawnEdges) + ").";
       } else {
         d.picture = render_png(graph_dot(r.graphs[i]), kGraphDpi, picture_cache_);
         if (d.picture.png.empty()) d.skipped = "The picture could not be drawn: " + d.picture.error + ".";

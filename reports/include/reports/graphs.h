@@ -12,8 +12,12 @@ namespace reports {
 // Graphs larger than this are not drawn (Graphviz would take seconds and the
 // picture would be unreadable); the report says so and shows the DOT text.
 inline constexpr size_t kMaxDrawnNodes = 250;
+// And the edges: 235 nodes with 28 500 edges between them keep Graphviz's
+// ranking busy for minutes, holding the one lock every report draws under.
+inline constexpr size_t kMaxDrawnEdges = 1000;
 
 size_t node_count(const grader::GraphView& g);
+size_t edge_count(const grader::GraphView& g);
 
 // The student's graph alone, or, beside a failed check, the student's and the
 // reference's side by side with the nodes that differ outlined and labelled.
