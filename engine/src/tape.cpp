@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <unordered_map>
 #include <random>
 
 #include "autograd/modes.h"
@@ -29,16 +30,45 @@ struct Tape {
   Chain mask;
   // Grad slots the program was handed (owner, what the slot held then).
   std::vector<std::pair<Tensor, TensorImpl*>> slots;
+  // Which tensor each number was given to, and each tensor's number, kept
+  // here rather than believed from TensorImpl::tape_id alone: that field is
+  // the program's to write, and a tensor that claimed another's number
+  // would have the replay redo an op on the wrong tensor.
+  std::vector<const TensorImpl*> owner{nullptr};
+  std::unordered_map<const TensorImpl*, uint64_t> number_of;
+  bool forged = false;  // a tensor came with a number that is not its own
 };
 Tape& tape() {
   static Tape t;
   return t;
 }
 
-uint64_t new_id(const Tensor& t) {
-  uint64_t& id = t.unsafeGetTensorImpl()->tape_id;
-  if (id == 0) id = tape().next_id++;
+// The tensor's number on the tape, given now if it has none (`fresh`: it
+// was), and held to the tape's own record of whose number it is.
+uint64_t tape_number(const Tensor& t, bool& fresh) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  uint64_t& id = impl->tape_id;
+  Tape& tp = tape();
+  std::lock_guard<std::mutex> lock(tp.mu);
+  fresh = false;
+  if (id == 0) {
+    if (auto known = tp.number_of.find(impl); known != tp.number_of.end()) {
+      tp.forged = true;  // its number was wiped, to announce it again as it is now
+      return id = known->second;
+    }
+    id = tp.next_id++;
+    tp.owner.push_back(impl);
+    tp.number_of[impl] = id;
+    fresh = true;
+  } else if (id >= tp.owner.size() || tp.owner[id] != impl) {
+    tp.forged = true;  // another tensor's number, or one never given
+  }
   return id;
+}
+
+uint64_t new_id(const Tensor& t) {
+  bool fresh = false;
+  return tape_number(t, fresh);
 }
 
 void append_number(std::string& s, double v, bool force_float) {
@@ -95,9 +125,19 @@ void start(Sink* sink, const std::string& key) {
   t.chain.a = seed.a ^ t.mask.a, t.chain.b = seed.b ^ t.mask.b;
   t.events = t.values = 0;
   t.overflowed = false;
+  t.forged = false;
   t.slots.clear();
   detail::g_sink = sink;
 }
+
+namespace detail {
+void forget(const TensorImpl* impl, uint64_t id) {
+  Tape& t = tape();
+  std::lock_guard<std::mutex> lock(t.mu);
+  if (id < t.owner.size() && t.owner[id] == impl) t.owner[id] = nullptr;
+  t.number_of.erase(impl);
+}
+}  // namespace detail
 
 void stop() {
   if (!detail::g_sink) return;
@@ -215,11 +255,11 @@ Event& Event::close_list() {
 
 Event& Event::tensor(const Tensor& t) {
   if (!t.defined()) return null();
-  uint64_t& id = t.unsafeGetTensorImpl()->tape_id;
-  if (id == 0) {
+  bool fresh = false;
+  const uint64_t id = tape_number(t, fresh);
+  if (fresh) {
     // Made where the tape does not look (an op not taped yet, the engine's
     // own work): written with its values, and the replay takes it as given.
-    id = tape().next_id++;
     Event g("given");
     g.key("id").integer(static_cast<int64_t>(id));
     g.contents(t);
@@ -268,6 +308,13 @@ void Event::write() {
   Sink* sink = detail::g_sink;
   if (!sink) return;
   std::lock_guard<std::mutex> lock(t.mu);
+  if (t.forged) {  // the last line: what follows could name any tensor
+    const std::string forged = "{\"e\":\"forged_id\"}";
+    chain_line(forged);
+    sink->write(forged);
+    detail::g_sink = nullptr;
+    return;
+  }
   if (t.overflowed || ++t.events > kMaxEvents) {
     const std::string overflow = "{\"e\":\"overflow\"}";
     chain_line(overflow);

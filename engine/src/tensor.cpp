@@ -2,6 +2,8 @@
 // (requires_grad, grad, retain_grad, detach).
 #include "gradlab/tensor.h"
 
+#include "gradlab/tape.h"
+
 #include "backend/backend.h"
 #include "backend/dispatch.h"
 #include "gradlab/autograd.h"
@@ -47,6 +49,7 @@ IntrusivePtr<StorageImpl> backend_storage(size_t nbytes, Device device) {
 IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) { return new_storage(nbytes, device); }
 
 TensorImpl::~TensorImpl() {
+  if (tape_id != 0 && tape::detail::g_sink) tape::detail::forget(this, tape_id);
   if (hooks) hooks->owner = nullptr;
   if (parked_accumulator) autograd::impl::delete_parked_accumulator(parked_accumulator);
 }

@@ -437,9 +437,9 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
            " with tensor operations and call backward() on the result; " + name + ".grad is then filled in.";
     return true;
   }
+  const json* ref = provenance_of(reference, name);
   const std::string from = c.spec.value("from", "");
-  const json root_from = p.value("root_from", json::array());
-  const bool through_from = std::find(root_from.begin(), root_from.end(), from) != root_from.end();
+  const bool through_from = p.value("root_restates", "") == from;
   if (how == "backward" && !from.empty() && p.contains("root") && p["root"] != from && !through_from) {
     o.message = name + ".grad was written by a backward from " +
                 (p["root"].is_string() ? p["root"].get<std::string>() : std::string("an unnamed tensor")) +
@@ -447,7 +447,6 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
     hint = "Call " + from + ".backward() (and no backward from another tensor) before reading " + name + ".grad.";
     return true;
   }
-  const json* ref = provenance_of(reference, name);
   if (how == "backward" && ref && ref->value("grad", "") == "backward")
     return started_elsewhere(p.value("seed", json()), ref->value("seed", json()), name + ".grad", o, hint);
   return false;

@@ -67,8 +67,10 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
     // And how each named tensor's gradient was written: how its backward started.
     const json tensors = snapshot["provenance"].value("tensors", json::object());
     for (const auto& [name, p] : tensors.items())
-      if (p.value("grad", "") == "backward" && p.contains("seed"))
+      if (p.value("grad", "") == "backward" && p.contains("seed")) {
         body["provenance"]["tensors"][name] = {{"grad", "backward"}, {"seed", p["seed"]}};
+        if (p.contains("root") && p["root"].is_string()) body["provenance"]["tensors"][name]["root"] = p["root"];
+      }
     // And the shadow replays' answers (replay.h), for the checks it keeps.
     const json shadows = snapshot["provenance"].value("shadows", json::object());
     for (const Check& c : rubric.checks)

@@ -2,6 +2,8 @@
 // function, each tensor's lineage and each gradient's route kept as it goes.
 #include "replayer.h"
 
+#include <set>
+
 #include <gradlab/tape.h>
 
 #include <cmath>
@@ -113,7 +115,7 @@ void Replayer::refill(const json& e) {
   if (e.contains("throws")) {
     last_error_ = e.at("throws");
     auto l = lineage.find(t.unsafeGetTensorImpl());
-    error_from_ = l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.from;
+    error_from_ = l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.graph_from;
     error_from_.insert(t.unsafeGetTensorImpl());
     return;
   }
@@ -194,7 +196,7 @@ void Replayer::op(const json& e) {
     error_from_.clear();
     for (const Tensor& in : inputs_) {
       auto l = lineage.find(in.unsafeGetTensorImpl());
-      if (l != lineage.end()) error_from_.insert(l->second.from.begin(), l->second.from.end());
+      if (l != lineage.end()) error_from_.insert(l->second.graph_from.begin(), l->second.graph_from.end());
       error_from_.insert(in.unsafeGetTensorImpl());
     }
     return;
@@ -257,8 +259,10 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     const gradlab::TensorImpl* self = inputs_[0].unsafeGetTensorImpl();
     Lineage& l = lineage[self];
     bool own_grad = false;
+    const bool graphed = inputs_[0].grad_fn() != nullptr;
     for (size_t i = 1; i < inputs_.size(); ++i) {
       const Lineage& o = lineage[inputs_[i].unsafeGetTensorImpl()];
+      if (graphed) merge(l.graph_from, o.graph_from), l.graph_from.insert(inputs_[i].unsafeGetTensorImpl());
       merge(l.from, o.from);
       merge(l.grad_of, o.grad_of);
       merge(l.via_grad, o.via_grad);
@@ -301,8 +305,10 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       if (ins.is_array() && k < ins.size() && ins[k].is_number_integer() && tensors_.count(ins[k].get<int64_t>()))
         l.grad_of.insert(tensors_.at(ins[k].get<int64_t>()).unsafeGetTensorImpl());
     } else {
+      const bool graphed = t.grad_fn() != nullptr;
       for (const Tensor& in : inputs_) {
         const Lineage& o = lineage[in.unsafeGetTensorImpl()];
+        if (graphed) merge(l.graph_from, o.graph_from), l.graph_from.insert(in.unsafeGetTensorImpl());
         merge(l.from, o.from);
         merge(l.ops, o.ops);
         merge(l.grad_of, o.grad_of);
@@ -460,6 +466,9 @@ void Replayer::event(const json& e) {
     Tensor owner = at(e.at("of"));
     owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));
     grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}, {}};
+  } else if (kind == "forged_id") {
+    throw Failure{"the program rewrote the tape's record of which tensor is which (a tensor carried another's "
+                  "number, or its own wiped): nothing it computed can be told apart"};
   } else if (kind == "overflow") {
     throw Failure{"the program did more than the grader can check (over " + std::to_string(gradlab::tape::kMaxEvents) +
                   " operations or " + std::to_string(gradlab::tape::kMaxValues) + " numbers written down)"};
@@ -482,6 +491,38 @@ void Replayer::check_values() {
   }
 }
 
+// The named tensor `root` restates (itself, or through ops that keep its
+// value and pass the gradient on unchanged: a one-element sum, a view, a
+// clone), or "" when it is computed from anything else as well.
+std::string Replayer::restated(const Tensor& root) const {
+  static const std::set<std::string> kRestating = {
+      "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "ViewBackward0", "ReshapeAliasBackward0",
+      "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "CloneBackward0", "AliasBackward0",
+      "ToCopyBackward0"};
+  // (One element, as the root: a sum or mean of more is not the tensor.)
+  auto name_of = [&](const gradlab::autograd::Node* node) -> std::string {
+    for (const auto& [n, t] : named)
+      if (t.defined() && t.grad_fn().get() == node && node && t.numel() == 1) return n;
+    return "";
+  };
+  for (const auto& [n, t] : named)
+    if (t.defined() && t.is_same(root)) return n;
+  if (root.numel() != 1) return "";
+  std::shared_ptr<gradlab::autograd::Node> node = root.grad_fn();
+  for (int depth = 0; node && depth < 16; ++depth) {
+    if (const std::string n = name_of(node.get()); !n.empty()) return n;
+    if (!kRestating.count(node->name())) return "";
+    std::shared_ptr<gradlab::autograd::Node> next;
+    for (const auto& e : node->next_edges()) {
+      if (!e.function) continue;
+      if (next) return "";  // two inputs: more than a restatement
+      next = e.function;
+    }
+    node = next;
+  }
+  return "";
+}
+
 json Replayer::provenance() const {
   json out = json::object();
   auto names_of = [&](const std::set<const gradlab::TensorImpl*>& impls) {
@@ -501,10 +542,10 @@ json Replayer::provenance() const {
         p["root"] = nullptr;
         for (const auto& [n, r] : named)
           if (r.defined() && r.is_same(it->second.root)) p["root"] = n;
-        // And what the root was computed from: f.sum().backward() is a
-        // backward from f too.
-        auto rl = lineage.find(it->second.root.unsafeGetTensorImpl());
-        p["root_from"] = rl == lineage.end() ? json::array() : names_of(rl->second.from);
+        // And the named tensor the root only restates, when it does:
+        // f.sum().backward() on a scalar f, f.reshape({1}), f.clone() are a
+        // backward from f too; f * 0 + 3 * q is not.
+        if (const std::string of = restated(it->second.root); !of.empty()) p["root_restates"] = of;
         p["seed"] = it->second.seed;
       }
     }

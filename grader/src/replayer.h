@@ -99,6 +99,9 @@ class Replayer final : public replay::Tensors {
   // changes made to it afterwards. Sets stop growing at kMaxLineage.
   struct Lineage {
     std::set<const gradlab::TensorImpl*> from;
+    // What its graph reaches: `from` less what a detach() (or an op under
+    // no_grad) cut off. An error about a graph is an error about these.
+    std::set<const gradlab::TensorImpl*> graph_from;
     std::set<std::string> ops;
     std::set<const gradlab::TensorImpl*> grad_of;
     // What the roots of the backward passes that wrote those gradients were
@@ -162,6 +165,8 @@ class Replayer final : public replay::Tensors {
   std::set<const gradlab::TensorImpl*> versions_of(const Tensor& source) const;
   void check_values();
   json record_routes = json::object();
+  // The named tensor a backward's root only restates, or "" (replayer.cpp).
+  std::string restated(const Tensor& root) const;
   json provenance() const;
 
  private:

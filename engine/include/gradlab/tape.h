@@ -58,6 +58,9 @@ extern std::atomic<int> g_depth;
 // The largest tensor the engine allocates (bytes): a replay's bound on what
 // a forged tape may ask of the grader's memory. Unbounded elsewhere.
 extern size_t g_storage_limit;
+// A tensor with a number on the tape is going away (its address may be
+// reused): the tape's record of whose number is whose forgets it.
+void forget(const TensorImpl* impl, uint64_t id);
 }  // namespace detail
 
 // What the engine throws when a replay asks for more than g_storage_limit.
