@@ -39,8 +39,10 @@ struct Tape {
   bool forged = false;  // a tensor came with a number that is not its own
 };
 Tape& tape() {
-  static Tape t;
-  return t;
+  // Never destroyed: tensors that outlive static destruction still tell it
+  // they are going (TensorImpl's destructor).
+  static Tape* t = new Tape;
+  return *t;
 }
 
 // The tensor's number on the tape, given now if it has none (`fresh`: it

@@ -49,7 +49,9 @@ IntrusivePtr<StorageImpl> backend_storage(size_t nbytes, Device device) {
 IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) { return new_storage(nbytes, device); }
 
 TensorImpl::~TensorImpl() {
-  if (tape_id != 0 && tape::detail::g_sink) tape::detail::forget(this, tape_id);
+  // Taped once, forgotten always (even with no tape on now): its address may
+  // come back as another tensor's under a later tape.
+  if (tape_id != 0) tape::detail::forget(this, tape_id);
   if (hooks) hooks->owner = nullptr;
   if (parked_accumulator) autograd::impl::delete_parked_accumulator(parked_accumulator);
 }
