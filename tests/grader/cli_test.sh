@@ -268,21 +268,23 @@ first_screen() {
 mkdir -p "$scratch/mine"
 sed 's/p.retain_grad();/p.retian_grad();/' "$src/solutions/exercise3.cpp" >"$scratch/mine/typo.cpp"
 run "typo" 2 exercise3 "$scratch/mine/typo.cpp" --out "$scratch/r-typo"
+typo_line=$(grep -n 'retian_grad' "$scratch/mine/typo.cpp" | cut -d: -f1)
 # The grader compiles with clang where it is installed, else with GCC
 # (grader/CMakeLists.txt); each says the same mistakes in its own words.
 if grep -q '"compiler": "clang' "$scratch/r-typo/report.json"; then
-  first_screen "typo: at the student's line" "mine/typo.cpp:15:5: error: no member named 'retian_grad' in 'torch::Tensor'"
+  first_screen "typo: at the student's line" "mine/typo.cpp:$typo_line:5: error: no member named 'retian_grad' in 'torch::Tensor'"
 else
-  first_screen "typo: at the student's line" "mine/typo.cpp:15:5: error: ‘class torch::Tensor’ has no member named ‘retian_grad’; did you mean ‘retain_grad’?"
+  first_screen "typo: at the student's line" "mine/typo.cpp:$typo_line:5: error: ‘class torch::Tensor’ has no member named ‘retian_grad’; did you mean ‘retain_grad’?"
 fi
-first_screen "typo: the line" "15 |   p.retian_grad();"
+first_screen "typo: the line" "$typo_line |   p.retian_grad();"
 sed 's/p = x.pow(2);/p = torch::pow(x, "2");/' "$src/solutions/exercise3.cpp" >"$scratch/mine/overload.cpp"
 run "overload" 2 exercise3 "$scratch/mine/overload.cpp" --out "$scratch/r-overload"
+pow_line=$(grep -n 'torch::pow(x, "2")' "$scratch/mine/overload.cpp" | cut -d: -f1)
 if grep -q '"compiler": "clang' "$scratch/r-typo/report.json"; then
-  first_screen "overload: the error first" "mine/overload.cpp:11:7: error: no matching function for call to 'pow'"
+  first_screen "overload: the error first" "mine/overload.cpp:$pow_line:7: error: no matching function for call to 'pow'"
   first_screen "overload: the versions" "Tensor pow(const Tensor& a, Scalar e) — no known conversion from 'const char[2]' to 'torch::Scalar' for 2nd argument"
 else
-  first_screen "overload: the error first" "mine/overload.cpp:11:17: error: no matching function for call to ‘pow(torch::Tensor&, const char [2])’"
+  first_screen "overload: the error first" "mine/overload.cpp:$pow_line:17: error: no matching function for call to ‘pow(torch::Tensor&, const char [2])’"
   first_screen "overload: the versions" "torch::Tensor torch::pow(const Tensor&, Scalar) — no known conversion for argument 2"
 fi
 lacks "overload: no header paths" "engine/include"
@@ -366,9 +368,11 @@ cp "$fixtures/segfault.cpp" "$course/tests/fixtures/exercise3/"
 echo '{"verdict": "passed"}' >"$course/tests/fixtures/exercise3/segfault.expect.json"
 run "check: a fixture declared wrongly" 1 --course "$course" check --jobs 2 --junit --out "$scratch/check-junit"
 has "check: a fixture declared wrongly" "exercise3: segfault.cpp → runtime_error (crashed)"
-has "check: a fixture declared wrongly" "5 checked: 4 as declared, 1 problem"
+# Facts, solution, starter and two fixtures; exercise3 has variants, so also
+# the solution at 20 of them and the fixture declared passing at another's.
+has "check: a fixture declared wrongly" "26 checked: 25 as declared, 1 problem"
 xml="$scratch/check-junit/check-exercise3.xml"
-if [ -f "$xml" ] && grep -q 'tests="5" failures="1"' "$xml" && grep -q '<testcase classname="exercise3" name="segfault.cpp">' "$xml" &&
+if [ -f "$xml" ] && grep -q 'tests="26" failures="1"' "$xml" && grep -q '<testcase classname="exercise3" name="segfault.cpp">' "$xml" &&
    grep -q 'verdict runtime_error, expected passed' "$xml"; then
   echo "ok   check: JUnit per exercise, the problem in its testcase"
 else

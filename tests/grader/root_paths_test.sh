@@ -51,7 +51,7 @@ every_command() {
   grep -q "score 14/18" "$out/fx.log" && ok "$what$flag: a fixture gets its verdict" ||
     fail "$what$flag: fixture: $(grep -E 'score|error|bwrap' "$out/fx.log" | head -3)"
   cache; "$grade" --course "$course" check --jobs 2 $flag >"$out/check.log" 2>&1
-  grep -q "5 checked: 5 as declared, 0 problems" "$out/check.log" && ok "$what$flag: grade check" ||
+  grep -qE "([0-9]+) checked: \1 as declared, 0 problems" "$out/check.log" && ok "$what$flag: grade check" ||
     fail "$what$flag: grade check: $(tail -3 "$out/check.log")"
   cache; "$grade" --course "$course" batch "$class" --out "$out/batch" $flag >"$out/batch.log" 2>&1
   grep -q "^alice,18," "$out/batch/gradebook.csv" 2>/dev/null && grep -q "^bob,14," "$out/batch/gradebook.csv" &&
