@@ -45,14 +45,14 @@ Tape& tape() {
   return *t;
 }
 
-// The tensor's number on the tape, given now if it has none (`fresh`: it
-// was), and held to the tape's own record of whose number it is.
-uint64_t tape_number(const Tensor& t, bool& fresh) {
+// The tensor's number on the tape, given now if it has none (then *fresh is
+// set), and held to the tape's own record of whose number it is.
+uint64_t tape_number(const Tensor& t, bool* fresh = nullptr) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   uint64_t& id = impl->tape_id;
   Tape& tp = tape();
   std::lock_guard<std::mutex> lock(tp.mu);
-  fresh = false;
+  if (fresh) *fresh = false;
   if (id == 0) {
     if (auto known = tp.number_of.find(impl); known != tp.number_of.end()) {
       tp.forged = true;  // its number was wiped, to announce it again as it is now
@@ -61,16 +61,11 @@ uint64_t tape_number(const Tensor& t, bool& fresh) {
     id = tp.next_id++;
     tp.owner.push_back(impl);
     tp.number_of[impl] = id;
-    fresh = true;
+    if (fresh) *fresh = true;
   } else if (id >= tp.owner.size() || tp.owner[id] != impl) {
     tp.forged = true;  // another tensor's number, or one never given
   }
   return id;
-}
-
-uint64_t new_id(const Tensor& t) {
-  bool fresh = false;
-  return tape_number(t, fresh);
 }
 
 void append_number(std::string& s, double v, bool force_float) {
@@ -258,7 +253,7 @@ Event& Event::close_list() {
 Event& Event::tensor(const Tensor& t) {
   if (!t.defined()) return null();
   bool fresh = false;
-  const uint64_t id = tape_number(t, fresh);
+  const uint64_t id = tape_number(t, &fresh);
   if (fresh) {
     // Made where the tape does not look (an op not taped yet, the engine's
     // own work): written with its values, and the replay takes it as given.
@@ -272,7 +267,7 @@ Event& Event::tensor(const Tensor& t) {
 
 Event& Event::output(const Tensor& t) {
   if (!t.defined()) return null();
-  return integer(static_cast<int64_t>(new_id(t)));
+  return integer(static_cast<int64_t>(tape_number(t)));
 }
 
 Event& Event::contents(const Tensor& t) {

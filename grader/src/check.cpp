@@ -127,12 +127,10 @@ Said variant_task(const Task& t, const Rubric& rubric, GradeRequest& req, const 
   }
   const json given = given_at(rubric, t.variant);
   const json ref = run_reference(rubric, req);
-  std::string numbers;
-  for (const auto& [k, v] : given.items()) numbers += (numbers.empty() ? "" : ", ") + k + " = " + number_text(v.get<double>());
   starter_at(read_file(starter).value_or(""), rubric, t.variant, given, ref);  // throws when a template misses
   const Result sol = grade(rubric, req);
   return {sol.verdict == Verdict::Passed && sol.score == sol.max_score,
-          e + ": the solution" + at + " (" + numbers + ") scores " + points(sol.score) + "/" + points(sol.max_score),
+          e + ": the solution" + at + " (" + given_text(given) + ") scores " + points(sol.score) + "/" + points(sol.max_score),
           sol.verdict == Verdict::Passed ? "" : name(sol.verdict) + ": " + sol.run.message + sol.compile.diagnostics};
 }
 

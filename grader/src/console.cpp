@@ -151,11 +151,8 @@ void print_result(std::ostream& os, const Result& r, const Style& st, const std:
   const bool all_empty = r.verdict != Verdict::Passed && untouched(blanks, recorded);
   os << st.bold() << r.exercise << st.reset() << " · " << r.title << "\n" << st.dim() << reports::visible(r.submission, false) << st.reset()
      << "\n";
-  if (r.variant > 0) {
-    std::string numbers;
-    for (const auto& [name, v] : r.given.items()) numbers += (numbers.empty() ? "" : ", ") + name + " = " + number_text(v.get<double>());
-    os << st.dim() << "graded at your numbers (variant " << r.variant << "): " << numbers << st.reset() << "\n";
-  }
+  if (r.variant > 0)
+    os << st.dim() << "graded at your numbers (variant " << r.variant << "): " << given_text(r.given) << st.reset() << "\n";
   os << "\n";
   if (r.verdict == Verdict::CompileError) {
     os << st.red() << "✗ does not compile" << st.reset() << "\n";

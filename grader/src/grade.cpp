@@ -390,7 +390,8 @@ std::string numbers_note(const json& given, const json& student, int variant) {
         !(*t)["values"][0].is_number())
       continue;
     const double got = (*t)["values"][0].get<double>(), w = want.get<double>();
-    if (std::fabs(got - w) <= 1e-6 + 1e-5 * std::fabs(w)) continue;
+    const Tolerance tol;  // the rubrics' default
+    if (std::fabs(got - w) <= tol.atol + tol.rtol * std::fabs(w)) continue;
     note += (note.empty() ? "" : ", ") + name + " is " + number_text(got) + " where the statement gives " + number_text(w);
   }
   if (note.empty()) return "";

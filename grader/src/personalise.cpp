@@ -71,9 +71,7 @@ int personalise(std::ostream& os, const Course& course, const GradeRequest& base
         if (!err.empty()) throw std::runtime_error(err);
         ++changed;
       }
-      std::string numbers;
-      for (const auto& [name, value] : given.items()) numbers += (numbers.empty() ? "" : ", ") + name + " = " + number_text(value.get<double>());
-      os << st.green() << "✓ " << st.reset() << file << ": " << numbers << " (variant " << v << ")\n";
+      os << st.green() << "✓ " << st.reset() << file << ": " << given_text(given) << " (variant " << v << ")\n";
     } catch (const std::exception& ex) {
       os << st.red() << "✗ " << st.reset() << file << ": " << ex.what() << "\n";
       ++problems;

@@ -103,6 +103,12 @@ std::string number_text(double v) {
   return buf;
 }
 
+std::string given_text(const json& given) {
+  std::string s;
+  for (const auto& [name, v] : given.items()) s += (s.empty() ? "" : ", ") + name + " = " + number_text(v.get<double>());
+  return s;
+}
+
 std::string fill(const std::string& text, const json& given, const json& facts) {
   static const std::regex ph(R"(\$\{([^}:]*)(?::([^}]*))?\})");
   std::string out;

@@ -33,6 +33,9 @@ int variant_for(const std::string& who, int count);
 // A number as a statement writes it: -12, 0.5, 1.25e-05.
 std::string number_text(double v);
 
+// A variant's numbers as a statement writes them: "x = -2, y = 2, z = 3".
+std::string given_text(const json& given);
+
 // `text` with its placeholders filled: ${x} from `given`, ${value:T} and
 // ${grad:T} from the reference's facts (a named tensor's values, its
 // gradient's). Throws VariantError naming a placeholder it cannot fill.
