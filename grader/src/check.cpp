@@ -32,9 +32,6 @@ struct Said {
 // Copied: a correct fixture at another variant's numbers than its own.
 enum class Kind { Facts, Solution, Starter, Fixture, Variant, Copied };
 
-// How many variants of each exercise `grade check` proves: as many as a
-// course hands out by default (grade release --variants 20).
-constexpr int kCheckedVariants = 20;
 
 struct Task {
   std::string exercise;
@@ -197,8 +194,8 @@ std::string check_junit(const std::string& exercise, const std::vector<const Sai
 
 }  // namespace
 
-int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, const std::string& junit_dir,
-                 const Style& st) {
+int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, int checked_variants,
+                 const std::string& junit_dir, const Style& st) {
   int problems = 0;
   auto say = [&](const Said& s) {
     os << (s.ok ? st.green() + "✓ " : st.red() + "✗ ") << st.reset() << s.what;
@@ -225,7 +222,7 @@ int check_course(std::ostream& os, const Course& course, const GradeRequest& bas
     std::sort(fixtures.begin(), fixtures.end());
     for (const auto& f : fixtures) tasks.push_back({e, Kind::Fixture, f.string()});
     const Rubric& rubric = rubrics[e];
-    const int variants = static_cast<int>(std::min<long>(kCheckedVariants, variant_capacity(rubric)));
+    const int variants = static_cast<int>(std::min<long>(checked_variants, variant_capacity(rubric)));
     for (int v = 1; v <= variants; ++v) tasks.push_back({e, Kind::Variant, course.solution_path(e), v});
     // Each correct fixture at one variant, in turn: none passes at numbers not its own.
     int next = 0;

@@ -425,7 +425,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     } else if (c.kind == "probe") {
       o = check_probe(c, student, reference);
     } else if (c.kind == "gradcheck") {
-      o = check_gradcheck(c, student);
+      o = check_gradcheck(c, student, reference);
     } else if (c.kind == "probe_cases") {
       o = check_probe_cases(c, rubric, student, reference);
     } else if (c.kind == "reuses_graph") {

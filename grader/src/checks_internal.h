@@ -51,7 +51,10 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
 Outcome check_error(const Check& c, const json& student, const json& reference);
 Outcome check_no_error(const Check& c, const json& student, const json& reference);
 Outcome check_probe(const Check& c, const json& student, const json& reference);
-Outcome check_gradcheck(const Check& c, const json& student);
+Outcome check_gradcheck(const Check& c, const json& student, const json& reference);
+// A probe's result made by another node than the reference's, in words.
+std::string node_text(const json& node);
+std::string node_differs(const std::string& fn, const std::string& where, const json& mine, const json& ref);
 
 // The program's own function on the grader's inputs (a probe of kind call
 // or walk), case by case against the reference's (checks_probes.cpp).

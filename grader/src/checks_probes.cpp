@@ -19,8 +19,24 @@ std::string shown(const json& v) {
 
 std::string values_text(const json& v) { return v.is_array() || v.is_null() ? cut_values(v) : shown(v); }
 
+}  // namespace
+
+std::string node_text(const json& node) { return node.is_string() ? node.get<std::string>() : std::string("no node (no graph)"); }
+
+// A function handed to the lab whose result another node made than the
+// reference's: the same numbers by another computation (torch::sigmoid where
+// the exercise asks for its own Function) test that computation, not the
+// exercise's.
+std::string node_differs(const std::string& fn, const std::string& where, const json& mine, const json& ref) {
+  return where + ", " + fn + "'s result was made by " + node_text(mine) + " where the exercise's is made by " +
+         node_text(ref) + ": the function handed to the lab must compute as the exercise asks, with its own code";
+}
+
+namespace {
+
 // Where one case of a function of a tensor differs ("" where it does not).
-std::string call_differs(const json& mine, const json& ref, const Tolerance& tol, const std::string& fn, json& found) {
+std::string call_differs(const json& mine, const json& ref, const Tolerance& tol, const std::string& fn, bool same_node,
+                         json& found) {
   const std::string on = fn + "(" + shown(ref.value("input", json())) + ")";
   if (mine.contains("error")) {
     found = on + ": " + mine.value("error", "");
@@ -31,6 +47,10 @@ std::string call_differs(const json& mine, const json& ref, const Tolerance& tol
     return "on the grader's input " + shown(ref["input"]) + ", " + fn + " gives " + values_text(mine.value("values", json())) +
            " where the exercise's gives " + values_text(ref["values"]) +
            ": a result right at the statement's values is not right everywhere";
+  }
+  if (same_node && ref.contains("grad_fn") && mine.value("grad_fn", json()) != ref["grad_fn"]) {
+    found = on + " made by " + node_text(mine.value("grad_fn", json()));
+    return node_differs(fn, "on the grader's input " + shown(ref["input"]), mine.value("grad_fn", json()), ref["grad_fn"]);
   }
   const json& rg = ref.value("grad", json());
   const json& mg = mine.value("grad", json());
@@ -98,7 +118,7 @@ Outcome check_probe_cases(const Check& c, const Rubric& rubric, const json& stud
       return o;
     }
     json found;
-    o.message = rc[i].contains("graph") ? walk_differs(sc[i], rc[i], fn, found) : call_differs(sc[i], rc[i], c.tol, fn, found);
+    o.message = rc[i].contains("graph") ? walk_differs(sc[i], rc[i], fn, found) : call_differs(sc[i], rc[i], c.tol, fn, c.spec.value("same_node", false), found);
     if (!o.message.empty()) {
       o.found = found;
       return o;

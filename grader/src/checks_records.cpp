@@ -179,7 +179,7 @@ Outcome check_probe(const Check& c, const json& student, const json& reference) 
   return o;
 }
 
-Outcome check_gradcheck(const Check& c, const json& student) {
+Outcome check_gradcheck(const Check& c, const json& student, const json& reference) {
   const std::string id = c.spec["probe"];
   const json sp = student.contains("probes") && student["probes"].contains(id) ? student["probes"][id] : json();
   Outcome o{false, "analytical gradient = numerical gradient", json(), ""};
@@ -191,6 +191,13 @@ Outcome check_gradcheck(const Check& c, const json& student) {
   } else {
     o.pass = sp.value("ok", false);
     o.found = "largest difference " + format_number(sp.value("max_abs_error", json(0)));
+    const json rp = reference.contains("probes") && reference["probes"].contains(id) ? reference["probes"][id] : json();
+    if (c.spec.value("same_node", false) && rp.contains("grad_fn") && sp.value("grad_fn", json()) != rp["grad_fn"]) {
+      std::string fn = "the function";
+      o.pass = false;
+      o.found = "made by " + node_text(sp.value("grad_fn", json()));
+      o.message = node_differs(fn, "on the grader's random input", sp.value("grad_fn", json()), rp["grad_fn"]);
+    }
   }
   return o;
 }

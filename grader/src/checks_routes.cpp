@@ -306,6 +306,12 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
                   "can see come from " + name + ".grad; keep the step in tensors: " + name + " -= lr * " + name + ".grad()";
       return o;
     }
+    if (const std::string how = u.value("grad_how", ""); u.value("from_own_grad", false) && !how.empty() && how != "backward") {
+      o.found = op + " from " + name + ".grad, which was " + how;
+      o.message = name + " was changed in place (" + op + ") from " + name + ".grad, but that gradient was " + how +
+                  ", not written by a backward: a gradient worked out by a formula is not autograd's";
+      return o;
+    }
     if (!u.value("from_own_grad", false)) {
       o.found = op + " from numbers that do not come from " + name + ".grad";
       o.message = name + " was changed in place (" + op + ") from numbers that do not come from " + name +
@@ -332,6 +338,13 @@ Outcome check_made_under_no_grad(const std::string& name, const json& student) {
     o.found = "made by " + made_by + " under no_grad, from a graph built with grad mode on";
     o.message = name + "'s last op ran under no_grad, but it was computed from results recorded with grad mode on (a "
                 "graph was built, then cut with detach() or copied): compute all of it inside the NoGradGuard block";
+    return o;
+  }
+  if (p->value("no_grad", false) && !factory(made_by) && p->value("grad_mode_on_param", false)) {
+    o.found = "made by " + made_by + " under no_grad, from ops on the parameters with grad mode on";
+    o.message = name + "'s last op ran under no_grad, but ops before it ran on the parameters with grad mode on "
+                "(switching a parameter's requires_grad off records no graph, but it is not no_grad): compute all of it "
+                "inside the NoGradGuard block";
     return o;
   }
   if (p->value("no_grad", false) && !factory(made_by)) {
@@ -404,10 +417,30 @@ bool same_start(const json& a, const json& b) {
   return a.value("ones", false) || a.value("values", json()) == b.value("values", json());
 }
 
+std::string passes_text(int n) {
+  return n == 1 ? "one backward pass alone" : std::to_string(n) + " backward passes added up";
+}
+
+// A gradient that adds up another number of backward passes than the
+// reference's: the accumulated numbers of three passes from one pass on a
+// root scaled by 3, or one pass's from three never zeroed in between.
+bool added_up_elsewise(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint) {
+  const int m = mine.value("passes", 0), r = ref.value("passes", 0);
+  if (m == 0 || r == 0 || m == r) return false;
+  o.found = what + " holds " + passes_text(m);
+  o.message = what + " holds " + passes_text(m) + " (since it was last zeroed or set), where the exercise's holds " +
+              passes_text(r) + ": the same numbers reached another way do not show how gradients accumulate";
+  hint = r > m ? "Let the gradients add up: run the backward passes one after another without zeroing in between, "
+                 "each from the result itself (not from a result scaled to give the total)."
+               : "Zero the gradient (grad().zero_()) before each backward pass whose gradient should stand alone.";
+  return true;
+}
+
 // A gradient a backward wrote, from a start the reference's backward did not
 // take: the right numbers from a seed that cancels what was left in .grad.
 bool started_elsewhere(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint) {
-  if (!mine.is_object() || !ref.is_object() || same_start(mine, ref)) return false;
+  if (!mine.is_object() || !ref.is_object()) return false;
+  if (same_start(mine, ref)) return added_up_elsewise(mine, ref, what, o, hint);
   o.found = "a backward " + start_text(mine);
   o.message = what + " was written by a backward " + start_text(mine) + ", where the exercise's backward starts " +
               start_text(ref);
@@ -460,6 +493,23 @@ json snapshot_routes(const json& run, const std::string& label, const char* what
   return r ? r->value(what, json::array()) : json::array();
 }
 
+// A snapshots check with "from": the i-th snapshot's gradient was written by
+// a backward from that named tensor (or a restatement of it), not from a
+// stand-in with the same gradient.
+bool root_elsewhere(const Check& c, const json& student, const json& roots, size_t i, const std::string& what, Outcome& o,
+                    std::string& hint) {
+  const std::string from = c.spec.value("from", "");
+  // Unnamed (the program stopped before naming it), it cannot be told apart.
+  if (from.empty() || !named(student, from) || i >= roots.size() || !roots[i].is_object()) return false;
+  const json& r = roots[i];
+  if (r.value("name", json()) == from || r.value("restates", json()) == from) return false;
+  const std::string root = r["name"].is_string() ? r["name"].get<std::string>() : std::string("an unnamed tensor");
+  o.found = "a backward from " + root;
+  o.message = what + " was written by a backward from " + root + ", where the exercise asks for one from " + from;
+  hint = "Call " + from + ".backward() (and no backward from another tensor) before the snapshot.";
+  return true;
+}
+
 }  // namespace
 
 // A snapshots check with "at_backward": each record taken after as many
@@ -496,6 +546,8 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
       if (ref[i] != "backward") continue;
       const json got = i < mine.size() ? mine[i] : json(nullptr);
       if (got == "backward") {
+        if (root_elsewhere(c, student, snapshot_routes(student, label, "roots"), i, "the gradient in the snapshot \"" + label + "\"", o, hint))
+          return true;
         const json seeds = snapshot_routes(student, label, "seeds"), want = snapshot_routes(reference, label, "seeds");
         if (i < seeds.size() && i < want.size() &&
             started_elsewhere(seeds[i], want[i], "the gradient in the snapshot \"" + label + "\"", o, hint))

@@ -60,9 +60,11 @@ int list_exercises(std::ostream& os, const Course& course, const Style& st);
 // `grade check`: every solution scores full marks, and every fixture under
 // tests/fixtures/NAME/ gets exactly the verdict its .expect.json names.
 // (check.cpp) Files are graded by `jobs` workers; the lines come in the course's order.
+// Each exercise with variants is proven at `checked_variants` of them (its
+// solution scores full marks there, a copied fixture does not).
 // With `junit_dir`, also writes check-EXERCISE.xml there: a testcase per file.
-int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, const std::string& junit_dir,
-                 const Style& st);
+int check_course(std::ostream& os, const Course& course, const GradeRequest& base, int jobs, int checked_variants,
+                 const std::string& junit_dir, const Style& st);
 
 // `grade record`: runs each solution and writes its facts beside its rubric.
 int record_facts(std::ostream& os, const Course& course, const GradeRequest& base, const std::vector<std::string>& exercises,

@@ -127,6 +127,7 @@ struct Options {
   bool solution = false, as_json = false, no_colour = false, no_isolation = false, junit = false, gradescope = false,
        watch = false, github = false;
   int check_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int check_variants = 20;
   std::vector<std::string> record_only;
   std::string release_assignment;
   AutogradeRequest areq;
@@ -180,6 +181,10 @@ Subcommands add_course_commands(CLI::App& app, Options& o) {
                                         "under tests/fixtures/ gets exactly the verdict it names");
   c.check->add_option("--jobs,-j", o.check_jobs, "files graded at once (default: the number of cores)")
       ->check(CLI::Range(1, 256));
+  c.check->add_option("--variants", o.check_variants,
+                      "variants of each exercise proven: the solution scores full marks at each, a classmate's "
+                      "copy does not (default: 20, as many as `grade release --variants` hands out by default)")
+      ->check(CLI::Range(0, 10000));
   c.record = app.add_subcommand("record", "for instructors: run each solution and write the facts its checks read "
                                           "beside its rubric (solutions/EXERCISE.facts.json), so grading builds "
                                           "no reference; `grade check` says when they are stale");
@@ -454,7 +459,7 @@ int run(const Subcommands& c, Options& o) {
   if (!*c.list && !*c.merge && !*c.release) require_fence(base);
   if (*c.list) return list_exercises(std::cout, course, st);
   if (*c.check)
-    return check_course(std::cout, course, base, o.check_jobs, o.junit ? (o.out_dir.empty() ? "." : o.out_dir) : "", st);
+    return check_course(std::cout, course, base, o.check_jobs, o.check_variants, o.junit ? (o.out_dir.empty() ? "." : o.out_dir) : "", st);
   if (*c.autograde) return autograde_command(course, base, o);
   if (*c.release) return release_command(course, o, st);
   if (*c.personalise) return personalise_command(course, base, o, st);
@@ -475,7 +480,7 @@ int run(const Subcommands& c, Options& o) {
 void add_footers(const Subcommands& c) {
   const std::string usage = "  64  usage error (a bad option, a missing folder, a malformed roster or shard)\n";
   const std::string internal = "  70  internal error (the grader could not do its work; it says what)\n";
-  c.check->footer("Also takes: --jobs N, --junit with --out DIR (check-EXERCISE.xml), --course, --cache, "
+  c.check->footer("Also takes: --jobs N, --variants N, --junit with --out DIR (check-EXERCISE.xml), --course, --cache, "
                   "--no-isolation\n\nExit codes:\n  0   every solution, starter and fixture is as declared\n"
                   "  1   some solution or fixture is not, or some facts are stale (each is named)\n" + usage + internal);
   c.record->footer("Also takes: --course, --cache, --no-isolation\n\nExit codes:\n  0   the facts are written\n" +

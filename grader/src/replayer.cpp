@@ -106,6 +106,7 @@ void Replayer::made(const json& e, bool taint) {
   l = {};
   l.from.insert(t.unsafeGetTensorImpl());
   l.made_by = kind == "new" ? e.value("op", std::string("new")) : kind;
+  l.from_param = t.requires_grad();
 }
 
 // A random in-place fill: the values it left, written into the replay's
@@ -222,7 +223,14 @@ void Replayer::op(const json& e) {
     for (const auto& [t, g, version] : before) {
       const Tensor& now = t.grad();
       if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version)) {
-        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, seed};
+        // How many backward passes have added up in this gradient: one more
+        // than before when the last writer was a backward and nothing zeroed
+        // or replaced it since, else this pass alone.
+        json counted = seed;
+        auto prev = grad_origin.find(t.unsafeGetTensorImpl());
+        const bool adds = g != nullptr && prev != grad_origin.end() && prev->second.how == "backward";
+        if (counted.is_object()) counted["passes"] = adds ? prev->second.seed.value("passes", 1) + 1 : 1;
+        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted};
         gradient_given(t, now);
       }
     }
@@ -269,6 +277,7 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
     }
     l.ops.insert(name);
+    if (name == "requires_grad_") l.from_param = true;
     watch_update(inputs_[0]);
     const int changes = ++then_[self].changes;
     auto shaken = tensors_.find(perturb.tensor);
@@ -278,8 +287,11 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     // A change through a tensor outside autograd (data(), a detached alias)
     // builds no graph, as one under no_grad does.
     const bool untracked = no_grad || !inputs_[0].requires_grad();
-    if (name != "requires_grad_" && name != "detach_")
-      updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1}});
+    if (name != "requires_grad_" && name != "detach_") {
+      auto o = own_grad ? grad_origin.find(self) : grad_origin.end();
+      updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1,
+                                o == grad_origin.end() ? std::string() : o->second.how}});
+    }
     return;
   }
   for (size_t k = 0; k < out.tensors.size(); ++k) {
@@ -314,6 +326,8 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
         merge(l.grad_of, o.grad_of);
         merge(l.via_grad, o.via_grad);
         l.built_graph |= o.built_graph || (!no_grad && in.requires_grad());
+        l.from_param |= o.from_param;
+        l.grad_mode_on_param |= o.grad_mode_on_param || (!no_grad && o.from_param);
       }
     }
     l.ops.insert(name);
@@ -403,6 +417,7 @@ void Replayer::lab(const json& e) {
     if (o) record_routes[label]["grad"] = o->how;
     record_routes[label]["grads"].push_back(o ? json(o->how) : json(nullptr));
     record_routes[label]["seeds"].push_back(o ? o->seed : json(nullptr));
+    record_roots[label].push_back(o ? o->root : Tensor());
   } else if (kind == "value") {
     const json& value = e.at("value");
     // A number the program records is one its tensors gave (item()), not
@@ -523,6 +538,19 @@ std::string Replayer::restated(const Tensor& root) const {
   return "";
 }
 
+// A backward's root as the checks name it: the named tensor it is, and the
+// named tensor it only restates, when it does (f.sum().backward() on a
+// scalar f, f.reshape({1}), f.clone() are a backward from f too; f * 0 + 3 * q
+// is not). Null for no root.
+json Replayer::root_name(const Tensor& root) const {
+  if (!root.defined()) return nullptr;
+  json r = {{"name", nullptr}};
+  for (const auto& [n, t] : named)
+    if (t.defined() && t.is_same(root)) r["name"] = n;
+  if (const std::string of = restated(root); !of.empty()) r["restates"] = of;
+  return r;
+}
+
 json Replayer::provenance() const {
   json out = json::object();
   auto names_of = [&](const std::set<const gradlab::TensorImpl*>& impls) {
@@ -539,13 +567,9 @@ json Replayer::provenance() const {
     if (it != grad_origin.end()) {
       p["grad"] = it->second.how;
       if (it->second.root.defined()) {
-        p["root"] = nullptr;
-        for (const auto& [n, r] : named)
-          if (r.defined() && r.is_same(it->second.root)) p["root"] = n;
-        // And the named tensor the root only restates, when it does:
-        // f.sum().backward() on a scalar f, f.reshape({1}), f.clone() are a
-        // backward from f too; f * 0 + 3 * q is not.
-        if (const std::string of = restated(it->second.root); !of.empty()) p["root_restates"] = of;
+        const json root = root_name(it->second.root);
+        p["root"] = root.value("name", json());
+        if (root.contains("restates")) p["root_restates"] = root["restates"];
         p["seed"] = it->second.seed;
       }
     }
@@ -554,6 +578,7 @@ json Replayer::provenance() const {
       p["made_by"] = l->second.made_by;
       p["no_grad"] = l->second.no_grad;
       p["built_graph"] = l->second.built_graph;
+      p["grad_mode_on_param"] = l->second.grad_mode_on_param;
       std::set<const gradlab::TensorImpl*> from = l->second.from;
       from.insert(l->second.via_grad.begin(), l->second.via_grad.end());
       p["from"] = names_of(from);
@@ -566,13 +591,17 @@ json Replayer::provenance() const {
     for (const auto& [target, up] : updates)
       if (target->storage.get() == impl->storage.get())
         us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"grad_mode_off", up.grad_mode_off}, {"from_own_grad", up.from_own_grad},
-                      {"by_number", up.by_number}, {"through", names_of({target})}});
+                      {"by_number", up.by_number}, {"grad_how", up.grad_how}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
     out[name] = p;
   }
   // What the op that raised each recorded error read was computed from.
   json routes = record_routes;
   for (const auto& [label, from] : error_sources_) routes[label]["error_from"] = names_of(from);
+  for (const auto& [label, roots] : record_roots) {
+    json& r = routes[label]["roots"] = json::array();
+    for (const Tensor& root : roots) r.push_back(root_name(root));
+  }
   return {{"tensors", out}, {"records", routes}};
 }
 

@@ -114,6 +114,13 @@ class Replayer final : public replay::Tensors {
     // a tensor that requires grad): (x * w).detach() under a guard did, though
     // its last op ran there.
     bool built_graph = false;
+    // Whether it comes from a tensor made to require grad (a parameter, even
+    // one whose requires_grad was switched off later), and whether an op on
+    // the way ran on such a tensor with grad mode on: a prediction computed
+    // with w.requires_grad_(false) records no graph either, but no_grad it
+    // is not.
+    bool from_param = false;
+    bool grad_mode_on_param = false;
   };
   struct Update {
     std::string op;
@@ -121,6 +128,9 @@ class Replayer final : public replay::Tensors {
     bool grad_mode_off = false;  // made with grad mode off (NoGradGuard), whatever it went through
     bool from_own_grad = false;
     bool by_number = false;  // no tensor but the target: a number worked out in C++
+    // How the gradient it read came to be ("backward", "set by hand", ...),
+    // when it read one of the target's.
+    std::string grad_how;
   };
   std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
   std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
@@ -165,8 +175,12 @@ class Replayer final : public replay::Tensors {
   std::set<const gradlab::TensorImpl*> versions_of(const Tensor& source) const;
   void check_values();
   json record_routes = json::object();
+  // The roots of the backward passes that wrote each snapshot's gradient, in
+  // order (undefined where none did): named once the program has named them.
+  std::map<std::string, std::vector<Tensor>> record_roots;
   // The named tensor a backward's root only restates, or "" (replayer.cpp).
   std::string restated(const Tensor& root) const;
+  json root_name(const Tensor& root) const;
   json provenance() const;
 
  private:

@@ -30,13 +30,13 @@ const std::map<std::string, KindSpec>& kinds() {
       {"dtype", {{"tensor"}, {"expected"}}},
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
       {"graph", {{"tensor"}, {}}},
-      {"snapshots", {{"labels"}, {"fields", "source", "at_backward"}}},
+      {"snapshots", {{"labels"}, {"fields", "source", "at_backward", "from"}}},
       {"error", {{"label"}, {"contains", "on"}}},
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
-      {"gradcheck", {{"probe"}, {}}},
+      {"gradcheck", {{"probe"}, {"same_node"}}},
       // The program's own function on the grader's inputs, against the reference's.
-      {"probe_cases", {{"probe"}, {}}},
+      {"probe_cases", {{"probe"}, {"same_node"}}},
       {"stdout", {{}, {}}},
       // How a tensor came to be, from the replay of the program's op tape.
       {"derives_from", {{"tensor", "source"}, {"through"}}},
@@ -316,6 +316,7 @@ void check_kind_fields(const json& c, const Check& ch, const std::set<std::strin
       if (!l.is_string()) fail(path, at + ".labels", "must hold strings, found " + type_name(l));
   }
   if (c.contains("at_backward")) field(c, "at_backward", path, at, json::value_t::boolean);
+  if (c.contains("same_node")) field(c, "same_node", path, at, json::value_t::boolean);
   if (c.contains("fields")) {
     static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
                                                 "grad_fn", "version", "shape", "dtype"};

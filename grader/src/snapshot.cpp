@@ -306,7 +306,7 @@ void nested_numbers(const json& v, const std::string& at, size_t depth) {
 void probe_case(const json& c, const std::string& at) {
   object(c, at);
   keys(c, at, {{"input", false}, {"values", false}, {"shape", false}, {"grad_output", false}, {"grad", false},
-               {"graph", false}, {"expression", false}, {"output", false}, {"error", false}});
+               {"graph", false}, {"expression", false}, {"output", false}, {"error", false}, {"grad_fn", false}});
   if (c.contains("input")) nested_numbers(c["input"], field(at, "input"), 0);
   for (const char* k : {"values", "grad_output", "grad"})
     if (c.contains(k) && !c[k].is_null()) {
@@ -316,6 +316,7 @@ void probe_case(const json& c, const std::string& at) {
   if (c.contains("shape")) shape(c["shape"], field(at, "shape"));
   for (const char* k : {"graph", "expression"})
     if (c.contains(k)) string_of(c[k], field(at, k));
+  if (c.contains("grad_fn") && !c["grad_fn"].is_null()) string_of(c["grad_fn"], field(at, "grad_fn"));
   for (const char* k : {"output", "error"})
     if (c.contains(k)) string_of(c[k], field(at, k), kMaxTextBytes);
 }
@@ -323,7 +324,7 @@ void probe_case(const json& c, const std::string& at) {
 void probe(const json& p, const std::string& at) {
   object(p, at);
   keys(p, at, {{"ok", true}, {"error", false}, {"max_abs_error", false}, {"inputs", false}, {"outputs", false}, {"after", false},
-               {"cases", false}});
+               {"cases", false}, {"grad_fn", false}});
   if (p.contains("cases")) {
     const json& cs = array(p["cases"], field(at, "cases"), 64);
     for (size_t i = 0; i < cs.size(); ++i) probe_case(cs[i], item(field(at, "cases"), i));
@@ -331,6 +332,7 @@ void probe(const json& p, const std::string& at) {
   boolean(p["ok"], field(at, "ok"));
   if (p.contains("error")) string_of(p["error"], field(at, "error"), kMaxTextBytes);
   if (p.contains("max_abs_error")) number(p["max_abs_error"], field(at, "max_abs_error"));
+  if (p.contains("grad_fn") && !p["grad_fn"].is_null()) string_of(p["grad_fn"], field(at, "grad_fn"));
   for (const char* k : {"inputs", "outputs"})
     if (p.contains(k)) count(p[k], field(at, k));
   if (!p.contains("after")) return;
