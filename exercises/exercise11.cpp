@@ -22,7 +22,8 @@
 //
 // The grader compares what your program prints with the reference's output,
 // and runs your walk_graph on graphs of its own (a null edge, a deeper chain,
-// a node with three inputs, a leaf's null grad_fn): write it for any graph.
+// a node with three inputs, a leaf's null grad_fn, and graphs it makes up
+// for your file): write it for any graph.
 //
 // Submit: fill in the blanks, then run `./grade exercise11`.
 #include <gradlab/lab.h>

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "facts_of.h"
+#include "random_graphs.h"
 
 namespace lab::probes {
 
@@ -309,30 +310,42 @@ inline bool known_graph(const std::string& name) {
 // The walker on each of the grader's graphs p["graphs"] (by name, built
 // here), from the root at depth 0, with what it printed (std::cout and
 // printf alike): {"cases": [{"graph", "expression", "output"} or {... "error"}]}.
+// Then on p["random"] graphs made up from p["seed"] (random_graphs.h), which
+// the grader picks for each program.
 inline json walk(const Walker& f, const json& p) {
-  const json& graphs = p.at("graphs");
-  std::vector<const detail::Graph*> chosen;
-  for (const auto& name : graphs) {
+  struct Chosen {
+    json head;  // what the case says of its graph
+    std::function<torch::Tensor()> build;
+  };
+  std::vector<Chosen> chosen;
+  for (const auto& name : p.at("graphs")) {
     const detail::Graph* g = nullptr;
     for (const detail::Graph& k : detail::kGraphs)
       if (name == k.name) g = &k;
     if (!g) throw std::runtime_error("no graph named " + name.dump());
-    chosen.push_back(g);
+    chosen.push_back({{{"graph", g->name}, {"expression", g->expression}}, g->build});
+  }
+  const int64_t random = p.value("random", 0), seed = p.value("seed", 0);
+  for (int64_t r = 0; r < random; ++r) {
+    const uint64_t s = static_cast<uint64_t>(seed + r);
+    chosen.push_back({{{"graph", "random"}, {"seed", seed + r}, {"expression", graphs::random_graph(s).expression}},
+                      [s] { return graphs::random_graph(s).root; }});
   }
   // Each graph is walked in kRounds rounds, each in an order of its own: a
   // walker that prints by how many times it was called, not by the graph,
   // passes a round by luck (one order in 24 for four graphs) but not three,
   // and prints something else for the same graph on the way.
   constexpr int kRounds = 3;
-  json cases = json(graphs.size(), json(nullptr));
+  json cases = json(chosen.size(), json(nullptr));
   for (int round = 0; round < kRounds; ++round)
-    for (size_t k : detail::shuffled(graphs.size())) {
+    for (size_t k : detail::shuffled(chosen.size())) {
       if (round > 0 && cases[k].contains("error")) continue;
-      torch::Tensor root = chosen[k]->build();
+      torch::Tensor root = chosen[k].build();
       std::string text;
       const std::string why = detail::captured([&] { f(root.grad_fn(), 0); }, text);
       if (round == 0) {
-        cases[k] = {{"graph", chosen[k]->name}, {"expression", chosen[k]->expression}, {"output", text}};
+        cases[k] = chosen[k].head;
+        cases[k]["output"] = text;
         if (!why.empty()) cases[k]["error"] = why;
       } else if (!why.empty()) {
         cases[k]["error"] = "walked again, " + why;

@@ -6,6 +6,7 @@
 // named with its input, so the student can try it.
 #include <algorithm>
 
+#include "../harness/random_graphs.h"
 #include "checks_internal.h"
 
 namespace grader::check_detail {
@@ -84,6 +85,28 @@ std::string walk_differs(const json& mine, const json& ref, const std::string& f
          "; a walk right on the statement's graph is not right on every graph";
 }
 
+// What a walk prints on a graph, as the probe's "line" says each node's line
+// reads (${depth}, ${indent}: as many spaces, ${name}): the node, then each
+// next edge's function one level deeper; a null one prints nothing.
+void render_walk(const std::shared_ptr<torch::autograd::Node>& node, int depth, const std::string& line, std::string& out) {
+  if (!node) return;
+  std::string l = line;
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"${depth}", std::to_string(depth)},
+                                   {"${indent}", std::string(static_cast<size_t>(depth), ' ')}, {"${name}", node->name()}})
+    for (size_t at = 0; (at = l.find(key, at)) != std::string::npos; at += value.size()) l.replace(at, key.size(), value);
+  out += l + "\n";
+  for (const auto& e : node->next_edges()) render_walk(e.function, depth + 1, line, out);
+}
+
+// The case a walk on a made-up graph must give: the graph the grader asked
+// for (its seed, not the one the program says), walked as "line" says.
+json made_up_case(const json& probe, int64_t seed) {
+  const lab::probes::graphs::Built g = lab::probes::graphs::random_graph(static_cast<uint64_t>(seed));
+  std::string out;
+  render_walk(g.root.grad_fn(), 0, probe.value("line", ""), out);
+  return {{"graph", "random"}, {"seed", seed}, {"expression", g.expression}, {"output", out}};
+}
+
 }  // namespace
 
 Outcome check_probe_cases(const Check& c, const Rubric& rubric, const json& student, const json& reference) {
@@ -108,17 +131,32 @@ Outcome check_probe_cases(const Check& c, const Rubric& rubric, const json& stud
   }
   const json& sc = sp["cases"];
   std::string fn;
+  json probe;
   for (const auto& p : rubric.probes)
-    if (p.value("id", "") == id) fn = p.value("function", "");
+    if (p.value("id", "") == id) fn = p.value("function", ""), probe = p;
   if (fn.empty()) fn = "the function";
+  int64_t made_up = 0;
   for (size_t i = 0; i < rc.size(); ++i) {
     if (i >= sc.size()) {
       o.found = std::to_string(sc.size()) + " cases";
       o.message = "the probe stopped after " + std::to_string(sc.size()) + " of " + std::to_string(rc.size()) + " cases";
       return o;
     }
+    json ref = rc[i];
+    if (ref.value("graph", "") == "random") {
+      // The reference's walk of its own made-up graph proves "line" right;
+      // the student's is held to the graph the grader asked it.
+      if (!rp.contains("seed") || !sp.contains("seed")) rubric_bug(c, "the probe "" + id + "" made up graphs the grader did not ask for");
+      const json mine = made_up_case(probe, rp["seed"].get<int64_t>() + made_up);
+      if (normalise_output(mine["output"]) != normalise_output(ref.value("output", "")))
+        rubric_bug(c, "the probe "" + id + ""'s line " + probe.value("line", json()).dump() +
+                          " does not give what the reference's walker printed on " + ref.value("expression", "") + ": " +
+                          first_difference(normalise_output(mine["output"]), normalise_output(ref.value("output", ""))));
+      ref = made_up_case(probe, sp["seed"].get<int64_t>() + made_up++);
+    }
     json found;
-    o.message = rc[i].contains("graph") ? walk_differs(sc[i], rc[i], fn, found) : call_differs(sc[i], rc[i], c.tol, fn, c.spec.value("same_node", false), found);
+    o.message = ref.contains("graph") ? walk_differs(sc[i], ref, fn, found)
+                                      : call_differs(sc[i], ref, c.tol, fn, c.spec.value("same_node", false), found);
     if (!o.message.empty()) {
       o.found = found;
       return o;

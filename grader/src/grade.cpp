@@ -97,11 +97,43 @@ void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric
   snap["computation"] = std::move(v.computation);
 }
 
+// The seed of the graphs the walk probes make up for a program (a hash of
+// its compile cache entry's name, itself a hash of its source and
+// toolchain): the same file is asked the same graphs, another file other
+// ones, and no file can know its own before it is written.
+int64_t graphs_seed(const std::string& program) {
+  const std::string key = fs::path(program).parent_path().filename().string();
+  uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  return static_cast<int64_t>(h & 0x3fffffff);
+}
+
+bool makes_up_graphs(const json& probe) { return probe.value("kind", "") == "walk" && probe.value("random", 0) > 0; }
+
+// The rubric's probes as the program is asked them: each walk probe that
+// makes up graphs with this program's seed.
+json probes_asked(const json& probes, int64_t seed) {
+  json asked = probes;
+  for (auto& p : asked)
+    if (makes_up_graphs(p)) p["seed"] = seed;
+  return asked;
+}
+
+// The grader's own word on which graphs it asked, beside the program's
+// answer (a program cannot claim a "seed": its snapshot would be refused).
+void note_seeds(json& snap, const json& probes, int64_t seed) {
+  if (!snap.is_object() || !snap.contains("probes") || !snap["probes"].is_object()) return;
+  for (const auto& p : probes)
+    if (makes_up_graphs(p) && snap["probes"].contains(p.value("id", "")) && snap["probes"][p.value("id", "")].is_object())
+      snap["probes"][p.value("id", "")]["seed"] = seed;
+}
+
 Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate,
                 const std::string& device, bool taped, const json& given) {
   Run run;
   const std::string token = nonce();
-  const json request = {{"probes", rubric.probes}, {"device", device}, {"given", given}};
+  const int64_t seed = graphs_seed(program);
+  const json request = {{"probes", probes_asked(rubric.probes, seed)}, {"device", device}, {"given", given}};
   SandboxSpec spec;
   spec.program = program;
   spec.request = request.dump();
@@ -186,6 +218,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
     if (snap["status"] == "exception") {
       snap["stdout"] = o.out;
       replace_with_replay(snap, channel.tape, rubric, taped, token);
+      note_seeds(snap, rubric.probes, seed);
       run.snapshot = std::move(snap);
     }
   } else if (o.exit_code != 0) {
@@ -195,6 +228,7 @@ Run run_program(const std::string& program, const Rubric& rubric, const Limits& 
     r.status = RunStatus::Ok;
     snap["stdout"] = o.out;
     replace_with_replay(snap, channel.tape, rubric, taped, token);
+    note_seeds(snap, rubric.probes, seed);
     run.snapshot = std::move(snap);
   }
   return run;

@@ -287,6 +287,16 @@ std::set<std::string> parse_probes(const json& j, const std::string& path, Rubri
           if (!g.is_string() || !kWalkGraphs.count(g.get<std::string>()))
             fail(path, where + ".graphs", "unknown graph " + g.dump() +
                                               " (known: unused-input, deep-chain, three-inputs, leaf)");
+        // Graphs made up for each program: their walk is rendered from
+        // "line", which must say where each node's name goes.
+        if (ps[i].contains("random")) {
+          const json& n = ps[i]["random"];
+          if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > 8)
+            fail(path, where + ".random", "must be 0 to 8 graphs (a whole number), found " + n.dump());
+          const std::string line = string_field(ps[i], "line", path, where);
+          if (line.find("${name}") == std::string::npos)
+            fail(path, where + ".line", "must say where the node's name goes with ${name} (and may use ${depth}, ${indent}), found \"" + line + "\"");
+        }
       }
       if (!probe_ids.insert(id).second) fail(path, where + ".id", "probe id \"" + id + "\" is used twice");
     }

@@ -306,7 +306,9 @@ void nested_numbers(const json& v, const std::string& at, size_t depth) {
 void probe_case(const json& c, const std::string& at) {
   object(c, at);
   keys(c, at, {{"input", false}, {"values", false}, {"shape", false}, {"grad_output", false}, {"grad", false},
-               {"graph", false}, {"expression", false}, {"output", false}, {"error", false}, {"grad_fn", false}});
+               {"graph", false}, {"expression", false}, {"output", false}, {"error", false}, {"grad_fn", false},
+               {"seed", false}});
+  if (c.contains("seed")) count(c["seed"], field(at, "seed"));
   if (c.contains("input")) nested_numbers(c["input"], field(at, "input"), 0);
   for (const char* k : {"values", "grad_output", "grad"})
     if (c.contains(k) && !c[k].is_null()) {

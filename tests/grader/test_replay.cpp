@@ -5,9 +5,11 @@
 #include <gradlab/tape.h>
 #include <torch/torch.h>
 
+#include <set>
 #include <string>
 
 #include "../../grader/harness/facts_of.h"
+#include "../../grader/harness/random_graphs.h"
 #include "catch_compat.h"
 #include "replay.h"
 
@@ -300,4 +302,20 @@ TEST_CASE("a records shadow tells a loss read from the parameters from one multi
   }
   // The base replay's records keep the program's numbers.
   CHECK(read == typed);
+}
+
+// The graphs a walk probe makes up (grader/harness/random_graphs.h): the same
+// seed gives the same graph on both sides, and seeds give many shapes, each
+// with a graph to walk.
+TEST_CASE("made-up graphs are the same for a seed, and many for many seeds", "[probes]") {
+  namespace g = lab::probes::graphs;
+  std::set<std::string> shapes;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    const g::Built one = g::random_graph(seed), again = g::random_graph(seed);
+    REQUIRE(one.root.grad_fn() != nullptr);
+    CHECK(one.expression == again.expression);
+    CHECK(one.root.item<double>() == again.root.item<double>());
+    shapes.insert(one.expression);
+  }
+  CHECK(shapes.size() > 150);
 }

@@ -98,6 +98,18 @@ TEST_CASE("malformed rubrics name the file and the field", "[rubric]") {
   j["probes"][0]["graphs"] = {"leaf", "deep-chain"};
   j["checks"][0] = {{"id", "w"}, {"kind", "probe_cases"}, {"name", "n"}, {"probe", "w"}};
   CHECK(error_of(j).empty());
+  // Made-up graphs need a line that says where each node's name goes.
+  j["probes"][0]["random"] = 3;
+  CHECK_THAT(error_of(j), Catch::Contains("probes[0]: missing field \"line\""));
+  j["probes"][0]["line"] = "${depth} ${indent}";
+  CHECK_THAT(error_of(j), Catch::Contains("probes[0].line: must say where the node's name goes with ${name}"));
+  j["probes"][0]["line"] = "${depth} ${indent} ${name}";
+  CHECK(error_of(j).empty());
+  j["probes"][0]["random"] = 9;
+  CHECK_THAT(error_of(j), Catch::Contains("probes[0].random: must be 0 to 8 graphs (a whole number), found 9"));
+  j["probes"][0]["random"] = "3";
+  CHECK_THAT(error_of(j), Catch::Contains("probes[0].random: must be 0 to 8 graphs (a whole number), found \"3\""));
+  j["probes"][0]["random"] = 3;
   j["probes"] = json::array({{{"id", "c"}, {"kind", "call"}, {"function", "f"}, {"inputs", json::array()}}});
   CHECK_THAT(error_of(j), Catch::Contains("probes[0].inputs: must hold 1 to 16 inputs"));
 
