@@ -30,6 +30,13 @@ struct Tape {
   Chain mask;
   // Grad slots the program was handed (owner, what the slot held then).
   std::vector<std::pair<Tensor, TensorImpl*>> slots;
+  // The grad slot of every tensor that can hold a gradient (a leaf that
+  // requires grad, or one that retains it), watched without keeping the
+  // tensor alive: a gradient written through impl->grad, a slot no
+  // mutable_grad() ever handed out, is written as set_grad too. Each entry
+  // goes with its tensor (forget).
+  std::vector<std::pair<const TensorImpl*, TensorImpl*>> held;
+  std::unordered_map<const TensorImpl*, size_t> held_at;
   // Which tensor each number was given to, and each tensor's number, kept
   // here rather than believed from TensorImpl::tape_id alone: that field is
   // the program's to write, and a tensor that claimed another's number
@@ -86,6 +93,7 @@ void append_number(std::string& s, double v, bool force_float) {
 }
 
 void check_slots();
+void watch_if_grad_capable(const Tensor& t, bool given);
 }  // namespace
 
 bool grad_enabled() { return !::gradlab::detail::t_modes.grad_disabled; }
@@ -124,6 +132,8 @@ void start(Sink* sink, const std::string& key) {
   t.overflowed = false;
   t.forged = false;
   t.slots.clear();
+  t.held.clear();
+  t.held_at.clear();
   detail::g_sink = sink;
 }
 
@@ -131,8 +141,17 @@ namespace detail {
 void forget(const TensorImpl* impl, uint64_t id) {
   Tape& t = tape();
   std::lock_guard<std::mutex> lock(t.mu);
-  if (id < t.owner.size() && t.owner[id] == impl) t.owner[id] = nullptr;
+  if (id != 0 && id < t.owner.size() && t.owner[id] == impl) t.owner[id] = nullptr;
   t.number_of.erase(impl);
+  if (auto at = t.held_at.find(impl); at != t.held_at.end()) {
+    const size_t k = at->second;
+    t.held_at.erase(at);
+    if (k + 1 != t.held.size()) {
+      t.held[k] = t.held.back();
+      t.held_at[t.held[k].first] = k;
+    }
+    t.held.pop_back();
+  }
 }
 }  // namespace detail
 
@@ -144,6 +163,8 @@ void stop() {
   }
   detail::g_sink = nullptr;
   tape().slots.clear();
+  tape().held.clear();
+  tape().held_at.clear();
 }
 
 Event::Event(const char* kind) : s_("{\"e\":\"") {
@@ -262,12 +283,15 @@ Event& Event::tensor(const Tensor& t) {
     g.contents(t);
     g.write();
   }
+  watch_if_grad_capable(t, fresh);
   return integer(static_cast<int64_t>(id));
 }
 
 Event& Event::output(const Tensor& t) {
   if (!t.defined()) return null();
-  return integer(static_cast<int64_t>(tape_number(t)));
+  const uint64_t id = tape_number(t);
+  watch_if_grad_capable(t, false);
+  return integer(static_cast<int64_t>(id));
 }
 
 Event& Event::contents(const Tensor& t) {
@@ -408,28 +432,68 @@ void watch_grad_slot(const Tensor& owner) {
 void slots_before() { check_slots(); }
 
 void slots_after() {
-  for (auto& [owner, held] : tape().slots) held = owner.unsafeGetTensorImpl()->grad.get();
+  Tape& t = tape();
+  for (auto& [owner, held] : t.slots) held = owner.unsafeGetTensorImpl()->grad.get();
+  std::lock_guard<std::mutex> lock(t.mu);
+  for (auto& [impl, held] : t.held) held = impl->grad.get();
 }
 
 namespace {
 // A slot that holds another tensor than it did after the last taped call:
 // the program assigned to mutable_grad() in between. Written before the
 // next call's event.
+void write_set_grad(const Tensor& owner) {
+  Event e("set_grad");
+  e.key("of").tensor(owner).key("to");
+  if (owner.unsafeGetTensorImpl()->grad) e.tensor(Tensor(owner.unsafeGetTensorImpl()->grad));
+  else e.null();
+  e.write();
+}
+
 void check_slots() {
   Tape& t = tape();
-  if (t.slots.empty() || t.checking_slots) return;
+  if ((t.slots.empty() && t.held.empty()) || t.checking_slots) return;
   t.checking_slots = true;
   for (auto& [owner, held] : t.slots) {
     TensorImpl* now = owner.unsafeGetTensorImpl()->grad.get();
     if (now == held) continue;
     held = now;
-    Event e("set_grad");
-    e.key("of").tensor(owner).key("to");
-    if (now) e.tensor(Tensor(owner.unsafeGetTensorImpl()->grad));
-    else e.null();
-    e.write();
+    write_set_grad(owner);
   }
+  // The watched tensors whose slot changed, held for the writing (which
+  // numbers tensors, under the same lock).
+  std::vector<Tensor> changed;
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    for (auto& [impl, held] : t.held) {
+      if (impl->grad.get() == held) continue;
+      held = impl->grad.get();
+      changed.emplace_back(IntrusivePtr<TensorImpl>(const_cast<TensorImpl*>(impl)));
+    }
+  }
+  for (const Tensor& owner : changed) write_set_grad(owner);
   t.checking_slots = false;
+}
+
+// A tensor the tape writes that can hold a gradient joins the watched ones.
+// First seen as given (made where the tape does not look) with a gradient
+// already, that gradient was set by hand.
+constexpr size_t kMaxHeldSlots = size_t{1} << 16;
+void watch_if_grad_capable(const Tensor& t, bool given) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (!t.requires_grad() || !(t.is_leaf() || impl->retains_grad)) return;
+  Tape& tp = tape();
+  {
+    std::lock_guard<std::mutex> lock(tp.mu);
+    if (tp.held_at.count(impl)) return;
+    if (tp.held.size() >= kMaxHeldSlots) {
+      tp.overflowed = true;  // more than an exercise holds: the tape says it is incomplete
+      return;
+    }
+    tp.held_at[impl] = tp.held.size();
+    tp.held.emplace_back(impl, impl->grad.get());
+  }
+  if (given && impl->grad) write_set_grad(t);
 }
 }  // namespace
 

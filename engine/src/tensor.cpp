@@ -51,7 +51,9 @@ IntrusivePtr<StorageImpl> allocate_storage(size_t nbytes, Device device) { retur
 TensorImpl::~TensorImpl() {
   // Taped once, forgotten always (even with no tape on now): its address may
   // come back as another tensor's under a later tape.
-  if (tape_id != 0) tape::detail::forget(this, tape_id);
+  // (And while a tape is on, whatever its number says: a number the
+  // program wiped must not leave the tape watching a slot that is gone.)
+  if (tape_id != 0 || tape::detail::g_sink) tape::detail::forget(this, tape_id);
   if (hooks) hooks->owner = nullptr;
   if (parked_accumulator) autograd::impl::delete_parked_accumulator(parked_accumulator);
 }

@@ -501,12 +501,14 @@ void store(const fs::path& tmp, const fs::path& dir, BuildOutcome& b) {
 BuildOutcome build_program(const BuildRequest& req) {
   BuildOutcome b;
   const auto start = std::chrono::steady_clock::now();
-  auto finish = [&] {
-    b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return b;
-  };
   std::error_code ec;
   const std::string source = read_file(req.source).value_or("");
+  const std::string source_hash = sha256_hex(source);
+  auto finish = [&] {
+    b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    b.source_sha256 = source_hash;
+    return b;
+  };
   const std::string tool_key = toolchain_key(req.engine);
   const std::string key = sha256_hex(tool_key + "\n" + req.function + "\n" + req.source + "\n" +
                                      (req.guarded ? "guard " + std::to_string(kGuardVersion) : "trusted") + "\n" + source);

@@ -30,6 +30,7 @@ struct BuildOutcome {
   std::string diagnostics;  // compiler and linker output, plus our hint for common link errors
   double seconds = 0;
   std::string failure;      // the grader could not even try (cache not writable, compiler missing)
+  std::string source_sha256;  // of the file's text: what the program is, whatever built it
 };
 
 BuildOutcome build_program(const BuildRequest& req);

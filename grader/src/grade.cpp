@@ -97,15 +97,12 @@ void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric
   snap["computation"] = std::move(v.computation);
 }
 
-// The seed of the graphs the walk probes make up for a program (a hash of
-// its compile cache entry's name, itself a hash of its source and
-// toolchain): the same file is asked the same graphs, another file other
-// ones, and no file can know its own before it is written.
-int64_t graphs_seed(const std::string& program) {
-  const std::string key = fs::path(program).parent_path().filename().string();
-  uint64_t h = 1469598103934665603ull;
-  for (const unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-  return static_cast<int64_t>(h & 0x3fffffff);
+// The seed of the graphs the walk probes make up for a program: from the
+// sha256 of its source, so the same file is asked the same graphs (whatever
+// grader built it), another file other ones, and no file can know its own
+// before it is written.
+int64_t graphs_seed(const std::string& source_sha256) {
+  return source_sha256.size() >= 7 ? static_cast<int64_t>(std::stoull(source_sha256.substr(0, 7), nullptr, 16)) : 0;
 }
 
 bool makes_up_graphs(const json& probe) { return probe.value("kind", "") == "walk" && probe.value("random", 0) > 0; }
@@ -128,11 +125,12 @@ void note_seeds(json& snap, const json& probes, int64_t seed) {
       snap["probes"][p.value("id", "")]["seed"] = seed;
 }
 
-Run run_program(const std::string& program, const Rubric& rubric, const Limits& limits, bool isolate,
+Run run_program(const BuildOutcome& built, const Rubric& rubric, const Limits& limits, bool isolate,
                 const std::string& device, bool taped, const json& given) {
+  const std::string& program = built.program;
   Run run;
   const std::string token = nonce();
-  const int64_t seed = graphs_seed(program);
+  const int64_t seed = graphs_seed(built.source_sha256);
   const json request = {{"probes", probes_asked(rubric.probes, seed)}, {"device", device}, {"given", given}};
   SandboxSpec spec;
   spec.program = program;
@@ -272,7 +270,7 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
       // a damaged cache entry: run again
     }
   }
-  Run ref = run_program(b.program, rubric, rubric.limits, isolate, "cpu", /*taped=*/true, given);
+  Run ref = run_program(b, rubric, rubric.limits, isolate, "cpu", /*taped=*/true, given);
   if (ref.info.status != RunStatus::Ok)
     throw InternalError("the reference solution did not run cleanly (" + name(ref.info.status) + "): " + ref.info.message +
                         (ref.info.stderr_text.empty() ? "" : "\n" + ref.info.stderr_text));
@@ -521,7 +519,7 @@ Result grade(const Rubric& full_rubric, const GradeRequest& req) {
     res.checks = not_run(rubric, "the file does not compile");
     return done();
   }
-  Run student = run_program(b.student.program, rubric, run_limits(rubric, req), req.isolate, req.device,
+  Run student = run_program(b.student, rubric, run_limits(rubric, req), req.isolate, req.device,
                             /*taped=*/req.engine != "libtorch", given);
   res.run = student.info;
   res.run.line = exception_line(b.student, student);
