@@ -89,7 +89,7 @@ std::string walk_differs(const json& mine, const json& ref, const std::string& f
 // reads (${depth}, ${indent}: as many spaces, ${name}): the node, then each
 // next edge's function one level deeper; a null one prints nothing.
 void render_walk(const std::shared_ptr<torch::autograd::Node>& node, int depth, const std::string& line, std::string& out) {
-  if (!node) return;
+  if (node == nullptr) return;  // (a null edge: nothing printed)
   std::string l = line;
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"${depth}", std::to_string(depth)},
                                    {"${indent}", std::string(static_cast<size_t>(depth), ' ')}, {"${name}", node->name()}})
