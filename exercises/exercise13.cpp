@@ -10,7 +10,7 @@
 //   1. forward: compute the output, save it for backward (saving the output
 //      rather than the input means backward does not recompute σ).
 //   2. backward: read the saved output y and return grad_output · y · (1 − y).
-//   3. In exercise13: y = MySigmoid::apply(x) for x = [−1, 0, 2] (requires
+//   3. In exercise13: y = MySigmoid::apply(x) for x = [-1, 0, 2] (requires
 //      grad), then backpropagate from y.sum(). y's grad_fn is the node
 //      autograd made for your function: torch::autograd::CppNode<MySigmoid>.
 //

@@ -19,7 +19,8 @@ struct MySigmoid : torch::autograd::Function<MySigmoid> {
 };
 
 void exercise13(lab::Lab& lab) {
-  torch::Tensor x = torch::tensor({-1.0, 0.0, 2.0}, torch::requires_grad());
+  // The statement's numbers: the lesson's, or this student's variant's.
+  torch::Tensor x = torch::tensor({lab.given("x1"), lab.given("x2"), lab.given("x3")}, torch::requires_grad());
   torch::Tensor y;
 
   y = MySigmoid::apply(x);

@@ -6,7 +6,8 @@
 void exercise4(lab::Lab& lab) {
   torch::Tensor Wh = torch::ones({3, 3}, torch::requires_grad());
   torch::Tensor Wx = torch::ones({3, 2});
-  torch::Tensor x = torch::zeros({2, 1});
+  // The statement's numbers: the lesson's, or this student's variant's.
+  torch::Tensor x = torch::full({2, 1}, lab.given("x0"));
   torch::Tensor h = torch::ones({3, 1});
   auto forward = [&] { return (Wx.mm(x) + Wh.mm(h)).tanh().sum(); };
 

@@ -4,8 +4,9 @@
 
 void exercise6(lab::Lab& lab) {
   torch::Tensor w = torch::ones({3}, torch::requires_grad());
-  torch::Tensor x = torch::tensor({1.0, 2.0, 3.0});
-  const double lr = 0.01;
+  // The statement's numbers: the lesson's, or this student's variant's.
+  torch::Tensor x = torch::tensor({lab.given("x1"), lab.given("x2"), lab.given("x3")});
+  const double lr = lab.given("lr");
   torch::Tensor loss = (w * x).pow(2).sum();
   lab.snapshot("w before the step", w);
 
