@@ -58,6 +58,12 @@ std::string call_differs(const json& mine, const json& ref, const Tolerance& tol
   if (rg.is_null() && mg.is_null()) return "";
   if (rg.is_null() != mg.is_null() || !close(mg, rg, tol)) {
     found = "its gradient on " + shown(ref["input"]) + " = " + values_text(mg);
+    if (ref.contains("rewritten") && !ref["rewritten"].is_null())
+      return "on the grader's input " + shown(ref["input"]) + ", with the output's values changed to " +
+             values_text(ref["rewritten"]) + " before backward (as a backward that reads the output its forward saved "
+             "sees them) and the gradient of the output " + values_text(ref.value("grad_output", json())) +
+             ", backward gives " + values_text(mg) + " where the exercise's gives " + values_text(rg) +
+             ": backward must compute from the output forward saved, not from the input or the forward again";
     return "on the grader's input " + shown(ref["input"]) + ", with the gradient of the output " +
            values_text(ref.value("grad_output", json())) + " (not all ones), backward gives " + values_text(mg) +
            " where the exercise's gives " + values_text(rg) +

@@ -283,8 +283,23 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
     o.message = name + " was never changed in place: the exercise asks for an update of " + name + " itself";
     return o;
   }
-  for (const auto& u : updates) {
+  const json* rp = provenance_of(reference, name);
+  const json ref_updates = rp ? rp->value("updates", json::array()) : json::array();
+  for (size_t k = 0; k < updates.size(); ++k) {
+    const json& u = updates[k];
     const std::string op = u.value("op", "");
+    // The gradient it stepped from came from a backward that took another
+    // route than the reference's: a stand-in Σ w·g built to give it.
+    const std::string route = u.value("grad_route", ""),
+                      want = k < ref_updates.size() ? ref_updates[k].value("grad_route", "") : std::string();
+    if (u.value("from_own_grad", false) && !route.empty() && !want.empty() && route != want) {
+      o.found = op + " from a gradient whose backward went through " + (route == "X" ? std::string("no op") : route);
+      o.message = name + " was changed in place (" + op + ") from " + name + ".grad, but the backward that wrote it reached " +
+                  name + " through " + (route == "X" ? std::string("no op at all (a stand-in built to give the gradient)") : "the ops " + route) +
+                  ", where the exercise's loss goes through " + want + " (X is " + name +
+                  "): the step must come from the loss's own backward";
+      return o;
+    }
     if (!u.value("no_grad", false)) {
       o.found = op + " with grad mode on";
       o.message = name + " was changed in place (" + op + ") with grad mode on: the update belongs under torch::NoGradGuard";
@@ -417,6 +432,24 @@ bool same_start(const json& a, const json& b) {
   return a.value("ones", false) || a.value("values", json()) == b.value("values", json());
 }
 
+// A gradient from a backward whose root, when it ran, reached the tensor by
+// another route than the reference's (replayer.cpp's Route: the ops on the
+// way, spellings aside): a stand-in Σ w·g with g worked out by hand, or a
+// stand-in given the root's name.
+bool rooted_elsewise(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint) {
+  const std::string m = mine.value("route", ""), r = ref.value("route", "");
+  if (m.empty() || r.empty() || m == r) return false;
+  auto words = [](const std::string& route) {
+    return route == "X" ? std::string("no op on the way (a stand-in built to give the gradient)") : "the ops " + route;
+  };
+  o.found = "a backward that reached it through " + words(m);
+  o.message = what + " was written by a backward that reached it through " + words(m) + ", where the exercise's goes through " +
+              words(r) + " (X is the tensor): another computation with the same gradient is not the exercise's backward";
+  hint = "Call backward() on the result the statement names, computed as it says, not on another expression "
+         "built to give the same gradient.";
+  return true;
+}
+
 std::string passes_text(int n) {
   return n == 1 ? "one backward pass alone" : std::to_string(n) + " backward passes added up";
 }
@@ -440,7 +473,8 @@ bool added_up_elsewise(const json& mine, const json& ref, const std::string& wha
 // take: the right numbers from a seed that cancels what was left in .grad.
 bool started_elsewhere(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint) {
   if (!mine.is_object() || !ref.is_object()) return false;
-  if (same_start(mine, ref)) return added_up_elsewise(mine, ref, what, o, hint);
+  if (same_start(mine, ref))
+    return rooted_elsewise(mine, ref, what, o, hint) || added_up_elsewise(mine, ref, what, o, hint);
   o.found = "a backward " + start_text(mine);
   o.message = what + " was written by a backward " + start_text(mine) + ", where the exercise's backward starts " +
               start_text(ref);

@@ -52,7 +52,7 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   // Of the provenance, what a student's run is held to: how each snapshot
   // came to be (a gradient a backward wrote, or not, and from what start),
   // and how many backward passes ran before each record (since the last one,
-  // and in all).
+  // and in all); the routes behind the updates' gradients.
   body.erase("provenance");
   if (snapshot.contains("provenance") && snapshot["provenance"].is_object()) {
     json records = snapshot["provenance"].value("records", json::object());
@@ -71,6 +71,14 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
         body["provenance"]["tensors"][name] = {{"grad", "backward"}, {"seed", p["seed"]}};
         if (p.contains("root") && p["root"].is_string()) body["provenance"]["tensors"][name]["root"] = p["root"];
       }
+    // And the route of the backward behind each in-place update's gradient.
+    for (const auto& [name, p] : tensors.items()) {
+      json routes = json::array();
+      for (const auto& u : p.value("updates", json::array())) routes.push_back({{"grad_route", u.value("grad_route", "")}});
+      bool any = false;
+      for (const auto& r : routes) any |= !r["grad_route"].get<std::string>().empty();
+      if (any) body["provenance"]["tensors"][name]["updates"] = routes;
+    }
     // And the shadow replays' answers (replay.h), for the checks it keeps.
     const json shadows = snapshot["provenance"].value("shadows", json::object());
     for (const Check& c : rubric.checks)

@@ -7,6 +7,7 @@
 #include <gradlab/tape.h>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace grader::replay {
@@ -59,6 +60,103 @@ Tensor rebuild(const json& e) {
 // seeded with (none given: ones, as backward() seeds a scalar). Two passes
 // that write the same numbers from other seeds (−2·g on top of 3·g never
 // zeroed) are not the same computation.
+// How a backward's root reached one tensor, as the checks compare it with
+// the reference's: the ops on the paths from the root down to the tensor.
+// Ops that only add, subtract, negate, sum, average, stack or reshape are
+// see-through, and so is a product or quotient by something off the path
+// (a scaling): 10 - d, -d + 10 and d.sum({0, 1}) take one route. Products
+// and powers of the path are one "Prod" (x·x ≡ x.pow(2); mse_loss is the
+// mean of a square). A stand-in Σ w·g, with g worked out by hand, reaches w
+// through nothing: "X", where the exercise's loss goes through its ops.
+class Route {
+ public:
+  explicit Route(const Tensor& target) : target_(target) {}
+  // "" when the graph is past kMaxNodes nodes or does not reach the target.
+  std::string from(const std::shared_ptr<gradlab::autograd::Node>& root) {
+    const auto r = at(root.get());
+    return r && !over_ ? *r : std::string();
+  }
+
+ private:
+  static constexpr size_t kMaxNodes = 512;
+  using Node = gradlab::autograd::Node;
+
+  bool is_target(const Node* n) const {
+    if (target_.grad_fn()) return n == target_.grad_fn().get();
+    const auto* acc = dynamic_cast<const torch::autograd::AccumulateGrad*>(n);
+    return acc && acc->variable.is_same(target_);
+  }
+  static bool see_through(const std::string& op) {
+    static const std::set<std::string> ops = {
+        "AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "RsubBackward0", "RsubBackward1",
+        "NegBackward0", "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "ViewBackward0",
+        "ReshapeAliasBackward0", "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "CloneBackward0",
+        "AliasBackward0", "ToCopyBackward0", "ExpandBackward0", "StackBackward0", "CatBackward0", "TBackward0",
+        "PermuteBackward0", "TransposeBackward0"};
+    return ops.count(op) > 0;
+  }
+  static bool product(const std::string& op) {
+    return op == "MulBackward0" || op == "MulBackward1" || op == "DivBackward0" || op == "DivBackward1" ||
+           op == "PowBackward0" || op == "PowBackward1" || op == "MseLossBackward0";
+  }
+  // Sorted, without repeats; a kind's own members folded in: Prod{Prod{X}} is Prod{X}.
+  static std::string group(const std::string& kind, const std::vector<std::string>& kids) {
+    std::set<std::string> parts;
+    for (const std::string& k : kids) {
+      if (k.rfind(kind + "{", 0) == 0) {
+        // Split the member's own list at its top level.
+        int depth = 0;
+        size_t from = kind.size() + 1;
+        for (size_t i = from; i + 1 < k.size(); ++i) {
+          if (k[i] == '{' || k[i] == '(') ++depth;
+          if (k[i] == '}' || k[i] == ')') --depth;
+          if (k[i] == ',' && depth == 0) parts.insert(k.substr(from, i - from)), from = i + 1;
+        }
+        parts.insert(k.substr(from, k.size() - 1 - from));
+      } else {
+        parts.insert(k);
+      }
+    }
+    // (A sum of one route is that route: x² + x³ reaches x through powers.)
+    if (kind == "Lin" && parts.size() == 1) return *parts.begin();
+    std::string s = kind + "{";
+    for (const std::string& p : parts) s += (s.back() == '{' ? "" : ",") + p;
+    return s + "}";
+  }
+  std::optional<std::string> at(const Node* n) {
+    if (!n) return std::nullopt;
+    if (auto m = memo_.find(n); m != memo_.end()) return m->second;
+    if (memo_.size() > kMaxNodes) {
+      over_ = true;
+      return std::nullopt;
+    }
+    memo_[n] = std::nullopt;  // (a graph has no cycles; this only bounds the work)
+    std::optional<std::string> r;
+    if (is_target(n)) {
+      r = "X";
+    } else {
+      std::vector<std::string> kids;
+      for (const auto& e : n->next_edges())
+        if (auto k = at(e.function.get())) kids.push_back(*k);
+      const std::string op = n->name();
+      if (kids.empty()) r = std::nullopt;
+      else if (see_through(op)) r = kids.size() == 1 ? kids[0] : group("Lin", kids);
+      else if (product(op)) r = kids.size() == 1 && op.rfind("Pow", 0) != 0 && op != "MseLossBackward0" ? kids[0] : group("Prod", kids);
+      else {
+        std::string s = op.substr(0, op.find("Backward")) + "(";
+        for (size_t i = 0; i < kids.size(); ++i) s += (i ? "," : "") + kids[i];
+        r = s + ")";
+      }
+    }
+    memo_[n] = r;
+    return r;
+  }
+
+  const Tensor& target_;
+  std::unordered_map<const Node*, std::optional<std::string>> memo_;
+  bool over_ = false;
+};
+
 json seed_of(const Tensor& root, const Tensor& given) {
   json s = {{"root", root.sizes().vec()}, {"given", given.defined()}, {"ones", true}};
   if (!given.defined()) return s;
@@ -128,7 +226,7 @@ void Replayer::refill(const json& e) {
   // A fill of a gradient's memory (uniform_(v, v) on x.grad()) sets it by
   // hand, as any other in-place op on it does.
   if (Tensor owner = grad_memory_owner(t); owner.defined())
-    grad_origin[owner.unsafeGetTensorImpl()] = {"changed by hand (" + e.value("op", std::string("a random fill")) + ")", {}, {}};
+    grad_origin[owner.unsafeGetTensorImpl()] = {"changed by hand (" + e.value("op", std::string("a random fill")) + ")", {}, {}, {}};
   t.unsafeGetTensorImpl()->version() = e.at("version").get<uint32_t>();
   Lineage& l = lineage[t.unsafeGetTensorImpl()];
   l.made_by = e.value("op", std::string("refill"));
@@ -230,13 +328,16 @@ void Replayer::op(const json& e) {
         auto prev = grad_origin.find(t.unsafeGetTensorImpl());
         const bool adds = g != nullptr && prev != grad_origin.end() && prev->second.how == "backward";
         if (counted.is_object()) counted["passes"] = adds ? prev->second.seed.value("passes", 1) + 1 : 1;
-        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted};
+        // The route the backward took from its root, as the root was when it
+        // ran (a root rebuilt in place afterwards does not change it).
+        if (counted.is_object() && root_t.grad_fn()) counted["route"] = Route(t).from(root_t.grad_fn());
+        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted, root_t.grad_fn()};
         gradient_given(t, now);
       }
     }
   }
   gradients_given(e, out);
-  if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}, {}};
+  if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}, {}, {}};
   const json& ids = e.contains("out") ? e.at("out") : json();
   if (ids.is_array()) {
     if (ids.size() != out.tensors.size()) throw std::runtime_error("the op gave another number of outputs");
@@ -289,8 +390,9 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     const bool untracked = no_grad || !inputs_[0].requires_grad();
     if (name != "requires_grad_" && name != "detach_") {
       auto o = own_grad ? grad_origin.find(self) : grad_origin.end();
-      updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1,
-                                o == grad_origin.end() ? std::string() : o->second.how}});
+      const bool known = o != grad_origin.end();
+      updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1, known ? o->second.how : "",
+                                known && o->second.seed.is_object() ? o->second.seed.value("route", "") : ""}});
     }
     return;
   }
@@ -417,7 +519,7 @@ void Replayer::lab(const json& e) {
     if (o) record_routes[label]["grad"] = o->how;
     record_routes[label]["grads"].push_back(o ? json(o->how) : json(nullptr));
     record_routes[label]["seeds"].push_back(o ? o->seed : json(nullptr));
-    record_roots[label].push_back(o ? o->root : Tensor());
+    record_roots[label].emplace_back(o ? o->root : Tensor(), o ? o->root_node : nullptr);
   } else if (kind == "value") {
     const json& value = e.at("value");
     // A number the program records is one its tensors gave (item()), not
@@ -480,7 +582,7 @@ void Replayer::event(const json& e) {
   else if (kind == "set_grad") {
     Tensor owner = at(e.at("of"));
     owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));
-    grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}, {}};
+    grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}, {}, {}};
   } else if (kind == "forged_id") {
     throw Failure{"the program rewrote the tape's record of which tensor is which (a tensor carried another's "
                   "number, or its own wiped): nothing it computed can be told apart"};
@@ -509,7 +611,7 @@ void Replayer::check_values() {
 // The named tensor `root` restates (itself, or through ops that keep its
 // value and pass the gradient on unchanged: a one-element sum, a view, a
 // clone), or "" when it is computed from anything else as well.
-std::string Replayer::restated(const Tensor& root) const {
+std::string Replayer::restated(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& at) const {
   static const std::set<std::string> kRestating = {
       "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "ViewBackward0", "ReshapeAliasBackward0",
       "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "CloneBackward0", "AliasBackward0",
@@ -521,9 +623,9 @@ std::string Replayer::restated(const Tensor& root) const {
     return "";
   };
   for (const auto& [n, t] : named)
-    if (t.defined() && t.is_same(root)) return n;
+    if (t.defined() && t.is_same(root) && t.grad_fn() == at) return n;
   if (root.numel() != 1) return "";
-  std::shared_ptr<gradlab::autograd::Node> node = root.grad_fn();
+  std::shared_ptr<gradlab::autograd::Node> node = at;
   for (int depth = 0; node && depth < 16; ++depth) {
     if (const std::string n = name_of(node.get()); !n.empty()) return n;
     if (!kRestating.count(node->name())) return "";
@@ -538,16 +640,17 @@ std::string Replayer::restated(const Tensor& root) const {
   return "";
 }
 
-// A backward's root as the checks name it: the named tensor it is, and the
+// A backward's root as the checks name it (as it was when the backward ran:
+// `node` was its grad_fn then): the named tensor it is, and the
 // named tensor it only restates, when it does (f.sum().backward() on a
 // scalar f, f.reshape({1}), f.clone() are a backward from f too; f * 0 + 3 * q
 // is not). Null for no root.
-json Replayer::root_name(const Tensor& root) const {
+json Replayer::root_name(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const {
   if (!root.defined()) return nullptr;
   json r = {{"name", nullptr}};
   for (const auto& [n, t] : named)
-    if (t.defined() && t.is_same(root)) r["name"] = n;
-  if (const std::string of = restated(root); !of.empty()) r["restates"] = of;
+    if (t.defined() && t.is_same(root) && t.grad_fn() == node) r["name"] = n;
+  if (const std::string of = restated(root, node); !of.empty()) r["restates"] = of;
   return r;
 }
 
@@ -567,7 +670,7 @@ json Replayer::provenance() const {
     if (it != grad_origin.end()) {
       p["grad"] = it->second.how;
       if (it->second.root.defined()) {
-        const json root = root_name(it->second.root);
+        const json root = root_name(it->second.root, it->second.root_node);
         p["root"] = root.value("name", json());
         if (root.contains("restates")) p["root_restates"] = root["restates"];
         p["seed"] = it->second.seed;
@@ -591,7 +694,7 @@ json Replayer::provenance() const {
     for (const auto& [target, up] : updates)
       if (target->storage.get() == impl->storage.get())
         us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"grad_mode_off", up.grad_mode_off}, {"from_own_grad", up.from_own_grad},
-                      {"by_number", up.by_number}, {"grad_how", up.grad_how}, {"through", names_of({target})}});
+                      {"by_number", up.by_number}, {"grad_how", up.grad_how}, {"grad_route", up.grad_route}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
     out[name] = p;
   }
@@ -600,7 +703,7 @@ json Replayer::provenance() const {
   for (const auto& [label, from] : error_sources_) routes[label]["error_from"] = names_of(from);
   for (const auto& [label, roots] : record_roots) {
     json& r = routes[label]["roots"] = json::array();
-    for (const Tensor& root : roots) r.push_back(root_name(root));
+    for (const auto& [root, node] : roots) r.push_back(root_name(root, node));
   }
   return {{"tensors", out}, {"records", routes}};
 }

@@ -90,6 +90,9 @@ class Replayer final : public replay::Tensors {
     std::string how;
     Tensor root;
     json seed;  // of a backward: the root's shape and the gradient it started from
+    // The root's node when the backward ran: a tensor rebuilt in place since
+    // (detach_(), then copy_) is no longer the root that ran.
+    std::shared_ptr<gradlab::autograd::Node> root_node;
   };
   std::unordered_map<const gradlab::TensorImpl*, Origin> grad_origin;
 
@@ -131,6 +134,7 @@ class Replayer final : public replay::Tensors {
     // How the gradient it read came to be ("backward", "set by hand", ...),
     // when it read one of the target's.
     std::string grad_how;
+    std::string grad_route;  // and the route its backward took (Route in replayer.cpp)
   };
   std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
   std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
@@ -177,10 +181,10 @@ class Replayer final : public replay::Tensors {
   json record_routes = json::object();
   // The roots of the backward passes that wrote each snapshot's gradient, in
   // order (undefined where none did): named once the program has named them.
-  std::map<std::string, std::vector<Tensor>> record_roots;
+  std::map<std::string, std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>>> record_roots;
   // The named tensor a backward's root only restates, or "" (replayer.cpp).
-  std::string restated(const Tensor& root) const;
-  json root_name(const Tensor& root) const;
+  std::string restated(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const;
+  json root_name(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const;
   json provenance() const;
 
  private:

@@ -276,6 +276,8 @@ std::set<std::string> parse_probes(const json& j, const std::string& path, Rubri
         fail(path, where + ".kind", "unknown probe kind \"" + kind + "\" (known: backward, inplace, gradcheck, call, walk)");
       if (kind == "gradcheck" || kind == "call" || kind == "walk") string_field(ps[i], "function", path, where);
       else string_field(ps[i], "tensor", path, where);
+      if (kind == "call" && ps[i].contains("rewrite_output") && !ps[i]["rewrite_output"].is_boolean())
+        fail(path, where + ".rewrite_output", "must be true or false, found " + type_name(ps[i]["rewrite_output"]));
       if (kind == "call") {
         const json& in = field(ps[i], "inputs", path, where, json::value_t::array);
         if (in.empty() || in.size() > 16) fail(path, where + ".inputs", "must hold 1 to 16 inputs (nested lists of numbers)");

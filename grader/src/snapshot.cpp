@@ -307,10 +307,10 @@ void probe_case(const json& c, const std::string& at) {
   object(c, at);
   keys(c, at, {{"input", false}, {"values", false}, {"shape", false}, {"grad_output", false}, {"grad", false},
                {"graph", false}, {"expression", false}, {"output", false}, {"error", false}, {"grad_fn", false},
-               {"seed", false}});
+               {"seed", false}, {"rewritten", false}});
   if (c.contains("seed")) count(c["seed"], field(at, "seed"));
   if (c.contains("input")) nested_numbers(c["input"], field(at, "input"), 0);
-  for (const char* k : {"values", "grad_output", "grad"})
+  for (const char* k : {"values", "grad_output", "grad", "rewritten"})
     if (c.contains(k) && !c[k].is_null()) {
       const json& a = array(c[k], field(at, k), kMaxValuesSent);
       for (size_t i = 0; i < a.size(); ++i) number(a[i], item(field(at, k), i));

@@ -4,6 +4,7 @@
 #include "catch_compat.h"
 #include <nlohmann/json.hpp>
 #include <string>
+#include <gradlab/dot.h>
 #include <torch/torch.h>
 
 namespace ref {
