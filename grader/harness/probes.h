@@ -182,15 +182,19 @@ namespace detail {
 // autograd's back (no version bump), before its backward runs: a backward
 // that reads the output its forward saved (σ's y·(1 − y)) follows them; one
 // that works from the input, or recomputes the forward, does not. Values in
-// (0.1, 0.9), from the seed; the result must be a contiguous float or double
-// tensor (null otherwise: nothing was rewritten).
+// (0.1, 0.9), drawn from the seed by the harness's own generator (the same on
+// gradlab's engine and on LibTorch, whose rand() draws otherwise); the result
+// must be a contiguous float or double tensor (null otherwise: nothing was
+// rewritten).
 inline json rewrite_output(const torch::Tensor& y, int64_t seed) {
   if (!y.is_contiguous() || y.device() != torch::kCPU) return nullptr;
+  graphs::Draw draw(static_cast<uint64_t>(seed) ^ 0x5eedu);
+  std::vector<double> values(static_cast<size_t>(y.numel()));
+  for (double& v : values) v = 0.1 + 0.8 * static_cast<double>(draw.next() >> 11) * 0x1.0p-53;
   torch::Tensor fresh;
   {
     torch::NoGradGuard untracked;
-    torch::manual_seed(static_cast<uint64_t>(seed) ^ 0x5eedu);
-    fresh = (torch::rand(y.sizes(), torch::dtype(y.scalar_type())) * 0.8 + 0.1).contiguous();
+    fresh = torch::tensor(values, torch::dtype(torch::kDouble)).to(y.scalar_type()).reshape(y.sizes()).contiguous();
   }
   if (y.scalar_type() == torch::kFloat)
     std::memcpy(y.data_ptr<float>(), fresh.data_ptr<float>(), sizeof(float) * static_cast<size_t>(y.numel()));

@@ -39,6 +39,15 @@ std::string gradescope_submitter(const std::string& metadata_path) {
   return "";
 }
 
+int prairielearn_variant(const std::string& data_json_path) {
+  const auto text = read_file(data_json_path);
+  if (!text) return -1;
+  const json doc = json::parse(*text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("params") || !doc["params"].is_object()) return -1;
+  const json& v = doc["params"].value("gradlab_variant", json());
+  return v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 1000000 ? static_cast<int>(v.get<int64_t>()) : -1;
+}
+
 std::vector<std::pair<std::string, std::string>> find_exercise_files(const std::string& folder,
                                                                      const std::vector<std::string>& exercises) {
   std::map<std::string, std::pair<size_t, std::string>> best;  // exercise -> (depth, path)
@@ -77,7 +86,7 @@ int autograde(std::ostream& log, const Course& course, const GradeRequest& base,
       continue;
     }
     GradeRequest g = base;
-    g.variant = rubric.variants.empty() ? 0 : student_variant(course, req.student);
+    g.variant = rubric.variants.empty() ? 0 : req.variant >= 0 ? req.variant : student_variant(course, req.student);
     course.set_reference(e, g);
     g.submission = file->second;
     try {

@@ -23,7 +23,16 @@ struct AutogradeRequest {
   // Who submitted, for a course with variants (personalise.h): their e-mail
   // or login; empty, the lesson's numbers.
   std::string student;
+  // Or the variant by number, as the platform chose it (PrairieLearn's
+  // question gives it in its params): -1 for none.
+  int variant = -1;
 };
+
+// The variant PrairieLearn's question chose for this student's copy of it:
+// params.gradlab_variant in the job's data.json (the question's server.py
+// sets it from PrairieLearn's own variant), -1 when there is none. PrairieLearn
+// hands an external grader no identity, so this is the only way it knows.
+int prairielearn_variant(const std::string& data_json_path);
 
 // The submitter's e-mail in Gradescope's submission_metadata.json (its first
 // user's; a group submission is graded at its first member's numbers), or

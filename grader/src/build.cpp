@@ -208,12 +208,27 @@ std::string stat_key(const char* path) {
          std::to_string(st.st_mtim.tv_nsec) + ";";
 }
 
+// Every file of the harness's folder (harness.cpp and the headers it
+// includes: probes.h, facts_of.h, random_graphs.h), in name order: a
+// harness built against LibTorch at grading time is built again when any of
+// them changes, not only harness.cpp.
+std::string harness_key() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(fs::path(GRADLAB_HARNESS_SOURCE).parent_path(), ec))
+    if (f.is_regular_file(ec)) files.push_back(f.path().string());
+  std::sort(files.begin(), files.end());
+  std::string k;
+  for (const auto& f : files) k += stat_key(f.c_str());
+  return k;
+}
+
 // What the compiled program depends on besides the student's file.
 std::string toolchain_key(const std::string& engine) {
   std::string k = std::string(GRADLAB_VERSION) + ";rpath-origin;" + engine + ";" + GRADLAB_CXX + ";" +
                   student_compiler(engine) + ";" + GRADLAB_STUDENT_FLAGS + ";";
   if (is_libtorch(engine)) {
-    k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + stat_key(GRADLAB_HARNESS_SOURCE) +
+    k += std::string(GRADLAB_LIBTORCH_LIBS) + ";" + harness_key() +
          stat_key(GRADLAB_PCH_LIBTORCH_DIR "/gradlab/lab.h.gch");
     for (const auto& lib : split_words(GRADLAB_LIBTORCH_LIBS)) k += stat_key(lib.c_str());
   } else {

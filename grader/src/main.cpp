@@ -140,6 +140,7 @@ struct Options {
   int release_variants = 0;
   std::string who;   // personalise: the student's e-mail or login
   std::string metadata;  // autograde: Gradescope's submission_metadata.json
+  std::string pl_data;   // autograde: PrairieLearn's data.json
 };
 
 struct Subcommands {
@@ -214,6 +215,8 @@ Subcommands add_course_commands(CLI::App& app, Options& o) {
                                                        "with variants: the file is graded at their numbers");
   c.autograde->add_option("--metadata", o.metadata, "Gradescope's submission_metadata.json: the submitter's e-mail "
                                                     "is read from it (instead of --student)");
+  c.autograde->add_option("--pl-data", o.pl_data, "PrairieLearn's data.json: the variant its question chose "
+                                                  "(params.gradlab_variant) is read from it");
   c.autograde->add_option("--assignment", o.assignment_csv, "the exercises the assignment asks for, comma-separated "
                                                             "(a missing one scores 0; default: those submitted)");
   return c;
@@ -311,9 +314,13 @@ int autograde_command(const Course& course, const GradeRequest& base, Options& o
   o.areq.out = o.out_dir;
   o.areq.platform = o.platform == "prairielearn" ? Platform::PrairieLearn : Platform::Gradescope;
   if (!o.metadata.empty() && o.areq.student.empty()) o.areq.student = gradescope_submitter(o.metadata);
-  if (variant_count(course) > 0 && o.areq.student.empty())
+  if (!o.pl_data.empty()) o.areq.variant = prairielearn_variant(o.pl_data);
+  if (o.areq.variant > variant_count(course))
+    throw usage_error("variant " + std::to_string(o.areq.variant) + " (from " + o.pl_data + ") is past the " +
+                      std::to_string(variant_count(course)) + " this course hands out");
+  if (variant_count(course) > 0 && o.areq.student.empty() && o.areq.variant < 0)
     std::cerr << "grade autograde: this course hands out variants, but who submitted is not known (no --student, "
-                 "no e-mail in --metadata): graded at the lesson's numbers\n";
+                 "no e-mail in --metadata, no params.gradlab_variant in --pl-data): graded at the lesson's numbers\n";
   return autograde(std::cerr, course, base, o.areq);
 }
 

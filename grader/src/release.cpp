@@ -1,4 +1,5 @@
 #include "release.h"
+#include "pl_questions.h"
 #include "personalise.h"
 #include "variants.h"
 #include "exit_codes.h"
@@ -209,6 +210,16 @@ void write_autograders(const Course& course, const fs::path& dir, const std::vec
   write_course(course, pl / "source", facts, variants, count, true);
   write_assignment(pl / "source" / "ASSIGNMENT", assignment);
   for (const auto& f : {"Dockerfile", "pl-grade"}) copy_tree(tmpl / "prairielearn" / f, pl / f, "");
+  // And a question per exercise, showing each student their own variant.
+  write_pl_questions(course, pl, count, [&](const std::string& e, int v) -> json {
+    if (v == 0) {
+      for (const auto& [name, snapshot] : facts)
+        if (name == e) return snapshot;
+    }
+    for (const auto& f : variants)
+      if (f.exercise == e && f.variant == v) return f.snapshot;
+    throw std::runtime_error("no recorded facts for " + e + " at variant " + std::to_string(v));
+  });
   // GitHub Classroom: the workflow for the students' repository.
   copy_tree(tmpl / "github-classroom", dir / "github-classroom", "");
 }

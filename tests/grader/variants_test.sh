@@ -2,7 +2,8 @@
 # Variants, as a class meets them: `grade release --variants 3`, students
 # personalise their release with their e-mail, answer at their own numbers
 # and pass; the same file handed in by a classmate fails at the classmate's
-# numbers, in Gradescope's autograder (who submitted read from its metadata)
+# numbers, in Gradescope's autograder (who submitted read from its metadata),
+# in PrairieLearn's (the variant its question chose, from the job's params)
 # and in a batch with a roster. Real CLI, real files, real fence.
 #   variants_test.sh GRADE WORK
 set -uo pipefail
@@ -69,6 +70,40 @@ for who in "$a" "$b"; do
   else [ "$s" != "18.0" ] || no "Gradescope: $a's file handed in by $b scores full marks"; fi
 done
 
+# PrairieLearn: each exercise's question shows the starter at the variant its
+# server.py picks from PrairieLearn's own seed, and pl-grade grades at the
+# variant the job's data.json params say (PrairieLearn gives no identity).
+plq="$work/out/autograder/prairielearn/questions/exercise3"
+for f in info.json question.html server.py starters/exercise3.v0.cpp "starters/exercise3.v${var[$a]}.cpp"; do
+  [ -f "$plq/$f" ] || no "PrairieLearn question: no $f"
+done
+cmp -s "$plq/starters/exercise3.v${var[$a]}.cpp" "$rel/exercises/exercise3.cpp" && no "the question's starter is the lesson's"
+# The question's starter at a variant is what `grade personalise` writes for it.
+cp -a "$rel" "$work/plcheck"
+(cd "$work/plcheck" && "$grade" --course "$work/plcheck" personalise --variant "${var[$a]}" >/dev/null 2>&1) ||
+  no "personalise --variant ${var[$a]} failed"
+cmp -s "$plq/starters/exercise3.v${var[$a]}.cpp" "$work/plcheck/exercises/exercise3.cpp" ||
+  no "the question's starter at variant ${var[$a]} is not what personalise writes: $(diff "$plq/starters/exercise3.v${var[$a]}.cpp" "$work/plcheck/exercises/exercise3.cpp" | head -5)"
+grep -q 'source-file-name="starters/exercise3.v{{params.gradlab_variant}}.cpp"' "$plq/question.html" ||
+  no "question.html does not load the variant's starter"
+/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['gradingMethod']=='External' and d['externalGradingOptions']['entrypoint']=='/gradlab/pl-grade'"   "$plq/info.json" || no "info.json: $(cat "$plq/info.json")"
+# server.py's choice is a variant the release has, the same for the same seed.
+pick=$(cd "$plq" && /usr/bin/python3 -c "import server; d={'params': {}, 'variant_seed': 'abc'}; server.generate(d); print(d['params']['gradlab_variant'])")
+[ -n "$pick" ] && [ "$pick" -ge 1 ] && [ "$pick" -le 3 ] || no "server.py picked variant '$pick'"
+pl="$work/pl"
+mkdir -p "$pl/student" "$pl/data"
+cp "$work/$a/exercises/exercise3.cpp" "$pl/student/"
+plscore() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['score'])" "$1"; }
+for who in "$a" "$b"; do
+  echo "{\"params\": {\"gradlab_variant\": ${var[$who]}}, \"variant_seed\": \"x\"}" >"$pl/data/data.json"
+  rm -rf "$pl/results"
+  PL_GRADE_ROOT="$pl" GRADLAB_SOURCE="$work/out/autograder/prairielearn/source" GRADLAB_GRADE="$grade" \
+    bash "$work/out/autograder/prairielearn/pl-grade" >"$work/pl-$who.log" 2>&1 || no "pl-grade for $who: $(tail -3 "$work/pl-$who.log")"
+  s=$(plscore "$pl/results/results.json")
+  if [ "$who" = "$a" ]; then [ "$s" = "1.0" ] || no "PrairieLearn: $a's own file scores $s, not 1"
+  else [ "$s" != "1.0" ] || no "PrairieLearn: $a's file in $b's copy of the question scores full marks"; fi
+done
+
 # A batch with a roster: the same file, two students, two grades.
 mkdir -p "$work/class/$a" "$work/class/$b"
 cp "$work/$a/exercises/exercise3.cpp" "$work/class/$a/"
@@ -80,5 +115,5 @@ tr -d '\r' <"$work/batch/gradebook.csv" >"$work/gradebook.txt"  # CSV rows end i
 grep -q "^$a,.*,18,ok,18$" "$work/gradebook.txt" || no "batch: $a's row: $(cat "$work/gradebook.txt")"
 grep -q "^$b,.*,18,ok,18$" "$work/gradebook.txt" && no "batch: $b, handing in $a's file, scores full marks"
 
-[ $fail = 0 ] && echo "variants: personalised, graded at each student's numbers; copies fail in all three places"
+[ $fail = 0 ] && echo "variants: personalised, graded at each student's numbers; copies fail in all four places"
 exit $fail
