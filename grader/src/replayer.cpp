@@ -71,14 +71,17 @@ Tensor rebuild(const json& e) {
 class Route {
  public:
   explicit Route(const Tensor& target) : target_(target) {}
-  // "" when the graph is past kMaxNodes nodes or does not reach the target.
+  // "" when the graph does not reach the target, "?" past kMaxNodes nodes
+  // or kMaxDepth levels: a route that cannot be followed is not the
+  // reference's (padding a stand-in's graph with a long chain must not buy
+  // it a pass).
   std::string from(const std::shared_ptr<gradlab::autograd::Node>& root) {
-    const auto r = at(root.get());
-    return r && !over_ ? *r : std::string();
+    const auto r = at(root.get(), 0);
+    return over_ ? std::string("?") : r ? *r : std::string();
   }
 
  private:
-  static constexpr size_t kMaxNodes = 512;
+  static constexpr size_t kMaxNodes = 20000, kMaxDepth = 2000;  // (the walk recurses: its stack stays small)
   using Node = gradlab::autograd::Node;
 
   bool is_target(const Node* n) const {
@@ -123,10 +126,10 @@ class Route {
     for (const std::string& p : parts) s += (s.back() == '{' ? "" : ",") + p;
     return s + "}";
   }
-  std::optional<std::string> at(const Node* n) {
+  std::optional<std::string> at(const Node* n, size_t depth) {
     if (!n) return std::nullopt;
     if (auto m = memo_.find(n); m != memo_.end()) return m->second;
-    if (memo_.size() > kMaxNodes) {
+    if (memo_.size() > kMaxNodes || depth > kMaxDepth) {
       over_ = true;
       return std::nullopt;
     }
@@ -137,7 +140,7 @@ class Route {
     } else {
       std::vector<std::string> kids;
       for (const auto& e : n->next_edges())
-        if (auto k = at(e.function.get())) kids.push_back(*k);
+        if (auto k = at(e.function.get(), depth + 1)) kids.push_back(*k);
       const std::string op = n->name();
       if (kids.empty()) r = std::nullopt;
       else if (see_through(op)) r = kids.size() == 1 ? kids[0] : group("Lin", kids);
@@ -241,13 +244,21 @@ void Replayer::op(const json& e) {
   taint_now_ = false;
   inputs_.clear();
   const bool backward = name == "backward" || name == "autograd::backward";
-  // What each gradient held before a backward, to see which ones it wrote.
+  // What each gradient held before a backward, to see which ones it wrote;
+  // and which held numbers written by hand (not zeros): a backward that adds
+  // to them leaves a gradient that is still partly the program's own.
   std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>> before;
+  std::set<const gradlab::TensorImpl*> hand_held;
   if (backward)
     for (const auto& [id, t] : tensors_)
       if (t.defined() && (t.is_leaf() || t.retains_grad())) {
         const Tensor& g = t.grad();
         before.emplace_back(t, g.unsafeGetTensorImpl(), g.defined() ? g._version() : -1);
+        auto o = grad_origin.find(t.unsafeGetTensorImpl());
+        if (g.defined() && o != grad_origin.end() && o->second.how.find("by hand") != std::string::npos) {
+          gradlab::autograd::NoGradGuard untracked;
+          if (g.ne(0).any().item<bool>()) hand_held.insert(t.unsafeGetTensorImpl());
+        }
       }
   // An in-place op whose target shares memory with some tensor's .grad
   // changes that gradient by hand.
@@ -313,14 +324,20 @@ void Replayer::op(const json& e) {
     const json seed = root_t.defined() ? seed_of(root_t, given_t) : json();
     // A backward through a graph an earlier backward went through (kept by
     // retain_graph), as opposed to one through a graph built again.
-    if (root_t.defined() && root_t.grad_fn()) {
+    // (A backward from a leaf is a pass too: it makes the leaf's gradient.)
+    if (root_t.defined()) {
       ++backwards_since_record_;
       ++backwards_;
-      if (!backward_roots_.emplace(root_t.grad_fn().get(), root_t.grad_fn()).second) reused_since_record_ = true;
+      if (root_t.grad_fn() && !backward_roots_.emplace(root_t.grad_fn().get(), root_t.grad_fn()).second)
+        reused_since_record_ = true;
     }
     for (const auto& [t, g, version] : before) {
       const Tensor& now = t.grad();
       if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version)) {
+        if (hand_held.count(t.unsafeGetTensorImpl())) {
+          gradient_given(t, now);  // still the program's numbers, with a backward's added
+          continue;
+        }
         // How many backward passes have added up in this gradient: one more
         // than before when the last writer was a backward and nothing zeroed
         // or replaced it since, else this pass alone.
@@ -330,7 +347,8 @@ void Replayer::op(const json& e) {
         if (counted.is_object()) counted["passes"] = adds ? prev->second.seed.value("passes", 1) + 1 : 1;
         // The route the backward took from its root, as the root was when it
         // ran (a root rebuilt in place afterwards does not change it).
-        if (counted.is_object() && root_t.grad_fn()) counted["route"] = Route(t).from(root_t.grad_fn());
+        // A backward from a leaf reaches only that leaf, through no op.
+        if (counted.is_object()) counted["route"] = root_t.grad_fn() ? Route(t).from(root_t.grad_fn()) : "X";
         grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted, root_t.grad_fn()};
         gradient_given(t, now);
       }
