@@ -43,4 +43,5 @@ void exercise6(lab::Lab& lab) {
   // END CODE HERE
 
   lab.name("w", w);
+  lab.name("loss", loss);
 }

@@ -26,4 +26,5 @@ void exercise6(lab::Lab& lab) {
   });
 
   lab.name("w", w);
+  lab.name("loss", loss);
 }

@@ -292,6 +292,18 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
     // route than the reference's: a stand-in Σ w·g built to give it.
     const std::string route = u.value("grad_route", ""),
                       want = k < ref_updates.size() ? ref_updates[k].value("grad_route", "") : std::string();
+    // With "from": that backward started from the named loss (or a
+    // restatement of it), as the loss was when the backward ran.
+    const std::string from = c.spec.value("from", "");
+    const json root = u.value("grad_root", json());
+    if (u.value("from_own_grad", false) && !from.empty() && named(student, from) && root.is_object() &&
+        root.value("name", json()) != from && root.value("restates", json()) != from) {
+      const std::string r = root["name"].is_string() ? root["name"].get<std::string>() : std::string("an unnamed tensor");
+      o.found = op + " from a gradient a backward from " + r + " wrote";
+      o.message = name + " was changed in place (" + op + ") from " + name + ".grad, but the backward that wrote it started from " +
+                  r + ", where the exercise's step follows a backward from " + from;
+      return o;
+    }
     if (u.value("from_own_grad", false) && !route.empty() && !want.empty() && route != want) {
       o.found = op + " from a gradient whose backward went through " + (route == "X" ? std::string("no op") : route);
       o.message = name + " was changed in place (" + op + ") from " + name + ".grad, but the backward that wrote it reached " +

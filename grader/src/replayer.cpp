@@ -410,7 +410,8 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       auto o = own_grad ? grad_origin.find(self) : grad_origin.end();
       const bool known = o != grad_origin.end();
       updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1, known ? o->second.how : "",
-                                known && o->second.seed.is_object() ? o->second.seed.value("route", "") : ""}});
+                                known && o->second.seed.is_object() ? o->second.seed.value("route", "") : "",
+                                known ? o->second.root : Tensor(), known ? o->second.root_node : nullptr}});
     }
     return;
   }
@@ -712,7 +713,7 @@ json Replayer::provenance() const {
     for (const auto& [target, up] : updates)
       if (target->storage.get() == impl->storage.get())
         us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"grad_mode_off", up.grad_mode_off}, {"from_own_grad", up.from_own_grad},
-                      {"by_number", up.by_number}, {"grad_how", up.grad_how}, {"grad_route", up.grad_route}, {"through", names_of({target})}});
+                      {"by_number", up.by_number}, {"grad_how", up.grad_how}, {"grad_route", up.grad_route}, {"grad_root", root_name(up.grad_root, up.grad_root_node)}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
     out[name] = p;
   }

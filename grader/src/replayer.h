@@ -135,6 +135,9 @@ class Replayer final : public replay::Tensors {
     // when it read one of the target's.
     std::string grad_how;
     std::string grad_route;  // and the route its backward took (Route in replayer.cpp)
+    // And that backward's root, as it was when the backward ran (named at the end).
+    Tensor grad_root;
+    std::shared_ptr<gradlab::autograd::Node> grad_root_node;
   };
   std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
   std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made

@@ -40,7 +40,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"stdout", {{}, {}}},
       // How a tensor came to be, from the replay of the program's op tape.
       {"derives_from", {{"tensor", "source"}, {"through"}}},
-      {"updated_from_grad", {{"tensor"}, {"under_no_grad"}}},
+      {"updated_from_grad", {{"tensor"}, {"under_no_grad", "from"}}},
       {"made_under_no_grad", {{"tensor"}, {}}},
       {"reuses_graph", {{"label"}, {}}},
   };
