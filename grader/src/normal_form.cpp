@@ -139,6 +139,13 @@ class Terms {
     if (gf == "MulBackward0" && kids.size() == 2) return mul(kids);
     if (gf == "MulBackward1" && kids.size() == 1) return mul({kids[0], none_});  // tensor * number
     if (gf == "PowBackward0" && kids.size() == 1) return power(kids[0]);
+    // A difference is a sum with a negated operand, however it is spelled:
+    // 10 - d (rsub), -d + 10, torch::sub(a, b), a - 3.
+    if (gf == "NegBackward0" && kids.size() == 1) return neg(kids[0]);
+    if (gf == "SubBackward0" && kids.size() == 2) return add({kids[0], neg(kids[1])});
+    if (gf == "SubBackward1" && kids.size() == 1) return add({kids[0], none_});  // tensor - number
+    if (gf == "RsubBackward1" && kids.size() == 1) return add({none_, neg(kids[0])});  // number - tensor
+    if (gf == "RsubBackward0" && kids.size() == 2) return add({kids[1], neg(kids[0])});  // rsub(a, b) = b - a
     const std::string name = reduction_name(gf, scalar);
     if (name == "SumBackward0" && kids.size() == 1) return sum(kids[0]);
     return make({representative(name), "", std::move(kids), {}});
@@ -199,6 +206,12 @@ class Terms {
     return make({"mul", "", factors, {}});
   }
 
+  int neg(int operand) {
+    if (operand == none_) return none_;  // a constant's negation is a constant
+    if (at(operand).op == "neg") return at(operand).kids[0];
+    return make({"neg", "", {operand}, {}});
+  }
+
   int power(int base) {
     if (at(base).op == "power") return base;  // (x²)² is a power of x
     return make({"power", "", {base}, {}});
@@ -206,6 +219,7 @@ class Terms {
 
   int sum(int operand) {
     if (operand == none_) return none_;
+    if (at(operand).op == "neg") return neg(sum(at(operand).kids[0]));  // Σ(−x) = −Σx
     const bool distributes = std::find(rubric_.graph_rules.begin(), rubric_.graph_rules.end(), "sum_distributes") !=
                              rubric_.graph_rules.end();
     if (distributes && at(operand).op == "add") {
@@ -230,7 +244,7 @@ class Terms {
       write(t.kids[0], out, budget);
     } else {
       static const std::map<std::string, std::string> shown = {
-          {"add", "Add"}, {"mul", "Mul"}, {"power", "Pow"}, {"sum", "Sum"}};
+          {"add", "Add"}, {"mul", "Mul"}, {"power", "Pow"}, {"sum", "Sum"}, {"neg", "Neg"}};
       const bool multiset = t.op == "add" || t.op == "mul";
       out += (shown.count(t.op) ? shown.at(t.op) : t.op) + (multiset ? "{" : "(");
       for (size_t i = 0; i < t.kids.size(); ++i) {

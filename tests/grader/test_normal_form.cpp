@@ -207,3 +207,28 @@ TEST_CASE("a grad_fn check takes a scalar's sum over its dimensions for sum()", 
   CHECK(grader::evaluate(r, doc("SumBackward1", {1}), doc("SumBackward0", json::array()))[0].status == grader::CheckStatus::Failed);
   CHECK(grader::evaluate(r, doc("MeanBackward0", json::array()), doc("SumBackward0", json::array()))[0].status == grader::CheckStatus::Failed);
 }
+
+TEST_CASE("a difference is a sum with a negated operand, however it is spelled", "[checks][graph][normal]") {
+  // L = 10 - d in four spellings: 10 - d (rsub), -d + 10, torch::rsub(d, 10), and d's negation summed with 10.
+  Graph rsub, negplus, sub, minus_d, plus_d;
+  rsub.op("RsubBackward1", {rsub.op("MmBackward0", {rsub.leaf("w"), -1}, {"d"})}, {"L"});
+  negplus.op("AddBackward1", {negplus.op("NegBackward0", {negplus.op("MmBackward0", {negplus.leaf("w"), -1}, {"d"})})}, {"L"});
+  sub.op("SubBackward0", {-1, sub.op("MmBackward0", {sub.leaf("w"), -1}, {"d"})}, {"L"});
+  minus_d.op("NegBackward0", {minus_d.op("MmBackward0", {minus_d.leaf("w"), -1}, {"d"})}, {"L"});
+  plus_d.op("AddBackward1", {plus_d.op("MmBackward0", {plus_d.leaf("w"), -1}, {"d"})}, {"L"});
+  CHECK(same(rsub, negplus));
+  CHECK(same(rsub, sub));
+  CHECK(grader::normal_form_text(rsub.done(), nullptr, rubric()) == "L=Add{None, Neg(d=MmBackward0(w, None))}");
+  // 10 + d is not 10 - d, and -d alone is not 10 - d.
+  CHECK_FALSE(same(rsub, plus_d));
+  CHECK_FALSE(same(rsub, minus_d));
+  // Σ(−x) is −Σx; a negation twice is none.
+  Graph sum_neg, neg_sum, neg_neg, plain;
+  sum_neg.op("SumBackward0", {sum_neg.op("NegBackward0", {sum_neg.op("SigmoidBackward0", {sum_neg.leaf("x")})})}, {"g"});
+  neg_sum.op("NegBackward0", {neg_sum.op("SumBackward0", {neg_sum.op("SigmoidBackward0", {neg_sum.leaf("x")})})}, {"g"});
+  neg_neg.op("NegBackward0", {neg_neg.op("NegBackward0", {neg_neg.op("SigmoidBackward0", {neg_neg.leaf("x")})})}, {"g"});
+  plain.op("SigmoidBackward0", {plain.leaf("x")}, {"g"});
+  CHECK(same(sum_neg, neg_sum));
+  CHECK(same(neg_neg, plain));
+  CHECK_FALSE(same(neg_sum, plain));
+}
