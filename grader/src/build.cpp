@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -68,7 +69,7 @@ ToolResult run_tool(std::vector<std::string> args, size_t cap = kMaxDiagnostics)
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  pid_t pid = fork();
+  pid_t pid = fork_between_writes();
   if (pid == 0) {
     setpgid(0, 0);
     dup2(p[1], 1);
@@ -488,6 +489,7 @@ ToolResult build_in_work(const BuildRequest& req, const std::string& source, con
   r.output = restore_names(r.output, work, copy, req.source);
   std::error_code ec;
   if (r.status == 0 && !r.killed) {
+    std::unique_lock<std::shared_mutex> writing(executable_writes());
     fs::copy_file(work + "/program", tmp / "program", ec);
     const auto listing = read_listing(work + "/lines.txt", kMaxLineListing);
     ec.clear();  // as before: a failed copy is found by the next run (read_cached builds again)

@@ -1,3 +1,4 @@
+#include "files.h"
 #include "capped_tmpfs.h"
 
 #include <fcntl.h>
@@ -62,7 +63,7 @@ bool capped_tmpfs_available() {
     std::string dir = (std::filesystem::temp_directory_path(ec) / "gradlab-tmpfs-probe-XXXXXX").string();
     if (ec || !mkdtemp(dir.data())) return;
     const CappedTmpfs c = capped_tmpfs({dir}, 1 << 20, geteuid(), getegid());
-    const pid_t pid = fork();
+    const pid_t pid = fork_between_writes();
     if (pid == 0) _exit(mount_capped_tmpfs(c) ? 0 : 1);
     int status = 0;
     available = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;

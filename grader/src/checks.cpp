@@ -391,6 +391,35 @@ std::string format_values(const json& values, const json& shape) {
 }
 
 
+namespace {
+
+// A check "from" a named tensor counts only where that tensor is the
+// exercise's: where the rubric checks its graph with "root": true and that
+// check failed (the tensor was reached, but is another computation), a
+// backward from it, a stand-in given the root's name, is not the exercise's
+// backward. (Only where the rubric says so: most graph checks judge named
+// intermediates, which an honest one-expression spelling leaves out.)
+void void_from_other_roots(const Rubric& rubric, std::vector<CheckResult>& out, const std::vector<bool>& unreached) {
+  std::map<std::string, size_t> graph_check;
+  for (size_t i = 0; i < rubric.checks.size(); ++i)
+    if (rubric.checks[i].kind == "graph" && rubric.checks[i].spec.value("root", false)) graph_check[rubric.checks[i].spec.value("tensor", "")] = i;
+  for (size_t i = 0; i < rubric.checks.size() && i < out.size(); ++i) {
+    const std::string from = rubric.checks[i].spec.value("from", "");
+    const auto g = graph_check.find(from);
+    if (from.empty() || g == graph_check.end() || out[i].status != CheckStatus::Passed ||
+        out[g->second].status != CheckStatus::Failed || unreached[g->second])
+      continue;
+    out[i].status = CheckStatus::Failed;
+    out[i].points = 0;
+    out[i].message = "written by a backward from " + from + ", but " + from + " is not the exercise's " + from +
+                     " (its graph check failed): a backward from another computation given that name is not the "
+                     "exercise's backward";
+    out[i].hint = "Compute " + from + " as the statement says, and call backward() on it.";
+  }
+}
+
+}  // namespace
+
 std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, const json& reference,
                                   const std::string& stopped_at) {
   std::vector<CheckResult> out;
@@ -477,6 +506,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
     out.push_back(std::move(r));
     unreached.push_back(o.unreached);
   }
+  void_from_other_roots(rubric, out, unreached);
   diagnose(rubric, student, out);
   // After an exception, a check whose facts were never recorded says so,
   // and nothing more: a hint about a mistake would blame code that never ran.

@@ -9,6 +9,17 @@
 
 namespace grader {
 
+std::shared_mutex& executable_writes() {
+  static std::shared_mutex m;
+  return m;
+}
+
+pid_t fork_between_writes() {
+  std::shared_lock<std::shared_mutex> no_write(executable_writes());
+  return fork();
+}
+
+
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;

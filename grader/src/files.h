@@ -2,13 +2,27 @@
 // land atomically (a temporary beside the target, then a rename), so that a
 // reader never sees half a cache entry or half a report.
 #pragma once
+#include <sys/types.h>
+
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 
 namespace grader {
 
 // The file's bytes, or nullopt when it cannot be read.
+// Executables the grader writes (a program staged for a run, one copied into
+// the compile cache) against the processes it forks. A child forked while
+// another thread writes an executable inherits the write descriptor (the
+// replay's child keeps it for its whole run), and an exec of that file then
+// fails with ETXTBSY: a student's program "ended before the grader could
+// read its results" in grade check and batches, now and then. Writers hold
+// the lock alone; forks share it, so none happens in the middle of a write.
+std::shared_mutex& executable_writes();
+// fork(), never while an executable is being written.
+pid_t fork_between_writes();
+
 std::optional<std::string> read_file(const std::string& path);
 
 // ".tmp<pid>.<n>": a name for a temporary that no other grader process, and

@@ -1,3 +1,4 @@
+#include "files.h"
 #include "replay_fence.h"
 
 #include <fcntl.h>
@@ -76,7 +77,7 @@ FencedReplay replay_fenced(std::string_view tape, const json& claimed, const jso
                            const std::vector<Shadow>& shadows, bool own_functions) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return failed(claimed, "the grader could not start the replay (pipe)");
-  const pid_t pid = fork();
+  const pid_t pid = fork_between_writes();
   if (pid < 0) {
     close(fds[0]), close(fds[1]);
     return failed(claimed, "the grader could not start the replay (fork)");

@@ -29,7 +29,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"shape", {{"tensor"}, {"expected"}}},
       {"dtype", {{"tensor"}, {"expected"}}},
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
-      {"graph", {{"tensor"}, {}}},
+      {"graph", {{"tensor"}, {"root"}}},
       {"snapshots", {{"labels"}, {"fields", "source", "at_backward", "from"}}},
       {"error", {{"label"}, {"contains", "on"}}},
       {"no_error", {{"label"}, {}}},
@@ -329,6 +329,7 @@ void check_kind_fields(const json& c, const Check& ch, const std::set<std::strin
   }
   if (c.contains("at_backward")) field(c, "at_backward", path, at, json::value_t::boolean);
   if (c.contains("same_node")) field(c, "same_node", path, at, json::value_t::boolean);
+  if (c.contains("root")) field(c, "root", path, at, json::value_t::boolean);
   if (c.contains("fields")) {
     static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
                                                 "grad_fn", "version", "shape", "dtype"};

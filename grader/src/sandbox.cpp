@@ -1,3 +1,4 @@
+#include "files.h"
 #include "sandbox.h"
 
 #include <dirent.h>
@@ -205,6 +206,7 @@ std::string stage_program(const std::string& program, std::string& error) {
   if (stage.empty()) return "";
   std::error_code ec;
   const std::string lib = stage + "/" + kStudentLibName;
+  std::unique_lock<std::shared_mutex> writing(executable_writes());
   bool ok = chmod(stage.c_str(), 0755) == 0 && fs::copy_file(program, stage + "/program", ec) &&
             chmod((stage + "/program").c_str(), 0555) == 0;
   if (ok && link(GRADLAB_STUDENT_LIB, lib.c_str()) != 0) {
@@ -539,7 +541,7 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
     return o;
   }
 
-  pid_t pid = fork();
+  pid_t pid = fork_between_writes();
   if (pid == 0) {
     if (fallback) build_seccomp_filter(p.filter, SeccompPolicy{tool, getpid()});
     exec_child(p);
