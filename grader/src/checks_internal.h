@@ -1,4 +1,4 @@
-// What checks.cpp, checks_routes.cpp and checks_probes.cpp share: a check's outcome before it
+// What checks.cpp, checks_routes.cpp, checks_grad_routes.cpp and checks_probes.cpp share: a check's outcome before it
 // becomes a CheckResult, how numbers are written in messages, and the checks
 // of how results were computed (checks_routes.cpp), which read the replay's
 // provenance rather than the results.
@@ -70,8 +70,16 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
 Outcome check_made_under_no_grad(const std::string& name, const json& student);
 Outcome check_reuses_graph(const Check& c, const json& student);
 
-// The routes every grad and snapshots check also holds to: a gradient set or
-// changed by hand, or from another root; `o` and `hint` say so when it is.
+// How the replay saw a named tensor come to be (replay.cpp's provenance), or null.
+const json* provenance_of(const json& student, const std::string& name);
+// Whether a backward's root, as the provenance names it (the named tensor it
+// is, the one it only restates), is the named tensor `from`.
+bool root_is(const json& name, const json& restates, const std::string& from);
+// A gradient's route (replayer's Route) in words: "X" is a stand-in's.
+std::string route_words(const std::string& route);
+
+// The routes every grad and snapshots check also holds to (checks_grad_routes.cpp):
+// a gradient set or changed by hand, or from another root; `o` and `hint` say so when it is.
 bool grad_route_wrong(const Check& c, const std::string& name, const json& student, const json& reference, Outcome& o,
                       std::string& hint);
 // An error check's "on" and a value check's "changed_through" (checks_routes.cpp).

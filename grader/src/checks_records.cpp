@@ -193,10 +193,9 @@ Outcome check_gradcheck(const Check& c, const json& student, const json& referen
     o.found = "largest difference " + format_number(sp.value("max_abs_error", json(0)));
     const json rp = reference.contains("probes") && reference["probes"].contains(id) ? reference["probes"][id] : json();
     if (c.spec.value("same_node", false) && rp.contains("grad_fn") && sp.value("grad_fn", json()) != rp["grad_fn"]) {
-      std::string fn = "the function";
       o.pass = false;
       o.found = "made by " + node_text(sp.value("grad_fn", json()));
-      o.message = node_differs(fn, "on the grader's random input", sp.value("grad_fn", json()), rp["grad_fn"]);
+      o.message = node_differs("the function", "on the grader's random input", sp.value("grad_fn", json()), rp["grad_fn"]);
     }
   }
   return o;

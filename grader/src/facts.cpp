@@ -74,9 +74,11 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
     // And the route of the backward behind each in-place update's gradient.
     for (const auto& [name, p] : tensors.items()) {
       json routes = json::array();
-      for (const auto& u : p.value("updates", json::array())) routes.push_back({{"grad_route", u.value("grad_route", "")}});
       bool any = false;
-      for (const auto& r : routes) any |= !r["grad_route"].get<std::string>().empty();
+      for (const auto& u : p.value("updates", json::array())) {
+        routes.push_back({{"grad_route", u.value("grad_route", "")}});
+        any |= !routes.back()["grad_route"].get<std::string>().empty();
+      }
       if (any) body["provenance"]["tensors"][name]["updates"] = routes;
     }
     // And the shadow replays' answers (replay.h), for the checks it keeps.

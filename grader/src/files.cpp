@@ -55,4 +55,10 @@ std::string write_file_atomic(const std::string& path, const std::string& conten
   return "";
 }
 
+void write_text(const std::string& path, const std::string& content) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  const std::string err = write_file_atomic(path, content);
+  if (!err.empty()) throw std::runtime_error(err);
+}
+
 }  // namespace grader

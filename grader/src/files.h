@@ -36,5 +36,8 @@ nlohmann::ordered_json read_json_file(const std::string& path);
 
 // Writes `content` to `path` atomically; returns "" or what went wrong.
 std::string write_file_atomic(const std::string& path, const std::string& content);
+// The same into a file whose folders are made first; throws what went wrong
+// (a release's files, which cannot be written in part).
+void write_text(const std::string& path, const std::string& content);
 
 }  // namespace grader

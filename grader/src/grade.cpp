@@ -120,9 +120,10 @@ json probes_asked(const json& probes, int64_t seed) {
 // answer (a program cannot claim a "seed": its snapshot would be refused).
 void note_seeds(json& snap, const json& probes, int64_t seed) {
   if (!snap.is_object() || !snap.contains("probes") || !snap["probes"].is_object()) return;
-  for (const auto& p : probes)
-    if (makes_up_graphs(p) && snap["probes"].contains(p.value("id", "")) && snap["probes"][p.value("id", "")].is_object())
-      snap["probes"][p.value("id", "")]["seed"] = seed;
+  for (const auto& p : probes) {
+    const std::string id = p.value("id", "");
+    if (makes_up_graphs(p) && snap["probes"].contains(id) && snap["probes"][id].is_object()) snap["probes"][id]["seed"] = seed;
+  }
 }
 
 Run run_program(const BuildOutcome& built, const Rubric& rubric, const Limits& limits, bool isolate,

@@ -1,22 +1,15 @@
 #include "pl_questions.h"
 
-#include <fstream>
 #include <stdexcept>
 
 #include "files.h"
+#include "reports/escape.h"
 #include "sha256.h"
 #include "variants.h"
 
 namespace grader {
 namespace fs = std::filesystem;
 namespace {
-
-void write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + file.string());
-}
 
 // A question's uuid: PrairieLearn wants one per question, stable across
 // releases, so it is made from the course's and the exercise's names.
@@ -25,12 +18,6 @@ std::string uuid_of(const std::string& course, const std::string& exercise) {
   h[12] = '4';                                         // version 4 (random-like)
   h[16] = "89ab"[std::stoi(h.substr(16, 1), nullptr, 16) % 4];  // RFC 4122 variant
   return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20, 12);
-}
-
-std::string html_escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" : std::string(1, c);
-  return out;
 }
 
 // server.py: the variant this student's copy of the question shows, from
@@ -51,7 +38,7 @@ std::string server_py(int count) {
 
 std::string question_html(const std::string& exercise, const std::string& title) {
   return "<pl-question-panel>\n"
-         "  <p><b>" + html_escaped(exercise) + "</b>: " + html_escaped(title) + ".</p>\n"
+         "  <p><b>" + reports::xml_text(exercise) + "</b>: " + reports::xml_text(title) + ".</p>\n"
          "  <p>The statement is the comment at the top of the file. Fill in the blanks, then submit.</p>\n"
          "</pl-question-panel>\n\n"
          "<pl-file-editor file-name=\"" + exercise + ".cpp\" ace-mode=\"ace/mode/c_cpp\"\n"
@@ -74,7 +61,7 @@ void write_pl_questions(const Course& course, const fs::path& dir, int count,
     const auto starter = read_file(course.starter_path(e));
     if (!starter) throw std::runtime_error("cannot read " + course.starter_path(e));
     for (int v = 0; v <= n; ++v)
-      write(q / "starters" / (e + ".v" + std::to_string(v) + ".cpp"),
+      write_text(q / "starters" / (e + ".v" + std::to_string(v) + ".cpp"),
             v == 0 ? *starter : starter_at(*starter, rubric, v, given_at(rubric, v), facts_at(e, v)));
     const json info = {
         {"uuid", uuid_of(course_name, e)},
@@ -86,9 +73,9 @@ void write_pl_questions(const Course& course, const fs::path& dir, int count,
         {"gradingMethod", "External"},
         {"externalGradingOptions",
          {{"enabled", true}, {"image", "YOUR/gradlab-grader"}, {"entrypoint", "/gradlab/pl-grade"}, {"timeout", 60}}}};
-    write(q / "info.json", info.dump(2) + "\n");
-    write(q / "question.html", question_html(e, info["title"].get<std::string>()));
-    write(q / "server.py", server_py(n));
+    write_text(q / "info.json", info.dump(2) + "\n");
+    write_text(q / "question.html", question_html(e, info["title"].get<std::string>()));
+    write_text(q / "server.py", server_py(n));
   }
 }
 

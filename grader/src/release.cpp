@@ -73,12 +73,6 @@ void copy_tree(const fs::path& from, const fs::path& to, const std::string& rel)
   }
 }
 
-void write_text(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  const std::string err = write_file_atomic(p.string(), text);
-  if (!err.empty()) throw std::runtime_error(err);
-}
-
 }  // namespace
 
 json public_rubric(const json& rubric) {

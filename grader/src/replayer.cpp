@@ -1,13 +1,13 @@
 // The replay's events (replayer.h): each op redone through the engine's own
 // function, each tensor's lineage and each gradient's route kept as it goes.
 #include "replayer.h"
+#include "replay_route.h"
 
 #include <set>
 
 #include <gradlab/tape.h>
 
 #include <cmath>
-#include <optional>
 #include <stdexcept>
 
 namespace grader::replay {
@@ -60,106 +60,6 @@ Tensor rebuild(const json& e) {
 // seeded with (none given: ones, as backward() seeds a scalar). Two passes
 // that write the same numbers from other seeds (−2·g on top of 3·g never
 // zeroed) are not the same computation.
-// How a backward's root reached one tensor, as the checks compare it with
-// the reference's: the ops on the paths from the root down to the tensor.
-// Ops that only add, subtract, negate, sum, average, stack or reshape are
-// see-through, and so is a product or quotient by something off the path
-// (a scaling): 10 - d, -d + 10 and d.sum({0, 1}) take one route. Products
-// and powers of the path are one "Prod" (x·x ≡ x.pow(2); mse_loss is the
-// mean of a square). A stand-in Σ w·g, with g worked out by hand, reaches w
-// through nothing: "X", where the exercise's loss goes through its ops.
-class Route {
- public:
-  explicit Route(const Tensor& target) : target_(target) {}
-  // "" when the graph does not reach the target, "?" past kMaxNodes nodes
-  // or kMaxDepth levels: a route that cannot be followed is not the
-  // reference's (padding a stand-in's graph with a long chain must not buy
-  // it a pass).
-  std::string from(const std::shared_ptr<gradlab::autograd::Node>& root) {
-    const auto r = at(root.get(), 0);
-    return over_ ? std::string("?") : r ? *r : std::string();
-  }
-
- private:
-  static constexpr size_t kMaxNodes = 20000, kMaxDepth = 2000;  // (the walk recurses: its stack stays small)
-  using Node = gradlab::autograd::Node;
-
-  bool is_target(const Node* n) const {
-    if (target_.grad_fn()) return n == target_.grad_fn().get();
-    const auto* acc = dynamic_cast<const torch::autograd::AccumulateGrad*>(n);
-    return acc && acc->variable.is_same(target_);
-  }
-  static bool see_through(const std::string& op) {
-    static const std::set<std::string> ops = {
-        "AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "RsubBackward0", "RsubBackward1",
-        "NegBackward0", "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "ViewBackward0",
-        "ReshapeAliasBackward0", "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "CloneBackward0",
-        "AliasBackward0", "ToCopyBackward0", "ExpandBackward0", "StackBackward0", "CatBackward0", "TBackward0",
-        "PermuteBackward0", "TransposeBackward0"};
-    return ops.count(op) > 0;
-  }
-  static bool product(const std::string& op) {
-    return op == "MulBackward0" || op == "MulBackward1" || op == "DivBackward0" || op == "DivBackward1" ||
-           op == "PowBackward0" || op == "PowBackward1" || op == "MseLossBackward0";
-  }
-  // Sorted, without repeats; a kind's own members folded in: Prod{Prod{X}} is Prod{X}.
-  static std::string group(const std::string& kind, const std::vector<std::string>& kids) {
-    std::set<std::string> parts;
-    for (const std::string& k : kids) {
-      if (k.rfind(kind + "{", 0) == 0) {
-        // Split the member's own list at its top level.
-        int depth = 0;
-        size_t from = kind.size() + 1;
-        for (size_t i = from; i + 1 < k.size(); ++i) {
-          if (k[i] == '{' || k[i] == '(') ++depth;
-          if (k[i] == '}' || k[i] == ')') --depth;
-          if (k[i] == ',' && depth == 0) parts.insert(k.substr(from, i - from)), from = i + 1;
-        }
-        parts.insert(k.substr(from, k.size() - 1 - from));
-      } else {
-        parts.insert(k);
-      }
-    }
-    // (A sum of one route is that route: x² + x³ reaches x through powers.)
-    if (kind == "Lin" && parts.size() == 1) return *parts.begin();
-    std::string s = kind + "{";
-    for (const std::string& p : parts) s += (s.back() == '{' ? "" : ",") + p;
-    return s + "}";
-  }
-  std::optional<std::string> at(const Node* n, size_t depth) {
-    if (!n) return std::nullopt;
-    if (auto m = memo_.find(n); m != memo_.end()) return m->second;
-    if (memo_.size() > kMaxNodes || depth > kMaxDepth) {
-      over_ = true;
-      return std::nullopt;
-    }
-    memo_[n] = std::nullopt;  // (a graph has no cycles; this only bounds the work)
-    std::optional<std::string> r;
-    if (is_target(n)) {
-      r = "X";
-    } else {
-      std::vector<std::string> kids;
-      for (const auto& e : n->next_edges())
-        if (auto k = at(e.function.get(), depth + 1)) kids.push_back(*k);
-      const std::string op = n->name();
-      if (kids.empty()) r = std::nullopt;
-      else if (see_through(op)) r = kids.size() == 1 ? kids[0] : group("Lin", kids);
-      else if (product(op)) r = kids.size() == 1 && op.rfind("Pow", 0) != 0 && op != "MseLossBackward0" ? kids[0] : group("Prod", kids);
-      else {
-        std::string s = op.substr(0, op.find("Backward")) + "(";
-        for (size_t i = 0; i < kids.size(); ++i) s += (i ? "," : "") + kids[i];
-        r = s + ")";
-      }
-    }
-    memo_[n] = r;
-    return r;
-  }
-
-  const Tensor& target_;
-  std::unordered_map<const Node*, std::optional<std::string>> memo_;
-  bool over_ = false;
-};
-
 json seed_of(const Tensor& root, const Tensor& given) {
   json s = {{"root", root.sizes().vec()}, {"given", given.defined()}, {"ones", true}};
   if (!given.defined()) return s;
@@ -348,7 +248,7 @@ void Replayer::op(const json& e) {
         // The route the backward took from its root, as the root was when it
         // ran (a root rebuilt in place afterwards does not change it).
         // A backward from a leaf reaches only that leaf, through no op.
-        if (counted.is_object()) counted["route"] = root_t.grad_fn() ? Route(t).from(root_t.grad_fn()) : "X";
+        if (counted.is_object()) counted["route"] = root_t.grad_fn() ? route_to(t, root_t.grad_fn()) : "X";
         grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted, root_t.grad_fn()};
         gradient_given(t, now);
       }
@@ -408,10 +308,8 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     const bool untracked = no_grad || !inputs_[0].requires_grad();
     if (name != "requires_grad_" && name != "detach_") {
       auto o = own_grad ? grad_origin.find(self) : grad_origin.end();
-      const bool known = o != grad_origin.end();
-      updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1, known ? o->second.how : "",
-                                known && o->second.seed.is_object() ? o->second.seed.value("route", "") : "",
-                                known ? o->second.root : Tensor(), known ? o->second.root_node : nullptr}});
+      updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1,
+                                o != grad_origin.end() ? o->second : Origin{}}});
     }
     return;
   }
@@ -713,7 +611,9 @@ json Replayer::provenance() const {
     for (const auto& [target, up] : updates)
       if (target->storage.get() == impl->storage.get())
         us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"grad_mode_off", up.grad_mode_off}, {"from_own_grad", up.from_own_grad},
-                      {"by_number", up.by_number}, {"grad_how", up.grad_how}, {"grad_route", up.grad_route}, {"grad_root", root_name(up.grad_root, up.grad_root_node)}, {"through", names_of({target})}});
+                      {"by_number", up.by_number}, {"grad_how", up.grad.how},
+                      {"grad_route", up.grad.seed.is_object() ? up.grad.seed.value("route", "") : ""},
+                      {"grad_root", root_name(up.grad.root, up.grad.root_node)}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
     out[name] = p;
   }

@@ -131,13 +131,9 @@ class Replayer final : public replay::Tensors {
     bool grad_mode_off = false;  // made with grad mode off (NoGradGuard), whatever it went through
     bool from_own_grad = false;
     bool by_number = false;  // no tensor but the target: a number worked out in C++
-    // How the gradient it read came to be ("backward", "set by hand", ...),
-    // when it read one of the target's.
-    std::string grad_how;
-    std::string grad_route;  // and the route its backward took (Route in replayer.cpp)
-    // And that backward's root, as it was when the backward ran (named at the end).
-    Tensor grad_root;
-    std::shared_ptr<gradlab::autograd::Node> grad_root_node;
+    // How the gradient it read came to be (its origin then: a backward, its
+    // root and route, or set by hand), when it read one of the target's.
+    Origin grad;
   };
   std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
   std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
