@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <map>
 
+#include <fcntl.h>
+
 #include "checks.h"
 #include "files.h"
 #include "intake.h"
+#include "safe_dir.h"
 #include "personalise.h"
 #include "reports/writer.h"
 
@@ -24,6 +27,17 @@ Result unjudged(const Rubric& rubric, Verdict verdict, const std::string& why) {
   r.compile.diagnostics = why;
   r.checks = not_run(rubric, why);
   return r;
+}
+
+// A member of an archive, written where the grader can compile it.
+std::string archived_copy(const std::string& cache_dir, const Found& f) {
+  IntakeFile file;
+  file.exercise = f.exercise;
+  file.text = f.text;
+  std::string error;
+  const std::string path = private_copy((fs::path(cache_dir) / "intake").string(), file, error);
+  if (path.empty()) throw InternalError(error);
+  return path;
 }
 
 }  // namespace
@@ -48,39 +62,40 @@ int prairielearn_variant(const std::string& data_json_path) {
   return v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 1000000 ? static_cast<int>(v.get<int64_t>()) : -1;
 }
 
-std::vector<std::pair<std::string, std::string>> find_exercise_files(const std::string& folder,
-                                                                     const std::vector<std::string>& exercises) {
-  std::map<std::string, std::pair<size_t, std::string>> best;  // exercise -> (depth, path)
-  std::error_code ec;
-  // The iterator does not descend into linked folders; linked files are skipped below.
-  for (auto it = fs::recursive_directory_iterator(folder, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-    const std::string e = exercise_named(it->path().filename().string(), exercises);
-    if (e.empty()) continue;
-    const std::pair<size_t, std::string> here{static_cast<size_t>(it.depth()), it->path().string()};
-    auto [at, fresh] = best.emplace(e, here);
-    if (!fresh && here < at->second) at->second = here;
-  }
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& e : exercises)
-    if (best.count(e)) out.emplace_back(e, best[e].second);
-  return out;
+Chosen find_exercise_files(const std::string& folder, const std::vector<std::string>& exercises) {
+  Fd root(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (root.fd < 0) return {};
+  Gathered g;
+  gather(root.fd, {}, nullptr, 0, exercises, {}, GatherOptions{}, g);
+  return choose(std::move(g), exercises, false);
 }
 
 int autograde(std::ostream& log, const Course& course, const GradeRequest& base, const AutogradeRequest& req) {
   const std::vector<std::string> known = course.exercises();
-  const auto found = find_exercise_files(req.submission, known);
+  const Chosen found = find_exercise_files(req.submission, known);
+  for (const auto& n : found.notes) log << n.entry << ": " << n.reason << "\n";
+  // What was passed over, and why, for the student to read.
+  std::string passed;
+  for (const auto& n : found.notes)
+    if (n.refused) passed += "- " + n.entry + ": " + n.reason + "\n";
   std::vector<std::string> assignment = req.exercises;
   if (assignment.empty())
-    for (const auto& [e, _] : found) assignment.push_back(e);
+    for (const auto& e : known)
+      if (found.files.count(e) || (found.bad.count(e) && !found.bad.at(e).exercise.empty())) assignment.push_back(e);
   std::vector<Result> results;
   std::string note;
   bool grader_failed = false;
   for (const auto& e : assignment) {
     const Rubric rubric = load_rubric(course.rubric_path(e));
-    const auto file = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == e; });
-    if (file == found.end()) {
+    const auto file = found.files.find(e);
+    if (auto bad = found.bad.find(e); file == found.files.end() && bad != found.bad.end()) {
+      IntakeFile f;
+      f.shown = (fs::path(req.submission) / bad->second.entry).string(), f.bad_archive = bad->second.why;
+      results.push_back(unjudged(rubric, Verdict::CompileError, too_large_message(f)));
+      note += f.shown + ": the archive was not opened: " + f.bad_archive + ".\n";
+      continue;
+    }
+    if (file == found.files.end()) {
       note += "No file " + e + ".cpp was submitted: its checks score 0.\n";
       results.push_back(unjudged(rubric, Verdict::Missing, "no file named " + e + ".cpp was submitted"));
       continue;
@@ -88,10 +103,26 @@ int autograde(std::ostream& log, const Course& course, const GradeRequest& base,
     GradeRequest g = base;
     g.variant = rubric.variants.empty() ? 0 : req.variant >= 0 ? req.variant : student_variant(course, req.student);
     course.set_reference(e, g);
-    g.submission = file->second;
+    const Found& f = file->second;
+    const std::string shown = (fs::path(req.submission) / f.entry).string();
+    if (f.too_large) {  // the student's verdict: never read whole, never compiled
+      IntakeFile big;
+      big.shown = shown, big.size = f.size;
+      results.push_back(unjudged(rubric, Verdict::CompileError, too_large_message(big)));
+      log << e << ": " << shown << " → too large (" << f.size << " bytes)\n";
+      continue;
+    }
     try {
+      // A file on disk is graded where it is; one from an archive through a private copy.
+      std::string copy;
+      g.submission = f.archived ? copy = archived_copy(base.cache_dir, f) : shown;
       results.push_back(grade(rubric, g));
-      log << e << ": " << file->second << " → " << results.back().verdict << " " << points(results.back().score) << "/"
+      if (!copy.empty()) {
+        results.back().submission = shown;
+        for (size_t at; (at = results.back().compile.diagnostics.find(copy)) != std::string::npos;)
+          results.back().compile.diagnostics.replace(at, copy.size(), shown);
+      }
+      log << e << ": " << shown << " → " << results.back().verdict << " " << points(results.back().score) << "/"
           << points(results.back().max_score) << "\n";
     } catch (const std::exception& ex) {
       grader_failed = true;
@@ -106,6 +137,7 @@ int autograde(std::ostream& log, const Course& course, const GradeRequest& base,
     for (size_t i = 0; i < known.size() && i < 3; ++i) note += (i ? ", " : "") + known[i] + ".cpp";
     note += known.size() > 3 ? ", …)." : ").";
   }
+  if (!passed.empty()) note += "Files in the submission that were not graded:\n" + passed;
   const std::string text = req.platform == Platform::Gradescope
                                ? reports::gradescope_results(results, note)
                                : reports::prairielearn_results(results, note, !assignment.empty() && !grader_failed);

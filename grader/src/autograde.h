@@ -7,6 +7,8 @@
 #pragma once
 #include <ostream>
 #include <string>
+
+#include "chooser.h"
 #include <vector>
 
 #include "course.h"
@@ -39,12 +41,10 @@ int prairielearn_variant(const std::string& data_json_path);
 // "" when the file is missing or holds none.
 std::string gradescope_submitter(const std::string& metadata_path);
 
-// The exercise files found under `folder`: for each course exercise, the
-// shallowest regular file named for it (intake.h's exercise_named: any
-// letter case, an LMS's copy number or prefix), then the first by path.
-// Links are neither followed nor taken.
-std::vector<std::pair<std::string, std::string>> find_exercise_files(const std::string& folder,
-                                                                     const std::vector<std::string>& exercises);
+// The exercise files of a submission folder, one per exercise as
+// chooser.h takes them (any depth, inside archives, never through a link),
+// and what was passed over, with why.
+Chosen find_exercise_files(const std::string& folder, const std::vector<std::string>& exercises);
 
 // Grades and writes the results file. Returns 0 when every file was graded
 // (whatever the scores), 70 when the grader itself failed on one (the

@@ -96,7 +96,7 @@ void flag_similar(const Course& course, const GradeRequest& base, const Intake& 
   std::map<std::string, std::vector<Submitted>> by_exercise;
   std::map<std::string, std::string> starters, texts;
   for (const IntakeFile& f : intake.files) {
-    if (f.too_large) continue;
+    if (f.too_large || !f.bad_archive.empty()) continue;
     by_exercise[f.exercise].push_back({f.student, f.text});
     texts[f.exercise + "/" + f.student] = f.text;
     // What every student was given, and what every correct answer says
@@ -218,7 +218,9 @@ void take_in(const Course& course, const BatchOptions& opt, const std::vector<st
   plan.intake = take_submissions(
       opt.submissions, exercises, [&](const std::string& s) { return shard_of(s, opt.shards) == opt.shard; }, io);
   for (const IntakeFile& f : plan.intake.files) {
-    std::string content = f.too_large ? "too large: " + std::to_string(f.size) : f.text;
+    std::string content = !f.bad_archive.empty() ? "bad archive: " + f.bad_archive
+                          : f.too_large          ? "too large: " + std::to_string(f.size)
+                                                 : f.text;
     for (const auto& other : f.shared_with) content += "\nshared with " + other;  // unlinked later: graded then
     GradeParts parts = info[f.exercise].parts;
     parts.emplace_back("file", sha256_hex(content));
@@ -316,12 +318,12 @@ Result grade_file(const Course& course, const GradeRequest& base, const Exercise
     r.engine = base.engine, r.compiler = compiler_id(base.engine), r.device = base.device;
     return r;
   }
-  if (f.too_large) {  // the student's verdict: never read whole, never compiled
+  if (f.too_large || !f.bad_archive.empty()) {  // the student's verdict: never read whole, never compiled
     const Rubric& rubric = ex.rubric;
     r.exercise = rubric.exercise, r.title = rubric.title, r.max_score = rubric.max_points();
     r.verdict = Verdict::CompileError;
     r.compile.diagnostics = too_large_message(f);
-    r.checks = not_run(rubric, "the file is too large to be graded");
+    r.checks = not_run(rubric, f.too_large ? "the file is too large to be graded" : "the archive could not be opened");
     r.engine = base.engine, r.compiler = compiler_id(base.engine), r.device = base.device;
     return r;
   }
@@ -415,6 +417,7 @@ reports::ClassResults summarise(const Course& course, const GradeRequest& base, 
   c.lms_assignment = opt.lms_assignment;
   for (const IntakeFile& f : plan.intake.files)
     if (f.late) c.late.insert({f.student, f.exercise});
+  for (const IntakeFile& f : plan.intake.files) c.lms_entries[{f.student, f.exercise}] = f.lms_entry;
   if (plan.lms && plan.lms->points_possible)
     c.lms_points = reports::ClassResults::LmsPoints{plan.lms->name, *plan.lms->points_possible, opt.accept_points_mismatch};
   std::map<std::pair<std::string, std::string>, GradeParts> parts_now;

@@ -1,4 +1,5 @@
 #include "class_files.h"
+#include "feedback_zip.h"
 
 #include "files.h"
 #include "reports/escape.h"
@@ -80,13 +81,20 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
   json late = json::array();
   for (const auto& [st, e] : c.late) late.push_back({st, e});
   manifest["late"] = late;
+  json entries = json::array();
+  for (const auto& [key, entry] : c.lms_entries) entries.push_back({key.first, key.second, entry});
+  manifest["lms_entries"] = entries;
   if (c.lms_points)
     manifest["lms_points"] = {{"column", c.lms_points->column},
                               {"points_possible", c.lms_points->possible},
                               {"accepted", c.lms_points->accepted}};
-  // A refused export is not left behind from an earlier run either.
+  // Only the exports that fit the class: a Canvas download has no Moodle
+  // participants to fill moodle.csv's Identifier, a Moodle one no Canvas ids.
+  // A refused or unfit export is not left behind from an earlier run either.
+  const bool no_canvas = c.canvas_refused() || c.layout == "moodle", no_moodle = c.layout == "canvas";
   std::error_code gone;
-  if (c.canvas_refused()) fs::remove(fs::path(out) / "canvas.csv", gone);
+  if (no_canvas) fs::remove(fs::path(out) / "canvas.csv", gone);
+  if (no_moodle) fs::remove(fs::path(out) / "moodle.csv", gone);
   for (const auto& [name, text] :
        std::vector<std::pair<std::string, std::string>>{{"gradebook.csv", reports::gradebook_csv(c)},
                                                         {"canvas.csv", reports::canvas_csv(c)},
@@ -95,11 +103,11 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
                                                         {"summary.json", reports::summary_json(c).dump(2) + "\n"},
                                                         {"summary.html", reports::summary_html(c)},
                                                         {"batch.json", manifest.dump(2) + "\n"}}) {
-    if (name == "canvas.csv" && c.canvas_refused()) continue;
+    if ((name == "canvas.csv" && no_canvas) || (name == "moodle.csv" && no_moodle)) continue;
     const std::string err = write_file_atomic((fs::path(out) / name).string(), text);
     if (!err.empty()) return err;
   }
-  return "";
+  return write_feedback_zip(out, c);
 }
 
 

@@ -61,4 +61,10 @@ void write_text(const std::string& path, const std::string& content) {
   if (!err.empty()) throw std::runtime_error(err);
 }
 
+std::string ascii_lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
 }  // namespace grader

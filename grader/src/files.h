@@ -29,6 +29,9 @@ std::optional<std::string> read_file(const std::string& path);
 // no other thread of this one, uses at the same time.
 std::string unique_temp_suffix();
 
+// ASCII letters in lower case, every other byte as it is (file names, e-mails, logins).
+std::string ascii_lower(std::string s);
+
 // A JSON file the course itself holds (a rubric, an .expect.json, a
 // report): throws std::runtime_error when it cannot be read, and the
 // parser's error when it is not JSON.

@@ -1,13 +1,10 @@
 #include "intake.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <regex>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "chooser.h"
 #include "files.h"
 #include "layouts.h"
 #include "roster.h"
@@ -59,48 +57,12 @@ std::string roster_key(const reports::Identity& r) {
   return "_";
 }
 
-std::string joined(const std::vector<std::string>& folder, const std::string& name) {
-  std::string s;
-  for (const auto& f : folder) s += f + "/";
-  return s + name;
-}
-
 // Fills what the roster lacks from what the LMS's download says.
 reports::Identity merged(reports::Identity r, const reports::Identity& lms) {
   for (auto [mine, theirs] : {std::pair{&r.name, &lms.name}, {&r.id, &lms.id}, {&r.sis_id, &lms.sis_id},
                               {&r.login, &lms.login}, {&r.email, &lms.email}, {&r.participant, &lms.participant}})
     if (mine->empty()) *mine = *theirs;
   return r;
-}
-
-// The copy mark an LMS or a browser adds to a name's stem: "exercise3 (10)",
-// Canvas's resubmission "exercise3-10". The stem without it, and its number
-// (0: none, or too long to be one).
-std::pair<std::string, long> without_copy_mark(const std::string& stem) {
-  static const std::regex mark(R"((?: \(([0-9]+)\)|-([0-9]+))$)");
-  std::smatch m;
-  if (!std::regex_search(stem, m, mark)) return {stem, 0};
-  const std::string digits = m[1].matched ? m[1].str() : m[2].str();
-  return {stem.substr(0, static_cast<size_t>(m.position(0))), digits.size() <= 9 ? std::stol(digits) : 0};
-}
-
-// A file's copy number: "exercise3 (10).cpp" is 10, "exercise3.cpp" 0.
-long copy_number(const std::string& name) {
-  return without_copy_mark(name.substr(0, name.size() >= 4 ? name.size() - 4 : 0)).second;
-}
-
-// Whether `name` is to be graded for `exercise` rather than `held`. Where
-// the LMS itself numbers a later upload of the same name (Moodle keeps
-// "exercise3.cpp" and renames the fix "exercise3 (1).cpp"; Canvas's
-// "-1"), the highest number is the latest. Elsewhere the canonical name
-// comes first (a student who kept a browser's "(1)" copy beside it chose
-// which to hand in), then the highest number; then the last by name.
-bool later_copy(const std::string& name, const std::string& held, const std::string& exercise, bool lms_numbers) {
-  const std::string canonical = exercise + ".cpp";
-  if (!lms_numbers && held == canonical) return false;
-  if (!lms_numbers && name == canonical) return true;
-  const long a = copy_number(name), b = copy_number(held);
-  return a != b ? a > b : name > held;
 }
 
 struct Student {
@@ -221,82 +183,55 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       if (!st.identity.empty()) in.identities[st.key] = st.identity;
     }
     if (!st.from) continue;
-    // Each exercise's file, named as the student or their LMS named it
-    // (exercise_named); the canonical name wins, else the last by name (the
-    // highest copy number). Every other entry is listed, never dropped.
-    struct Candidate {
-      int dirfd;
-      std::string name, entry;
-    };
-    std::vector<std::unique_ptr<Fd>> open;
-    std::map<std::string, Candidate> chosen;  // exercise -> its file
-    std::vector<std::string> others;
-    for (const Source& src : st.from->sources) {
-      open.push_back(std::make_unique<Fd>(open_path(rootfd.fd, src.folder)));
-      const int dirfd = open.back()->fd;
-      if (dirfd < 0) {
-        if (mine) note(joined(src.folder, ""), "cannot be opened as a folder (was it replaced by a link?)", true);
-        continue;
-      }
-      std::vector<std::string> names = src.whole ? entries(dirfd) : src.names;
-      for (const std::string& name : names) {
-        const std::string entry = joined(src.folder, name);
-        if (name[0] == '.') {  // .git and the like; one named like an exercise is said
-          if (mine && !exercise_named(name.substr(1), exercises).empty())
-            note(entry, "not graded: a hidden file (its name begins with '.'), named like an exercise", true);
-          continue;
-        }
-        const std::string e = exercise_named(name, exercises);
-        if (e.empty()) {
-          // A clone holds the whole student release: only its exercise files are news.
-          if (plan.layout != Layout::GithubClassroom) others.push_back(entry);
-          continue;
-        }
-        if (!mine) {  // another shard's student: only their hard links are looked at
-          struct stat ls {};
-          if (fstatat(dirfd, name.c_str(), &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(ls.st_mode) && ls.st_nlink > 1)
-            inodes[{ls.st_dev, ls.st_ino}].push_back(entry), owner[entry] = st.key;
-          continue;
-        }
-        auto it = chosen.find(e);
-        if (it == chosen.end()) {
-          chosen[e] = {dirfd, name, entry};
-        } else if (later_copy(name, it->second.name, e,
-                              plan.layout == Layout::Moodle || plan.layout == Layout::Canvas)) {
-          others.push_back(it->second.entry);
-          it->second = {dirfd, name, entry};
-        } else {
-          others.push_back(entry);
-        }
-      }
+    // Every file named like an exercise, at any depth and inside archives;
+    // one per exercise is taken (chooser.h), the others are listed with why.
+    const auto& sources = st.from->sources;
+    Gathered g;
+    GatherOptions go;
+    go.read = mine;
+    go.note_others = plan.layout != Layout::GithubClassroom;  // a clone holds the whole student release
+    for (size_t i = 0; i < sources.size(); ++i) {
+      std::set<std::vector<std::string>> skip;
+      for (size_t j = 0; j < sources.size(); ++j)
+        if (j != i && sources[j].whole) skip.insert(sources[j].folder);
+      gather(rootfd.fd, sources[i].folder, sources[i].whole ? nullptr : &sources[i].names, static_cast<int>(i), exercises,
+             skip, go, g);
     }
-    if (!mine) continue;
-    for (const auto& entry : others) {
-      const std::string e = exercise_named(entry.substr(entry.rfind('/') + 1), exercises);
-      note(entry, e.empty() ? "not graded: no exercise of the course is named like it"
-                            : "not graded: " + chosen[e].entry + " was taken for " + e,
-           true);
+    if (!mine) {  // another shard's student: only their hard links are looked at
+      for (const Found& f : g.found)
+        if (f.st.st_nlink > 1) inodes[{f.st.st_dev, f.st.st_ino}].push_back(f.entry), owner[f.entry] = st.key;
+      continue;
     }
+    Chosen c = choose(std::move(g), exercises, plan.layout == Layout::Moodle || plan.layout == Layout::Canvas);
+    for (const auto& n : c.notes) in.notes.push_back(n);
     for (const std::string& e : exercises) {
-      auto it = chosen.find(e);
-      if (it == chosen.end()) continue;  // not submitted
-      const Candidate& c = it->second;
-      Read r = read_regular(c.dirfd, c.name, kMaxSubmissionBytes);
-      if (!r.refused.empty()) {
-        note(c.entry, r.refused, true);
-        continue;
+      auto it = c.files.find(e);
+      if (it == c.files.end()) {
+        if (auto bad = c.bad.find(e); bad != c.bad.end()) {  // the student's verdict, with why
+          IntakeFile f;
+          f.student = st.key, f.exercise = e;
+          f.shown = reports::visible(root + "/" + bad->second.entry, false);
+          f.bad_archive = bad->second.why;
+          f.lms_entry = bad->second.entry.substr(0, bad->second.entry.find('/'));
+          f.late = marked_late(plan.layout, f.lms_entry);
+          in.files.push_back(std::move(f));
+        }
+        continue;  // not submitted
       }
+      Found& found = it->second;
       IntakeFile f;
       f.student = st.key;
       f.exercise = e;
-      f.shown = reports::visible(root + "/" + c.entry, false);
-      f.size = std::max<uint64_t>(static_cast<uint64_t>(r.st.st_size), r.text.size());
-      f.too_large = f.size > kMaxSubmissionBytes;
-      f.late = marked_late(plan.layout, c.entry.substr(0, c.entry.find('/')));
-      if (!f.too_large) f.text = std::move(r.text);
-      if (r.st.st_nlink > 1) {
-        inodes[{r.st.st_dev, r.st.st_ino}].push_back(c.entry);
-        links[c.entry] = r.st.st_nlink, owner[c.entry] = st.key, taken[c.entry] = in.files.size();
+      f.shown = reports::visible(root + "/" + found.entry, false);
+      f.size = found.size;
+      f.too_large = found.too_large;
+      f.lms_entry = found.entry.substr(0, found.entry.find('/'));
+      f.late = marked_late(plan.layout, f.lms_entry);
+      f.text = std::move(found.text);
+      f.archived = found.archived;
+      if (!found.archived && found.st.st_nlink > 1) {
+        inodes[{found.st.st_dev, found.st.st_ino}].push_back(found.entry);
+        links[found.entry] = found.st.st_nlink, owner[found.entry] = st.key, taken[found.entry] = in.files.size();
       }
       in.files.push_back(std::move(f));
     }
@@ -325,26 +260,6 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
   return in;
 }
 
-std::string exercise_named(const std::string& file, const std::vector<std::string>& exercises) {
-  std::string n;
-  for (char c : file) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (n.size() < 5 || n.compare(n.size() - 4, 4, ".cpp") != 0) return "";
-  n.resize(n.size() - 4);
-  const std::string bare = without_copy_mark(n).first;  // "exercise3 (1)" is exercise3
-  for (const std::string& stem : {n, bare})
-    for (const auto& e : exercises) {
-      std::string want;
-      for (char c : e) want += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (stem == want) return e;
-      // A prefix the LMS added (Canvas: "lastfirst_12345_67890_exercise3"),
-      // ending in a separator, so that exercise13 is never exercise3.
-      if (stem.size() > want.size() && stem.compare(stem.size() - want.size(), want.size(), want) == 0 &&
-          std::string("_- ").find(stem[stem.size() - want.size() - 1]) != std::string::npos)
-        return e;
-    }
-  return "";
-}
-
 std::string private_copy(const std::string& dir, const IntakeFile& f, std::string& error) {
   // Named by content: identical files share one copy, and the compile cache
   // (keyed on the path too) still hits for them.
@@ -364,6 +279,9 @@ std::string private_copy(const std::string& dir, const IntakeFile& f, std::strin
 }
 
 std::string too_large_message(const IntakeFile& f) {
+  if (!f.bad_archive.empty())
+    return f.shown + ": error: the archive was not opened: " + f.bad_archive +
+           ". Hand in the exercise's .cpp file itself, or an ordinary zip of it.\n";
   return f.shown + ": error: the file is " + std::to_string(f.size) + " bytes; the grader reads files up to " +
          std::to_string(kMaxSubmissionBytes) + " bytes (1 MiB): an exercise is a few KiB, is this the right file?\n";
 }

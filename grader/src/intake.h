@@ -21,14 +21,11 @@
 #include <string_view>
 #include <vector>
 
+#include "chooser.h"
 #include "layouts.h"
 #include "reports/gradebook.h"
 
 namespace grader {
-
-// The most of one source file that is read; a larger one is the student's
-// verdict ("does not compile", with its size), not the grader's error.
-constexpr uint64_t kMaxSubmissionBytes = uint64_t(1) << 20;
 
 struct IntakeFile {
   std::string student;   // the student's safe name: their reports' folder and gradebook row
@@ -41,6 +38,9 @@ struct IntakeFile {
   // as their entries: the file is held, not graded (Verdict::SharedFile).
   std::vector<std::string> shared_with;
   bool late = false;  // the LMS marked it late (layouts.h, marked_late)
+  bool archived = false;  // found inside an archive the student handed in (archives.h)
+  std::string lms_entry;  // the top-level entry of SUBMISSIONS it came from, as the LMS named it
+  std::string bad_archive;  // non-empty: `shown` is an archive that could not be opened, and why (the verdict)
 };
 
 struct Intake {
@@ -70,17 +70,12 @@ struct IntakeOptions {
 Intake take_submissions(const std::string& root, const std::vector<std::string>& exercises,
                         const std::function<bool(const std::string&)>& keep, const IntakeOptions& o = {});
 
-// The exercise a file is for, by its name as students and LMSs spell it:
-// any letter case (Exercise3.cpp), a copy number (exercise3 (1).cpp, Canvas's
-// exercise3-1.cpp) and a prefix ending in '_', '-' or ' ' (Canvas's
-// lastfirst_12345_67890_exercise3.cpp); "" when none.
-std::string exercise_named(const std::string& file, const std::vector<std::string>& exercises);
-
 // Writes the file's bytes to DIR/<hash of them>/<exercise>.cpp (owner-only)
 // and returns that path; "" with `error` set when it cannot.
 std::string private_copy(const std::string& dir, const IntakeFile& f, std::string& error);
 
-// The student's verdict for a file over kMaxSubmissionBytes.
+// The student's verdict for a file over kMaxSubmissionBytes, or an archive
+// that could not be opened.
 std::string too_large_message(const IntakeFile& f);
 
 }  // namespace grader

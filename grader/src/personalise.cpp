@@ -25,8 +25,7 @@ std::string variant_key(const std::string& email_or_login) {
   std::string s = email_or_login;
   s.erase(0, s.find_first_not_of(" \t\r\n"));
   s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
+  return ascii_lower(s);
 }
 
 int student_variant(const Course& course, const std::string& key) {

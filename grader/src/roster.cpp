@@ -19,11 +19,6 @@
 namespace grader {
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string trimmed(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t");
   if (a == std::string::npos) return "";
@@ -51,7 +46,7 @@ std::vector<std::string> name_forms(const std::string& name) {
   return forms;
 }
 
-bool same(const std::string& a, const std::string& b) { return !a.empty() && lower(trimmed(a)) == lower(trimmed(b)); }
+bool same(const std::string& a, const std::string& b) { return !a.empty() && ascii_lower(trimmed(a)) == ascii_lower(trimmed(b)); }
 
 }  // namespace
 
@@ -125,7 +120,7 @@ std::vector<reports::Identity> read_roster(const std::string& path) {
       {"group", "section"}};
   std::map<std::string, size_t> col;
   for (size_t k = 0; k < rows[0].size(); ++k)
-    if (auto it = known.find(lower(trimmed(rows[0][k]))); it != known.end() && !col.count(it->second))
+    if (auto it = known.find(ascii_lower(trimmed(rows[0][k]))); it != known.end() && !col.count(it->second))
       col[it->second] = k;
   if (!col.count("id") && !col.count("sis") && !col.count("login") && !col.count("email") && !col.count("name") &&
       !col.count("last"))
@@ -147,7 +142,7 @@ std::vector<reports::Identity> read_roster(const std::string& path) {
     // GitHub Classroom's "identifier" is whatever the instructor listed, often an email.
     if (i.email.empty() && i.sis_id.find('@') != std::string::npos) std::swap(i.email, i.sis_id);
     // Canvas's export has a "Points Possible" row and its test student: no students.
-    const std::string n = lower(i.name);
+    const std::string n = ascii_lower(i.name);
     if (n == "points possible" || n == "student, test" || n == "test student" ||
         (i.id + i.sis_id + i.login + i.email + i.name).empty())
       continue;
@@ -175,7 +170,7 @@ std::optional<LmsColumn> lms_column(const std::string& path, const std::string& 
   if (cols.size() != 1) return std::nullopt;
   LmsColumn c{trimmed(rows[0][cols[0]]), std::nullopt};
   for (size_t r = 1; r < rows.size(); ++r) {
-    if (rows[r].empty() || lower(trimmed(rows[r][0])) != "points possible" || cols[0] >= rows[r].size()) continue;
+    if (rows[r].empty() || ascii_lower(trimmed(rows[r][0])) != "points possible" || cols[0] >= rows[r].size()) continue;
     const std::string v = trimmed(rows[r][cols[0]]);
     char* end = nullptr;
     const double d = std::strtod(v.c_str(), &end);

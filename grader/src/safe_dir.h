@@ -19,7 +19,7 @@ struct Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   ~Fd() {
-    if (fd >= 0) close(fd);
+    if (fd >= 0) ::close(fd);
   }
 };
 

@@ -27,18 +27,25 @@ zip="$work/out/autograder/gradescope/autograder.zip"
 
 # The submission, as a student might upload it.
 sub="$work/submission"
-mkdir -p "$sub/my work"
-cp "$root/solutions/exercise3.cpp" "$sub/my work/Exercise3.cpp"
+mkdir -p "$sub/old"
+"$py" - "$root/solutions/exercise3.cpp" "$sub/my work.zip" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("my work/Exercise3.cpp", open(sys.argv[1], "rb").read())
+    z.writestr("__MACOSX/my work/._Exercise3.cpp", b"\0\5\26\7")
+PY
 # A fixture that fails some checks and passes others: partial credit to compare.
 failing=$(grep -l '"verdict": "failed"' "$root"/tests/fixtures/exercise4/*.expect.json | head -1)
 cp "${failing%.expect.json}.cpp" "$sub/exercise4.cpp"
+printf 'int broken\n' >"$sub/old/exercise4.cpp"  # an older copy further down
 printf '#include <gradlab/lab.h>\nvoid exercise5(lab::Lab& lab) { torch::Tensor x = ; }\n' >"$sub/exercise5.cpp"
 # exercise6 is not submitted: it scores 0 with a note.
 
 # What `grade` says of each file on its own, with the course's full rubrics.
 expect=0
 for e in exercise3 exercise4 exercise5; do
-  f=$(find "$sub" -iname "$e.cpp")
+  f=$(find "$sub" -maxdepth 1 -iname "$e.cpp")
+  [ "$e" = exercise3 ] && f=$root/solutions/exercise3.cpp
   "$grade" "$e" "$f" --out "$work/direct/$e" >/dev/null 2>&1
   s=$(grep -o '"score": [0-9.]*' "$work/direct/$e/report.json" | head -1 | awk '{print $2}')
   expect=$(awk -v a="$expect" -v b="$s" 'BEGIN {print a + b}')
@@ -66,6 +73,7 @@ names = [t["name"] for t in d["tests"]]
 assert any(n.startswith("exercise6: ") for n in names), "the missing exercise's checks are not listed"
 assert all(t["score"] == 0 for t in d["tests"] if t["name"].startswith(("exercise5: ", "exercise6: ")))
 assert "does not compile" in d["output"] and "exercise6.cpp was submitted" in d["output"], d["output"][:500]
+assert "old/exercise4.cpp: not graded: exercise4.cpp was taken for exercise4" in d["output"], d["output"][:800]
 hidden = [t for t in d["tests"] if t["visibility"] == "after_published"]
 assert hidden and all("hidden check" not in t["name"] for t in hidden), "hidden checks should keep their own names"
 assert d["execution_time"] >= 1

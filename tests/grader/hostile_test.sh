@@ -173,6 +173,8 @@ check_batch() {  # MODE
   mkdir -p "$class/honest-a" "$class/honest-b"
   cp "$src/solutions/exercise3.cpp" "$class/honest-a/exercise3.cpp"
   cp "$src/tests/fixtures/exercise3/forgot-retain-grad.cpp" "$class/honest-b/exercise3.cpp"
+  python3 "$src/tests/grader/hostile_archives.py" "$class" "$src/solutions/exercise3.cpp" "$scratch/outside/secret.txt" \
+    >"$dir/archives.tsv" || { echo "FAIL the hostile archives could not be made"; failures=$((failures + 1)); }
   [ "${mode%%-*}" = user ] && [ "$(id -u)" = 0 ] && chown -R "$test_uid:$test_uid" "$class"
   (cd "$dir/run" && as_mode "$mode" env HOME="$dir/home" GRADLAB_CACHE="$dir/cache" timeout 900 "$grade" batch "$class" \
      --exercises exercise3 --jobs 2 --out "$dir/batch" "${flags[@]}" </dev/null >"$dir/batch.log" 2>&1)
@@ -188,6 +190,21 @@ check_batch() {  # MODE
     else echo "FAIL $s ($mode): $in_batch in the batch, $alone alone"; failures=$((failures + 1)); fi
   done
   grep -rqa -e "secret-$nonce" "$dir/batch" && { echo "FAIL a secret reached the batch's files ($mode)"; failures=$((failures + 1)); }
+  # The hostile archives: each student's verdict, and the batch says why.
+  local s want phrase got
+  while IFS=$'\t' read -r s want phrase; do
+    got=$(python3 -c 'import csv,sys
+for r in csv.DictReader(open(sys.argv[1], encoding="utf-8-sig")):
+    if r["student"] == sys.argv[2]: print(r["exercise3 verdict"])' "$dir/batch/gradebook.csv" "$s" 2>/dev/null)
+    if [ "$want" = graded ]; then case "$got" in ""|missing|compile_error) want="a verdict of a graded file" ;; *) want=$got ;; esac; fi
+    if [ "$got" = "$want" ] && grep -F "$s" "$dir/batch.log" | grep -qF "$phrase"; then
+      echo "ok   archive $s: $got, and the batch says \"$phrase\" ($mode)"
+    else
+      echo "FAIL archive $s ($mode): verdict '$got', expected $want; the log says: $(grep -F "$s" "$dir/batch.log" | head -3)"
+      failures=$((failures + 1))
+    fi
+  done <"$dir/archives.tsv"
+  [ -n "$(find "$scratch" /tmp -name pwned 2>/dev/null | head -1)" ] && { echo "FAIL the batch wrote a file named pwned ($mode)"; failures=$((failures + 1)); }
 }
 
 # Where a mode cannot run at all, it is skipped with the reason, not failed:

@@ -30,7 +30,7 @@ batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homewor
 grep -q "read as a canvas download" "$scratch/c.log" && grep -q "no submission from 1 student: cquiet" "$scratch/c.log" &&
   ok "Canvas's download is recognised; the terminal names who handed in nothing" || fail "canvas log: $(cat "$scratch/c.log")"
 
-python3 - "$scratch/c" <<'PY' && ok "canvas.csv, gradebook.csv and moodle.csv read back under their documented columns (BOM, verdicts)" || fail "the Canvas class's exports"
+python3 - "$scratch/c" <<'PY' && ok "canvas.csv and gradebook.csv read back under their documented columns (BOM, verdicts); no moodle.csv for a Canvas class" || fail "the Canvas class's exports"
 import csv, json, sys
 out = sys.argv[1]
 def rows(name):
@@ -52,9 +52,8 @@ assert g["cquiet"]["total"] == "" and g["cquiet"]["section"] == "B", g["cquiet"]
 # Canvas's _LATE_ mark is kept beside the score (issue 44), and only there.
 assert g["emartin"]["exercise3 late"] == "late" and g["emartin"]["exercise5 late"] == "", g["emartin"]
 assert all(r["exercise3 late"] == "" for k, r in g.items() if k != "emartin"), g
-m = rows("moodle.csv")
-assert list(m[0].keys())[:6] == ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade"], m[0].keys()
-assert {r["Full name"]: r["Status"] for r in m}["Quiet, Carl"] == "No submission"
+import os
+assert not os.path.exists(f"{out}/moodle.csv"), "a Canvas class got moodle.csv (no Moodle participant to name)"
 s = json.load(open(f"{out}/summary.json"))
 assert s["layout"] == "canvas" and s["submitted_nothing"] == ["cquiet"], s
 assert s["late"] == [{"student": "emartin", "exercise": "exercise3"}], s["late"]
@@ -95,6 +94,30 @@ code=$?
   ok "--accept-points-mismatch exports anyway, and the summary says so" ||
   fail "--accept-points-mismatch (exit $code): $(cat "$scratch/pp3.log")"
 
+# Feedback through Canvas's "Re-Upload Submissions": each report named so that
+# Canvas's own reading (the first two all-digit parts between '_' are the
+# user and the attachment) lands it on the file it grades.
+python3 - "$scratch/c" "$d" <<'PY' && ok "feedback-canvas.zip: each student's reports, named as Canvas's re-upload matches them to their files" || fail "feedback-canvas.zip"
+import csv, os, sys, zipfile
+out, download = sys.argv[1], sys.argv[2]
+def ids(name):
+    digits = [p for p in name.split("_") if p.isdigit()]
+    return tuple(digits[:2])
+uploads = {}
+for n in os.listdir(download):
+    uploads.setdefault(ids(n), []).append(n.lower())
+login = {r["id"]: r["student"] for r in csv.DictReader(open(f"{out}/gradebook.csv", encoding="utf-8-sig"))}
+z = zipfile.ZipFile(f"{out}/feedback-canvas.zip")
+names = z.namelist()
+assert len(names) == 4 and names == sorted(names), names
+for n in names:
+    assert ids(n) in uploads, (n, "matches no uploaded file")
+    exercise = n.rsplit("_", 1)[1][: -len("-report.html")]
+    assert any(exercise in u for u in uploads[ids(n)]), (n, uploads[ids(n)])
+    student = login[ids(n)[0]]
+    assert z.read(n) == open(f"{out}/students/{student}/{exercise}/report.html", "rb").read(), n
+PY
+
 # The same class in 2 shards, merged: the same bytes as one run, roster and all.
 for k in 1 2; do
   batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homework 3 (77)" --shard $k/2 \
@@ -102,9 +125,16 @@ for k in 1 2; do
 done
 "$grade" merge "$scratch/cs1" "$scratch/cs2" --out "$scratch/cm" >/dev/null 2>&1 || fail "merge exited $?"
 same=1
-for f in gradebook.csv canvas.csv moodle.csv checks.csv summary.json summary.html; do
+for f in gradebook.csv canvas.csv checks.csv summary.json summary.html; do
   cmp -s "$scratch/cm/$f" "$scratch/c/$f" || { same=0; fail "merged $f differs from one run"; }
 done
+# Each shard graded its students itself (its reports carry their own times): the
+# merge's feedback zip holds the same names, each the merged folder's report.
+python3 - "$scratch/c" "$scratch/cm" <<'PY' || { same=0; fail "the merged feedback-canvas.zip"; }
+import sys, zipfile
+one, merged = (zipfile.ZipFile(f"{d}/feedback-canvas.zip") for d in sys.argv[1:])
+assert one.namelist() == merged.namelist(), (one.namelist(), merged.namelist())
+PY
 [ $same = 1 ] && ok "2 shards with a roster merge to the same files as one run"
 
 # Shards of one class only: one graded with another option is refused, naming it.
@@ -133,6 +163,24 @@ assert jane["Full name"] == "Jane Doe" and jane["Maximum Grade"] == "31" and jan
 assert "exercise5: " in jane["Feedback comments"] and "(ok)" in jane["Feedback comments"], jane
 assert m["Participant 123458"]["Feedback comments"].endswith("exercise5: missing"), m["Participant 123458"]
 assert m["Participant 123457"]["Grade"] == "18", m["Participant 123457"]  # the later upload, "exercise3 (1).cpp"
+PY
+python3 - "$scratch/m" <<'PY' && ok "feedback-moodle.zip: each participant's reports in their folder, as Moodle's feedback-zip import reads it; no canvas.csv" || fail "feedback-moodle.zip"
+import csv, os, sys, zipfile
+out = sys.argv[1]
+assert not os.path.exists(f"{out}/canvas.csv"), "a Moodle class got canvas.csv"
+who = {r["Identifier"].split()[-1]: r["Full name"] for r in csv.DictReader(open(f"{out}/moodle.csv", encoding="utf-8"))}
+student = {r["name"]: r["student"] for r in csv.DictReader(open(f"{out}/gradebook.csv", encoding="utf-8"))}
+z = zipfile.ZipFile(f"{out}/feedback-moodle.zip")
+seen = set()
+for n in z.namelist():
+    # Moodle's importer: a path part "fullname_participant_plugintype_pluginname[_rest]".
+    info = n.split("/")[0].split("_", 4)
+    assert len(info) >= 4 and info[1].isdigit() and (info[2], info[3]) == ("assignsubmission", "file"), n
+    exercise = n.split("/")[-1][: -len("-report.html")]
+    name = who[info[1]]
+    assert z.read(n) == open(f"{out}/students/{student[name]}/{exercise}/report.html", "rb").read(), n
+    seen.add((info[1], exercise))
+assert seen == {("123456", "exercise3"), ("123456", "exercise5"), ("123457", "exercise3"), ("123458", "exercise3")}, seen
 PY
 grep -q "exercise3.cpp: not graded: .*exercise3 (1).cpp was taken for exercise3" "$scratch/m.log" &&
   ok "Moodle's renamed later upload is graded, and the log says which file was passed over" ||
@@ -184,6 +232,38 @@ assert set(g) == {"jdoe", "emartin", "carl@example.edu"}, g.keys()
 assert g["jdoe"]["name"] == "Jane Doe" and g["jdoe"]["exercise3 verdict"] == "ok", g["jdoe"]
 assert g["carl@example.edu"]["exercise3 verdict"] == "missing" and g["carl@example.edu"]["total"] == "", g
 PY
+
+# Files where students put them (issue 44): a zip made on macOS in a Canvas
+# download, a file in src/ of a Gradescope submission, one two folders down
+# in a GitHub Classroom clone, one in "Exercise 3/" of a Moodle folder; a
+# driver with its own main() and a committed gradlab-reports/ passed over.
+d=$scratch/where && mkdir -p "$d/canvas" "$d/gs/submission_333/src" "$d/gh/hw3-kim/lab2b/exercise3" \
+  "$d/gh/hw3-kim/gradlab-reports" "$d/moodle/Ann Lee_123459_assignsubmission_file_/Exercise 3"
+python3 - "$sol/exercise3.cpp" "$d/canvas/leeann_1005_5005_exercise3.zip" <<'PY'
+import sys, zipfile
+src = open(sys.argv[1], "rb").read()
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:  # as macOS's Finder compresses a folder
+    z.writestr("exercise3/exercise3.cpp", src)
+    z.writestr("__MACOSX/exercise3/._exercise3.cpp", b"\0\5\26\7\0\2\0\0Mac OS X        ")
+PY
+cp "$sol/exercise3.cpp" "$d/gs/submission_333/src/exercise3.cpp"
+printf -- '---\n:submission_333:\n  :submitters:\n  - :name: Kim Park\n    :sid: "1007"\n    :email: kim@example.edu\n' \
+  >"$d/gs/submission_metadata.yml"
+cp "$sol/exercise3.cpp" "$d/gh/hw3-kim/lab2b/exercise3/exercise3.cpp"
+printf 'int main() { return 0; }\n' >"$d/gh/hw3-kim/exercise3.cpp"
+cp "$fx/exercise3/wrong-sign.cpp" "$d/gh/hw3-kim/gradlab-reports/exercise3.cpp"
+cp "$sol/exercise3.cpp" "$d/moodle/Ann Lee_123459_assignsubmission_file_/Exercise 3/exercise3.cpp"
+where_ok=1
+for l in canvas gs gh moodle; do
+  batch "$d/$l" --out "$d/out-$l" >"$d/$l.log" 2>&1 || { where_ok=0; fail "$l batch exited $?: $(cat "$d/$l.log")"; }
+  python3 -c 'import csv,sys
+rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8-sig")))
+assert len(rows) == 1 and rows[0]["exercise3"] == "18", rows' "$d/out-$l/gradebook.csv" ||
+    { where_ok=0; fail "$l: the file below the top was not graded 18/18: $(cat "$d/$l.log")"; }
+done
+grep -q "hw3-kim/exercise3.cpp: not graded: hw3-kim/lab2b/exercise3/exercise3.cpp was taken for exercise3 (it defines its own main()" \
+  "$d/gh.log" && grep -q "hw3-kim/gradlab-reports: not read" "$d/gh.log" || { where_ok=0; fail "the clone's passed-over files: $(cat "$d/gh.log")"; }
+[ $where_ok = 1 ] && ok "files below the top and inside a macOS zip are graded in Canvas, Gradescope, GitHub Classroom and Moodle downloads; a driver with main() and gradlab-reports/ are passed over, and said"
 
 # Container mode: inside a user namespace that may not make another (Docker's
 # default seccomp profile, a Kubernetes pod), as an unprivileged user, grade

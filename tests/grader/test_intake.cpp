@@ -72,7 +72,7 @@ TEST_CASE("intake takes regular files and refuses every link, fifo, device and f
   CHECK(reason(in, "mallory/exercise3.cpp") ==
         "refused: a symbolic link (to ../alice/exercise3.cpp): only regular files are graded");
   CHECK_THAT(reason(in, "mallory/exercise5.cpp"), Catch::StartsWith("refused: a symbolic link (to /"));
-  CHECK(reason(in, "trudy/exercise3.cpp") == "refused: a folder: only regular files are graded");
+  CHECK(reason(in, "trudy/exercise3.cpp") == "refused: a folder: only regular files are graded (and none in it is named like an exercise)");
   CHECK(reason(in, "oscar/exercise3.cpp") == "refused: a named pipe (fifo): only regular files are graded");
   CHECK_THAT(reason(in, "oscar/exercise5.cpp"), Catch::StartsWith("refused: a symbolic link (to /dev/zero)"));
   CHECK_THAT(reason(in, "peggy"), Catch::StartsWith("refused: a symbolic link (to "));
@@ -214,7 +214,7 @@ TEST_CASE("intake: LMS names are matched, and every other entry is listed, never
   CHECK(find(in, "bob", "exercise3")->text == "// bob 3\n");
   CHECK(find(in, "carol", "exercise3")->text == "// carol 3, the canonical name\n");
   CHECK(find(in, "dave", "exercise3")->text == "// dave 3, resubmitted\n");
-  CHECK(reason(in, "carol/exercise3 (1).cpp") == "refused: not graded: carol/exercise3.cpp was taken for exercise3");
+  CHECK(reason(in, "carol/exercise3 (1).cpp") == "refused: not graded: carol/exercise3.cpp was taken for exercise3 (it is named exactly for the exercise)");
   CHECK(reason(in, "carol/README.md") == "refused: not graded: no exercise of the course is named like it");
-  CHECK(reason(in, "dave/exercise3-1.cpp") == "refused: not graded: dave/exercise3-2.cpp was taken for exercise3");
+  CHECK(reason(in, "dave/exercise3-1.cpp") == "refused: not graded: dave/exercise3-2.cpp was taken for exercise3 (it has the higher copy number)");
 }

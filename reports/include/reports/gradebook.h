@@ -112,6 +112,10 @@ struct ClassResults {
   // Files the LMS marked late (Canvas's _LATE_), as (student, exercise):
   // the mark is the instructor's to weigh, so it is kept, never acted on.
   std::set<std::pair<std::string, std::string>> late;
+  // Each graded file's top-level entry as the LMS's download named it
+  // (Canvas's file, Moodle's participant folder), by (student, exercise):
+  // the names the LMS's bulk feedback upload matches reports by.
+  std::map<std::pair<std::string, std::string>, std::string> lms_entries;
   bool is_late(const std::string& student, const std::string& exercise) const {
     return late.count({student, exercise}) > 0;
   }
