@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gradlab needs (when root), or prints the one
 # line to run. Sourced by ./grade and ./run-tests.
-GRADLAB_PACKAGES="cmake g++ clang make pkg-config catch2 nlohmann-json3-dev libcli11-dev libgraphviz-dev graphviz libopenblas-dev bubblewrap libyaml-cpp-dev libarchive-dev"
+GRADLAB_PACKAGES="cmake g++ clang make pkg-config catch2 nlohmann-json3-dev libcli11-dev libgraphviz-dev graphviz libopenblas-dev bubblewrap libyaml-cpp-dev libarchive-dev libicu-dev"
 gradlab_missing() {
   local missing=""
   for p in $GRADLAB_PACKAGES "$@"; do

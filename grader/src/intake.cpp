@@ -17,6 +17,7 @@
 #include "chooser.h"
 #include "files.h"
 #include "layouts.h"
+#include "lookalikes.h"
 #include "roster.h"
 #include "safe_dir.h"
 #include "reports/escape.h"
@@ -151,6 +152,33 @@ std::vector<Student> name_students(const LayoutPlan& plan, const IntakeOptions& 
   return out;
 }
 
+// Without a roster, names are all that tells students apart: those that read
+// the same (lookalikes.h) are flagged, each beside the others, never merged.
+void flag_lookalikes(const std::vector<Student>& students, const std::function<bool(const std::string&)>& keep,
+                     std::vector<reports::IntakeNote>& notes) {
+  std::vector<std::string> displays;
+  std::map<std::string, std::vector<const Student*>> by_display;
+  for (const Student& st : students) {
+    if (!st.from) continue;
+    auto& same = by_display[st.from->display];
+    if (same.empty()) displays.push_back(st.from->display);
+    same.push_back(&st);
+  }
+  for (const auto& group : lookalike_groups(displays))
+    for (const auto& d : group) {
+      std::string others;
+      for (const auto& o : group)
+        if (o != d) others += (others.empty() ? "" : ", ") + reports::visible(o, false);
+      for (const Student* st : by_display[d])
+        if (keep(st->key))
+          notes.push_back({reports::visible(st->from->folder, false),
+                           "reads the same as " + others +
+                               " (the names differ only in letter case, invisible characters or look-alike letters): "
+                               "possibly one person twice, or one posing as another; graded apart, a person decides",
+                           false});
+    }
+}
+
 }  // namespace
 
 Intake take_submissions(const std::string& root, const std::vector<std::string>& exercises,
@@ -172,6 +200,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
   };
   for (const auto& n : plan.notes) note(n.entry, n.reason, n.refused);
   const std::vector<Student> students = name_students(plan, o, in.notes);
+  if (!o.roster) flag_lookalikes(students, keep, in.notes);
   std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> inodes;   // hard links among the files taken
   std::map<std::string, nlink_t> links;
   std::map<std::string, std::string> owner;  // each entry in `inodes`: its student

@@ -141,14 +141,18 @@ std::vector<reports::Identity> read_roster(const std::string& path) {
     i.id = get("id"), i.sis_id = get("sis"), i.login = get("login"), i.email = get("email"), i.section = get("section");
     // GitHub Classroom's "identifier" is whatever the instructor listed, often an email.
     if (i.email.empty() && i.sis_id.find('@') != std::string::npos) std::swap(i.email, i.sis_id);
+    // Moodle's grading worksheet: "Participant 123456", the number its download puts in each folder's name.
+    static const std::regex participant(R"(Participant ([0-9]+))");
+    if (std::smatch m; std::regex_match(i.sis_id, m, participant)) i.participant = m[1], i.sis_id.clear();
     // Canvas's export has a "Points Possible" row and its test student: no students.
     const std::string n = ascii_lower(i.name);
     if (n == "points possible" || n == "student, test" || n == "test student" ||
-        (i.id + i.sis_id + i.login + i.email + i.name).empty())
+        (i.id + i.sis_id + i.login + i.email + i.name + i.participant).empty())
       continue;
     // The same row twice (section exports joined) is one student.
     if (std::any_of(out.begin(), out.end(), [&](const reports::Identity& o) {
-          return o.name == i.name && o.id == i.id && o.sis_id == i.sis_id && o.login == i.login && o.email == i.email;
+          return o.name == i.name && o.id == i.id && o.sis_id == i.sis_id && o.login == i.login && o.email == i.email &&
+                 o.participant == i.participant;
         }))
       continue;
     out.push_back(i);
@@ -188,7 +192,7 @@ RosterMatch match_roster(const std::vector<reports::Identity>& roster, const rep
   const std::vector<std::function<bool(const reports::Identity&)>> tiers{
       [&](const reports::Identity& r) {
         return same(who.id, r.id) || same(who.sis_id, r.sis_id) || same(who.sis_id, r.id) || same(who.login, r.login) ||
-               same(who.email, r.email);
+               same(who.email, r.email) || same(who.participant, r.participant);
       },
       [&](const reports::Identity& r) {
         return !folder.empty() && (folder == r.login || folder == r.sis_id || folder == r.id || folder == r.email);

@@ -101,8 +101,22 @@ std::string page_head(const ClassResults& c) {
          "th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d1d9e0;vertical-align:top}"
          "th{color:var(--muted-fg);font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
          ".chart{width:100%;max-width:36rem;height:auto;display:block}"
-         ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(22rem,1fr));gap:1rem}"
+         ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(22rem,100%),1fr));gap:1rem}"
+         // A table wider than a phone scrolls in its own box, never the page.
+         ".wide{overflow-x:auto;max-width:100%}"
          ".students a{margin-right:.5rem}\n</style>\n</head>\n<body>\n<main>\n";
+}
+
+// The LMS files this class got (class_files.cpp writes only those that fit it).
+std::string lms_exports(const ClassResults& c) {
+  if (c.layout == "canvas")
+    return std::string(c.canvas_refused() ? "" : " (and for Canvas's import in <code>canvas.csv</code>)") +
+           "; each student's reports for Canvas's &ldquo;Re-Upload Submissions&rdquo; in <code>feedback-canvas.zip</code>";
+  if (c.layout == "moodle")
+    return " (and for Moodle's grading worksheet in <code>moodle.csv</code>); each student's reports for Moodle's "
+           "feedback files in <code>feedback-moodle.zip</code>";
+  return c.canvas_refused() ? " (and for Moodle in <code>moodle.csv</code>)"
+                            : " (and for import into Canvas and Moodle in <code>canvas.csv</code> and <code>moodle.csv</code>)";
 }
 
 // The class in numbers: totals, where the grades are, the fence, the histogram.
@@ -113,9 +127,8 @@ std::string header_card(const ClassResults& c) {
                   std::to_string(c.exercises.size()) + (c.exercises.size() == 1 ? " exercise" : " exercises") + "</h1>\n<p class=\"lede\" id=\"totals\">Mean total " + h(num(t.mean)) + " of " +
                   h(num(c.max_total())) + " points, median " + h(num(t.median)) + " (over the " +
                   std::to_string(t.totals.size()) +
-                  " who handed in something). The grades are in <code>gradebook.csv</code> (and for import into "
-                  "Canvas and Moodle in <code>canvas.csv</code> and <code>moodle.csv</code>), every check of every "
-                  "student in <code>checks.csv</code>.</p>\n";
+                  " who handed in something). The grades are in <code>gradebook.csv</code>" + lms_exports(c) +
+                  ", every check of every student in <code>checks.csv</code>.</p>\n";
   s += "<p id=\"fence\">" + fence_sentence(c) + (c.layout.empty() ? "" : " Submissions read as " + h(c.layout) + ".") +
        "</p>\n";
   return s + "<h2>Total scores</h2>\n" + histogram_svg(t.histogram, "Students by total score") + "</header>\n";
@@ -126,7 +139,7 @@ std::string most_failed_card(const ClassResults& c) {
                   "The most failed checks <span class=\"sub\">the class's common mistakes</span></h2>\n";
   const auto failed = most_failed(c);
   if (failed.empty()) return s + "<p>No check failed.</p>\n</section>\n";
-  s += "<table><thead><tr><th>exercise</th><th>check</th><th class=\"n\">students</th><th>who (their reports)</th>"
+  s += "<div class=\"wide\"><table><thead><tr><th>exercise</th><th>check</th><th class=\"n\">students</th><th>who (their reports)</th>"
        "</tr></thead><tbody>\n";
   for (const auto& f : failed) {
     s += "<tr><td>" + h(f.exercise) + "</td><td>" + h(f.name) + " <span class=\"sub\">(" + h(f.check) +
@@ -137,7 +150,7 @@ std::string most_failed_card(const ClassResults& c) {
     }
     s += "</td></tr>\n";
   }
-  return s + "</tbody></table>\n</section>\n";
+  return s + "</tbody></table></div>\n</section>\n";
 }
 
 // Who is left out of the numbers, and why: no file, or a shard not merged.
@@ -183,12 +196,12 @@ std::string similarity_card(const ClassResults& c) {
                   std::to_string(c.similarity_threshold) +
                   "% shared beyond the starter (sim_c++): worth a look, not a verdict</span></h2>\n";
   if (c.similar.empty()) return s + "<p>No pair of submissions reaches the threshold.</p>\n</section>\n";
-  s += "<table><thead><tr><th>exercise</th><th>students</th><th class=\"n\">shared</th><th>side by side</th></tr>"
+  s += "<div class=\"wide\"><table><thead><tr><th>exercise</th><th>students</th><th class=\"n\">shared</th><th>side by side</th></tr>"
        "</thead><tbody>\n";
   for (const auto& p : c.similar)
     s += "<tr><td>" + h(p.exercise) + "</td><td>" + h(p.a) + " · " + h(p.b) + "</td><td class=\"n\">" +
          std::to_string(p.percent) + "%</td><td><a href=\"" + href(p.page) + "\">compare</a></td></tr>\n";
-  return s + "</tbody></table>\n</section>\n";
+  return s + "</tbody></table></div>\n</section>\n";
 }
 
 // The LMS's points possible against the rubrics' total: a mismatch would put
@@ -214,7 +227,7 @@ std::string changes_card(const ClassResults& c) {
   std::string s = "<section class=\"card\" id=\"changes\" role=\"alert\" aria-labelledby=\"changes-title\">\n"
                   "<h2 id=\"changes-title\">Changed since the last run <span class=\"sub\">" +
                   std::to_string(c.changes.size()) + (c.changes.size() == 1 ? " score" : " scores") +
-                  " differ from what this folder held before</span></h2>\n<table><thead><tr><th>student</th>"
+                  " differ from what this folder held before</span></h2>\n<div class=\"wide\"><table><thead><tr><th>student</th>"
                   "<th>exercise</th><th class=\"n\">before</th><th class=\"n\">now</th><th>why</th></tr></thead>"
                   "<tbody>\n";
   const auto cell = [](const std::optional<double>& v, const std::string& status) {
@@ -226,7 +239,7 @@ std::string changes_card(const ClassResults& c) {
          cell(x.before, x.before_status) + "</td><td class=\"n\">" + cell(x.after, x.after_status) + "</td><td>" +
          h(change_reasons(x)) + "</td></tr>\n";
   }
-  return s + "</tbody></table>\n</section>\n";
+  return s + "</tbody></table></div>\n</section>\n";
 }
 
 // Refused entries first: a student whose file was a link has no score, and must hear why.
@@ -234,17 +247,17 @@ std::string intake_card(const ClassResults& c) {
   if (c.intake.empty()) return "";
   std::string s = "<section class=\"card\" id=\"intake\" aria-labelledby=\"intake-title\">\n<h2 id=\"intake-title\">"
                   "Entries not graded or worth a look <span class=\"sub\">SUBMISSIONS as it was read</span></h2>\n"
-                  "<table><thead><tr><th>entry</th><th>taken</th><th>why</th></tr></thead><tbody>\n";
+                  "<div class=\"wide\"><table><thead><tr><th>entry</th><th>taken</th><th>why</th></tr></thead><tbody>\n";
   for (const auto& n : c.intake)
     s += "<tr><td><code>" + h(n.entry) + "</code></td><td>" + (n.refused ? "refused" : "graded") + "</td><td>" +
          h(n.reason) + "</td></tr>\n";
-  return s + "</tbody></table>\n</section>\n";
+  return s + "</tbody></table></div>\n</section>\n";
 }
 
 // A row of numbers per exercise, then a histogram each.
 std::string exercises_card(const ClassResults& c) {
   std::string s = "<section class=\"card\" id=\"exercises\" aria-labelledby=\"exercises-title\">\n"
-                  "<h2 id=\"exercises-title\">Exercises</h2>\n<table><thead><tr><th>exercise</th>"
+                  "<h2 id=\"exercises-title\">Exercises</h2>\n<div class=\"wide\"><table><thead><tr><th>exercise</th>"
                   "<th class=\"n\">submitted</th><th class=\"n\">missing</th><th class=\"n\">mean</th>"
                   "<th class=\"n\">median</th><th class=\"n\">max</th><th>passed</th><th>failed</th>"
                   "<th>does not compile</th><th>did not finish</th><th>grader error</th></tr></thead><tbody>\n";
@@ -258,7 +271,7 @@ std::string exercises_card(const ClassResults& c) {
     charts += "<figure><h3>" + h(e.id) + "</h3>" + histogram_svg(x.histogram, e.id + ": students by score") +
               "</figure>\n";
   }
-  return s + "</tbody></table>\n" + charts + "</div>\n</section>\n";
+  return s + "</tbody></table></div>\n" + charts + "</div>\n</section>\n";
 }
 
 // Every student's scores, each a link to that report with its verdict when
@@ -266,7 +279,7 @@ std::string exercises_card(const ClassResults& c) {
 // nothing or whose file is held: as in the CSV files).
 std::string students_card(const ClassResults& c) {
   std::string s = "<section class=\"card\" id=\"students\" aria-labelledby=\"students-title\">\n"
-                  "<h2 id=\"students-title\">Students</h2>\n<table><thead><tr><th>student</th>";
+                  "<h2 id=\"students-title\">Students</h2>\n<div class=\"wide\"><table><thead><tr><th>student</th>";
   for (const auto& e : c.exercises) s += "<th class=\"n\">" + h(e.id) + "</th>";
   s += "<th class=\"n\">total</th></tr></thead><tbody>\n";
   for (const auto& st : c.students) {
@@ -288,7 +301,7 @@ std::string students_card(const ClassResults& c) {
     const std::string total = total_cell(c, st);
     s += "<td class=\"n\">" + (total.empty() ? std::string("–") : h(total)) + "</td></tr>\n";
   }
-  return s + "</tbody></table>\n</section>\n";
+  return s + "</tbody></table></div>\n</section>\n";
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ cp "$sol/exercise3.cpp" "$d/doejane_1001_5001_exercise3.cpp"
 cp "$sol/exercise5.cpp" "$d/doejane_1001_5001_exercise5.cpp"
 cp "$fx/exercise3/wrong-sign.cpp" "$d/martinelodie_LATE_1002_5002_Exercise3-1.cpp"
 cp "$fx/exercise3/compile-error.cpp" "$d/smithbob_1003_5003_exercise3.cpp"
-printf 'Student,ID,SIS User ID,SIS Login ID,Section\r\n    Points Possible,,,,\r\n"Doe, Jane",1001,S1,jdoe,A\r\n"Martin, Élodie",1002,S2,emartin,B\r\n"Smith, Bob",1003,S3,bsmith,A\r\n"Quiet, Carl",1004,S4,cquiet,B\r\n' \
+printf 'Student,ID,SIS User ID,SIS Login ID,Section\r\n    Points Possible,,,,\r\n"Doe, Jane",1001,000101,jdoe,A\r\n"Martin, Élodie",1002,S2,emartin,B\r\n"Smith, Bob",1003,S3,bsmith,A\r\n"Quiet, Carl",1004,S4,cquiet,B\r\n' \
   >"$scratch/canvas-roster.csv"
 batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homework 3 (77)" --out "$scratch/c" \
   >"$scratch/c.log" 2>&1 || fail "canvas batch exited $?: $(cat "$scratch/c.log")"
@@ -42,6 +42,7 @@ assert list(canvas[0].keys()) == ["Student", "ID", "SIS User ID", "SIS Login ID"
 assert canvas[0]["Student"] == "Points Possible" and canvas[0]["Homework 3 (77)"] == "31", canvas[0]
 by_id = {r["ID"]: r for r in canvas[1:]}
 assert by_id["1001"]["Homework 3 (77)"] == "31" and by_id["1001"]["SIS Login ID"] == "jdoe", by_id["1001"]
+assert by_id["1001"]["SIS User ID"] == "000101", by_id["1001"]  # the roster's leading zeros, kept
 assert by_id["1002"]["Student"] == "Martin, Élodie" and by_id["1002"]["Section"] == "B"
 assert by_id["1003"]["Homework 3 (77)"] == "0", by_id["1003"]   # does not compile: a real 0
 assert by_id["1004"]["Homework 3 (77)"] == "", by_id["1004"]    # nothing handed in: left to Canvas
@@ -185,6 +186,32 @@ PY
 grep -q "exercise3.cpp: not graded: .*exercise3 (1).cpp was taken for exercise3" "$scratch/m.log" &&
   ok "Moodle's renamed later upload is graded, and the log says which file was passed over" ||
   fail "Moodle's two uploads: $(grep -i "not graded" "$scratch/m.log")"
+
+# Two participants with one name, and Moodle's own worksheet as the roster:
+# each is matched by the participant number in their folder's name, never
+# by the name (no duplicate row, nobody "missing").
+d=$scratch/moodle-same && mkdir -p "$d/Sam Lee_200001_assignsubmission_file_" "$d/Sam Lee_200002_assignsubmission_file_"
+cp "$sol/exercise3.cpp" "$d/Sam Lee_200001_assignsubmission_file_/exercise3.cpp"
+cp "$fx/exercise3/wrong-sign.cpp" "$d/Sam Lee_200002_assignsubmission_file_/exercise3.cpp"
+printf 'Identifier,"Full name","Email address",Status,Grade,"Maximum Grade","Grade can be changed","Last modified (submission)","Last modified (grade)","Feedback comments"\n' >"$scratch/moodle-worksheet.csv"
+printf '"Participant 200001","Sam Lee",sam.lee@example.edu,"Submitted for grading",,100.00,Yes,,,\n' >>"$scratch/moodle-worksheet.csv"
+printf '"Participant 200002","Sam Lee",slee2@example.edu,"Submitted for grading",,100.00,Yes,,,\n' >>"$scratch/moodle-worksheet.csv"
+printf '"Participant 200003","Ana Ruiz",ana@example.edu,"No submission",,100.00,Yes,,,\n' >>"$scratch/moodle-worksheet.csv"
+"$grade" batch "$d" --roster "$scratch/moodle-worksheet.csv" "${iso[@]}" --exercises exercise3 --jobs 2 --out "$scratch/ms" \
+  >"$scratch/ms.log" 2>&1 || fail "moodle same-name batch exited $?: $(cat "$scratch/ms.log")"
+python3 - "$scratch/ms" <<'PY' && ok "two participants with one name are told apart by their participant numbers, against Moodle's worksheet as roster" || fail "same-name Moodle participants: $(cat "$scratch/ms.log")"
+import csv, sys
+g = list(csv.DictReader(open(sys.argv[1] + "/gradebook.csv", encoding="utf-8")))
+by_mail = {r["email"]: r for r in g}
+assert len(g) == 3, [r["student"] for r in g]
+assert by_mail["sam.lee@example.edu"]["exercise3"] == "18", by_mail
+assert by_mail["slee2@example.edu"]["exercise3"] not in ("", "18"), by_mail
+assert by_mail["ana@example.edu"]["exercise3 verdict"] == "missing", by_mail
+m = {r["Identifier"]: r for r in csv.DictReader(open(sys.argv[1] + "/moodle.csv", encoding="utf-8"))}
+assert m["Participant 200001"]["Grade"] == "18" and m["Participant 200001"]["Email address"] == "sam.lee@example.edu", m
+assert m["Participant 200002"]["Grade"] == by_mail["slee2@example.edu"]["exercise3"], m
+assert m["Participant 200003"]["Status"] == "No submission", m
+PY
 
 # Gradescope's export: the metadata names each folder's submitters (a pair shares one).
 d=$scratch/gradescope && mkdir -p "$d/submission_111" "$d/submission_222"

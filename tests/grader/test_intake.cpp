@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "intake.h"
+#include "lookalikes.h"
 #include "temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -217,4 +218,31 @@ TEST_CASE("intake: LMS names are matched, and every other entry is listed, never
   CHECK(reason(in, "carol/exercise3 (1).cpp") == "refused: not graded: carol/exercise3.cpp was taken for exercise3 (it is named exactly for the exercise)");
   CHECK(reason(in, "carol/README.md") == "refused: not graded: no exercise of the course is named like it");
   CHECK(reason(in, "dave/exercise3-1.cpp") == "refused: not graded: dave/exercise3-2.cpp was taken for exercise3 (it has the higher copy number)");
+}
+
+TEST_CASE("intake: names that only look different are flagged, never merged", "[grader][intake]") {
+  using grader::name_skeleton;
+  const std::string alice = name_skeleton("alice");
+  CHECK(name_skeleton("Alice") == alice);                      // letter case
+  CHECK(name_skeleton("al\u200Bice") == alice);                // a zero-width space
+  CHECK(name_skeleton("\u0430lice") == alice);                 // a Cyrillic а
+  CHECK(name_skeleton("\uFF41\uFF4C\uFF49\uFF43\uFF45") == alice);  // full width
+  CHECK(name_skeleton("alicia") != alice);
+  CHECK(name_skeleton("bob") != alice);
+  CHECK(name_skeleton("\xff\xfe") == name_skeleton("\xff\xfe"));  // bytes that are not UTF-8: no crash, stable
+
+  TempDir tmp;
+  const fs::path subs = tmp.path / "subs";
+  for (const char* who : {"alice", "Alice", "\u0430lice", "bob"}) write(subs / who / "exercise3.cpp", "int x;\n");
+  const auto in = take_submissions(subs.string(), {"exercise3"}, kAll);
+  CHECK(in.students.size() == 4);  // graded apart
+  CHECK_THAT(reason(in, "alice"), Catch::StartsWith("flagged: reads the same as Alice, \u0430lice (the names differ only"));
+  CHECK_THAT(reason(in, "\u0430lice"), Catch::Contains("possibly one person twice"));
+  CHECK(reason(in, "bob").empty());
+  // With a roster, its rows say who is who: nothing is flagged.
+  const std::vector<reports::Identity> roster = {{"Alice A", "", "", "alice", "", "", ""}, {"Bob", "", "", "bob", "", "", ""}};
+  grader::IntakeOptions o;
+  o.roster = &roster;
+  const auto with = take_submissions(subs.string(), {"exercise3"}, kAll, o);
+  for (const auto& n : with.notes) CHECK_THAT(n.reason, !Catch::Contains("reads the same"));
 }

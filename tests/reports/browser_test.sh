@@ -28,20 +28,21 @@ if [ ! -f "$out/report.html" ] || [ ! -f "$out/report.json" ]; then
 fi
 pictures=$(ls "$out" | grep -c '^graph-.*\.png$')
 
-# check_page DIR PAGE DATA_JS CHECK_JS: opens DIR/PAGE in Chromium inside a
-# checking page, prints what the check found; fails unless it says ok.
+# check_page DIR PAGE DATA_JS CHECK_JS [WIDTH]: opens DIR/PAGE in Chromium
+# inside a checking page (in a frame WIDTH pixels wide, 1200 by default),
+# prints what the check found; fails unless it says ok.
 check_page() {
-  local dir=$1 page=$2 data=$3 check=$4 dom result
+  local dir=$1 page=$2 data=$3 check=$4 width=${5:-1200} dom result
   {
     echo '<!DOCTYPE html><html><head><meta charset="utf-8"><title>check</title></head><body><pre id="result">pending</pre>'
-    echo "<iframe id=\"page\" src=\"$page\" style=\"width:1200px;height:900px\"></iframe><script>"
+    echo "<iframe id=\"page\" src=\"$page\" style=\"width:${width}px;height:900px;border:0\"></iframe><script>"
     printf '%s\n' "$data"
     cat "$src/tests/reports/contrast.js" "$src/tests/reports/$check"
     echo '</script></body></html>'
-  } >"$dir/check-$page"
+  } >"$dir/check-$width-$page"
   dom=$("$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
         --disable-component-update --disable-sync --allow-file-access-from-files --user-data-dir="$scratch/profile" \
-        --window-size=1200,900 --virtual-time-budget=15000 --dump-dom "file://$dir/check-$page" 2>"$scratch/chromium.log")
+        --window-size=1200,900 --virtual-time-budget=15000 --dump-dom "file://$dir/check-$width-$page" 2>"$scratch/chromium.log")
   result=$(printf '%s' "$dom" | sed -n 's/.*<pre id="result">\([^<]*\)<\/pre>.*/\1/p' | head -1)
   if [ -z "$result" ]; then
     echo "FAIL $page: Chromium returned no result; its log:"; tail -20 "$scratch/chromium.log"; return 1
@@ -68,6 +69,17 @@ iso=()
   { echo "FAIL the batch failed"; cat "$scratch/batch.log"; exit 1; }
 check_page "$scratch/class-out" summary.html "const summary = $(cat "$scratch/class-out/summary.json");" \
   summary_check.js || failures=$((failures + 1))
+# At a phone's width (390 px) the summary does not scroll sideways; then
+# screenshots at 390 and 1280 px, each checked for its width and for holding
+# a page (not a blank or an error screen: many colours, most of them light).
+check_page "$scratch/class-out" summary.html "const width = 390;" narrow_check.js 390 || failures=$((failures + 1))
+for w in 390 1280; do
+  shot=$scratch/summary-$w.png
+  "$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --hide-scrollbars \
+    --user-data-dir="$scratch/profile" --window-size=$w,1400 --screenshot="$shot" "file://$scratch/class-out/summary.html" \
+    >>"$scratch/chromium.log" 2>&1
+  python3 "$src/tests/reports/png_check.py" "$shot" "$w" || failures=$((failures + 1))
+done
 # Every link of the summary leads to a report that is there.
 for link in $(grep -o 'href="[^"#]*"' "$scratch/class-out/summary.html" | sed 's/^href="//; s/"$//' | sort -u); do
   [ -f "$scratch/class-out/$link" ] || { echo "FAIL summary.html links to $link, which is not there"; failures=$((failures + 1)); }
