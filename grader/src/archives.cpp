@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <clocale>
+#include <functional>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -25,7 +27,9 @@ namespace {
 constexpr long kChildMemory = 768L << 20;
 constexpr int kChildFailed = 4, kChildOutOfMemory = 3;
 constexpr size_t kMaxAnswer = size_t(160) << 20;  // what the parent reads of the child's answer
-constexpr int kMaxKept = 100;                      // source files whose bytes come back
+constexpr int kMaxKept = 100;                      // wanted files whose bytes come back
+constexpr uint64_t kMaxSkipped = 100;              // refused entries listed one by one
+constexpr size_t kMaxShownName = 300;              // bytes of a refused entry's name that are listed
 
 bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -68,6 +72,8 @@ struct Walk {
   uint64_t entries = 0;
   uint64_t unpacked = 0;    // bytes its entries unpacked to so far, every level
   int kept = 0;
+  uint64_t skipped = 0;
+  const std::function<bool(const std::string&)>& wanted;
 };
 
 // macOS's resource forks and Finder files, which ride along in its zips.
@@ -121,6 +127,23 @@ std::string over_limits(const Walk& w) {
   return "";
 }
 
+// Records what was refused in the archive: the first kMaxSkipped, each name
+// cut to kMaxShownName bytes; the rest are counted and said once at the end.
+void skip(Walk& w, const std::string& shown, const std::string& why) {
+  if (++w.skipped > kMaxSkipped) return;
+  w.out.record('S', {shown.size() > kMaxShownName ? shown.substr(0, kMaxShownName) + "…" : shown, why});
+}
+
+// The bytes of an entry that is passed over are still unpacked and counted
+// (libarchive would unpack them anyway to reach the next entry): a bomb in
+// a macOS companion or a link's data is a bomb.
+std::string drain(Walk& w, archive* a) {
+  std::string none;
+  uint64_t size = 0;
+  const std::string why = read_entry(w, a, 0, none, size);
+  return why == "!" || !over_limits(w).empty() ? over_limits(w) : "";
+}
+
 // One entry. "" to go on, else why the whole archive is refused.
 std::string take_entry(Walk& w, archive* a, archive_entry* e, const std::string& prefix, int level) {
   const char* p = archive_entry_pathname_utf8(e);
@@ -129,45 +152,49 @@ std::string take_entry(Walk& w, archive* a, archive_entry* e, const std::string&
   while (path.rfind("./", 0) == 0) path.erase(0, 2);
   const std::string shown = prefix + path;
   const mode_t type = archive_entry_filetype(e);
-  if (type == AE_IFDIR || macos_companion(path)) return "";
+  if (type == AE_IFDIR || macos_companion(path)) return drain(w, a);
+  if (!p) return skip(w, prefix + "(an entry)", "its name cannot be read as UTF-8 or as this system's encoding"), drain(w, a);
   int depth = 0;
-  if (std::string why = path_problem(path, depth); !why.empty()) return w.out.record('S', {shown, why}), "";
+  if (std::string why = path_problem(path, depth); !why.empty()) return skip(w, shown, why), drain(w, a);
   if (depth > w.limits.path_depth)
-    return w.out.record('S', {shown, "more than " + std::to_string(w.limits.path_depth) + " folders deep"}), "";
+    return skip(w, shown, "more than " + std::to_string(w.limits.path_depth) + " folders deep"), drain(w, a);
   if (archive_entry_hardlink(e))
-    return w.out.record('S', {shown, std::string("a hard link (to ") + archive_entry_hardlink(e) + "): not followed"}), "";
+    return skip(w, shown, std::string("a hard link (to ") + archive_entry_hardlink(e) + "): not followed"), drain(w, a);
   if (type == AE_IFLNK) {
     const char* to = archive_entry_symlink(e);
-    return w.out.record('S', {shown, std::string("a symbolic link (to ") + (to ? to : "?") + "): not followed"}), "";
+    return skip(w, shown, std::string("a symbolic link (to ") + (to ? to : "?") + "): not followed"), drain(w, a);
   }
-  if (type != AE_IFREG) return w.out.record('S', {shown, "a device, fifo or socket, not a file"}), "";
+  if (type != AE_IFREG) return skip(w, shown, "a device, fifo or socket, not a file"), drain(w, a);
   if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0) {
     Walk probe = w;
     probe.unpacked += static_cast<uint64_t>(archive_entry_size(e));
     if (std::string why = over_limits(probe); !why.empty()) return why;  // said by its header, before unpacking
   }
-  const std::string name = ascii_lower(path.substr(path.rfind('/') + 1));
-  const bool nested = archive_named(name);
+  const std::string base = path.substr(path.rfind('/') + 1);
+  const bool nested = archive_named(base);
   if (nested && level >= w.limits.nesting)
-    return w.out.record('S', {shown, "an archive inside an archive inside the archive: not opened"}), "";
-  const bool source = ends_with(name, ".cpp") && w.kept < kMaxKept;
+    return skip(w, shown, "an archive inside an archive inside the archive: not opened"), drain(w, a);
+  const bool wanted = !nested && w.wanted && w.wanted(base);
+  const bool kept = wanted && w.kept < kMaxKept;
   std::string text;
   uint64_t size = 0;
-  const uint64_t keep = nested ? w.limits.archive_bytes + 1 : source ? w.limits.file_bytes + 1 : 0;
+  const uint64_t keep = nested ? w.limits.archive_bytes + 1 : kept ? w.limits.file_bytes + 1 : 0;
   const std::string why = read_entry(w, a, keep, text, size);
   if (why == "!" || !over_limits(w).empty()) return over_limits(w);
-  if (!why.empty()) return w.out.record('S', {shown, why}), "";
+  if (!why.empty()) return skip(w, shown, why), "";
   if (nested) {
     if (size > w.limits.archive_bytes)
-      return w.out.record('S', {shown, "an archive of " + mib(size) + ", more than " + mib(w.limits.archive_bytes)}), "";
+      return skip(w, shown, "an archive of " + mib(size) + ", more than " + mib(w.limits.archive_bytes)), "";
     if (std::string inner = unpack_level(w, text, shown + "/", level + 1); !inner.empty()) {
       if (inner.rfind("!", 0) == 0) return inner.substr(1);  // a limit of the whole: said once, for the outermost
-      w.out.record('S', {shown, inner});
+      skip(w, shown, inner);
     }
     return "";
   }
-  if (source) ++w.kept;
-  w.out.record('F', {shown, std::to_string(size), source ? std::string_view(text) : std::string_view()});
+  if (kept) ++w.kept;
+  // Its bytes when it was wanted and kept; "-" says wanted but over the count.
+  w.out.record('F', {shown, std::to_string(size), kept ? std::string_view(text) : std::string_view(),
+                     wanted && !kept ? std::string_view("-") : std::string_view()});
   return "";
 }
 
@@ -197,7 +224,8 @@ std::string unpack_level(Walk& w, std::string_view bytes, const std::string& pre
   }
 }
 
-[[noreturn]] void unpack_child(int fd, std::string_view bytes, const ArchiveLimits& limits) {
+[[noreturn]] void unpack_child(int fd, std::string_view bytes, const ArchiveLimits& limits,
+                               const std::function<bool(const std::string&)>& wanted) {
   // Nothing but the answer's pipe stays open.
   if (fd != 3) dup2(fd, 3);
   close_range(4, ~0U, 0);
@@ -210,13 +238,19 @@ std::string unpack_level(Walk& w, std::string_view bytes, const std::string& pre
   setrlimit(RLIMIT_FSIZE, &none);
   setrlimit(RLIMIT_NPROC, &none);
   signal(SIGPIPE, SIG_DFL);
+  // Names in zips are UTF-8 (the flag Python, Finder and 7-Zip set): in the
+  // "C" locale libarchive cannot convert them and gives none. glibc's
+  // C.UTF-8 needs no locale files (the filter below would refuse opening them).
+  setlocale(LC_CTYPE, "C.UTF-8");
   SeccompFilter filter;
   build_parser_filter(filter);
   if (!install_seccomp_filter(filter)) _exit(kChildFailed);
   Sink sink{3};
   try {
-    Walk w{limits, sink, bytes.size()};
+    Walk w{limits, sink, bytes.size(), 0, 0, 0, 0, wanted};
     std::string why = unpack_level(w, bytes, "", 0);
+    if (w.skipped > kMaxSkipped)
+      sink.record('S', {"…", "and " + std::to_string(w.skipped - kMaxSkipped) + " more entries refused, not listed"});
     if (!why.empty()) sink.record('R', {why[0] == '!' ? std::string_view(why).substr(1) : std::string_view(why)});
   } catch (const std::bad_alloc&) {
     _exit(kChildOutOfMemory);
@@ -244,9 +278,10 @@ bool parse_answer(std::string_view text, Unpacked& u) {
   while (at < text.size()) {
     const char type = text[at++];
     std::string a, b, c;
-    if (type == 'F' && field(a) && field(b) && field(c) && !b.empty() && b.size() < 20 &&
+    std::string d;
+    if (type == 'F' && field(a) && field(b) && field(c) && field(d) && !b.empty() && b.size() < 20 &&
         b.find_first_not_of("0123456789") == std::string::npos)
-      u.files.push_back({a, std::stoull(b), c});
+      u.files.push_back({a, std::stoull(b), c, d == "-"});
     else if (type == 'S' && field(a) && field(b))
       u.skipped.push_back({a, b});
     else if (type == 'R' && field(a))
@@ -278,7 +313,8 @@ bool archive_named(std::string_view name) {
   return false;
 }
 
-Unpacked unpack_fenced(std::string_view bytes, const ArchiveLimits& limits) {
+Unpacked unpack_fenced(std::string_view bytes, const std::function<bool(const std::string&)>& wanted,
+                       const ArchiveLimits& limits) {
   Unpacked u;
   if (bytes.size() > limits.archive_bytes) {
     u.refused = "an archive of " + mib(bytes.size()) + ": the grader opens archives up to " + mib(limits.archive_bytes);
@@ -293,7 +329,7 @@ Unpacked unpack_fenced(std::string_view bytes, const ArchiveLimits& limits) {
   }
   if (pid == 0) {
     close(fds[0]);
-    unpack_child(fds[1], bytes, limits);
+    unpack_child(fds[1], bytes, limits, wanted);
   }
   close(fds[1]);
   std::string text;

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <deque>
+#include <utility>
 #include <cctype>
 #include <cstring>
 #include <regex>
@@ -22,6 +24,11 @@ namespace {
 constexpr int kMaxDepth = 8;           // folders below a submission's top that are searched
 constexpr int kMaxVisits = 20000;      // entries looked at in one submission
 constexpr int kMaxRead = 50;           // files named like exercises read in one submission
+constexpr int kMaxPerFolder = 5000;    // entries looked at in one folder
+constexpr size_t kMaxArchives = 10;    // archives opened in one submission
+constexpr int kMaxNotes = 200;         // entries listed one by one for one submission
+// Hidden folders of tools, not of the student's own files: passed over without a word.
+const std::set<std::string> kToolFolders = {".git", ".github", ".vscode", ".idea", ".devcontainer", ".cache", ".clangd"};
 
 // The copy mark an LMS or a browser adds to a name's stem: "exercise3 (10)",
 // Canvas's resubmission "exercise3-10". The stem without it, and its number
@@ -62,6 +69,26 @@ bool defines_main(const std::string& text) {
   return false;
 }
 
+// The name the student gave a file, without the LMS's prefix (Canvas's
+// "lastfirst_12345_67890_", Moodle's "…_assignsubmission_file_"), its letter
+// case, ".cpp" and any copy mark: "exercise3", "old-exercise3".
+std::string given_stem(const std::string& name, bool lms) {
+  static const std::regex canvas(R"(^.*?_[0-9]+_[0-9]+_(.+)$)"), moodle(R"(_assignsubmission_file_?(.+)$)");
+  std::smatch m;
+  std::string given = name;
+  if (lms && (std::regex_search(name, m, moodle) || std::regex_match(name, m, canvas))) given = m[1];
+  given = ascii_lower(given);
+  if (given.size() >= 4 && given.compare(given.size() - 4, 4, ".cpp") == 0) given.resize(given.size() - 4);
+  return without_copy_mark(given).first;
+}
+
+// A file named like an exercise, seen but not yet read: where it is.
+struct Seen {
+  Found f;
+  std::vector<std::string> steps;  // its folder, from rootfd
+  std::vector<std::string> folders;  // its folders from the submission's top
+};
+
 struct Walker {
   int rootfd;
   const std::vector<std::string>& exercises;
@@ -69,14 +96,19 @@ struct Walker {
   const GatherOptions& o;
   Gathered& out;
   int source;
-  int visits = 0, read = 0;
-  bool stopped = false;
+  bool lms = false;
+  int visits = 0, notes = 0, unlisted = 0;
+  std::vector<Seen> files, archives;
+  std::vector<std::string> top_folders;
 
   void note(const std::string& entry, const std::string& why, bool refused = true) {
-    out.notes.push_back({reports::visible(entry, false), why, refused});
+    if (++notes > kMaxNotes) return void(++unlisted);
+    std::string shown = reports::visible(entry, false);
+    if (shown.size() > 300) shown = shown.substr(0, 300) + "…";
+    out.notes.push_back({shown, reports::visible(why, false), refused});
   }
 
-  // A file named like `exercise`, with its folders from the submission's top.
+  // A file named like `exercise` and read, with its folders from the submission's top.
   void add(Found f, const std::vector<std::string>& folders) {
     f.source = source;
     f.depth = static_cast<int>(folders.size());
@@ -87,28 +119,44 @@ struct Walker {
     out.found.push_back(std::move(f));
   }
 
-  bool budget(const std::string& entry) {
-    if (++read <= kMaxRead) return true;
-    note(entry, "not read: the submission holds more than " + std::to_string(kMaxRead) + " files named like exercises");
-    return false;
+  // The order in which files are read (and archives opened) when there are
+  // more than the budget: the likeliest first.
+  static bool likelier(const Seen& a, const Seen& b, bool lms) {
+    const std::string& e = a.f.exercise;
+    auto key = [&](const Seen& x) {
+      const bool exact = given_stem(x.f.name, lms) == ascii_lower(x.f.exercise.empty() ? e : x.f.exercise);
+      const int place = x.folders.empty() ? 0 : conventional_folder(x.folders.back(), x.f.exercise) ? 1 : 2;
+      return std::make_tuple(place, x.folders.size(), !exact, x.f.entry);
+    };
+    return key(a) < key(b);
   }
 
-  void archive(int dirfd, const std::string& name, const std::string& entry, const std::vector<std::string>& folders) {
+  void open_archive(const Seen& a) {
     const ArchiveLimits limits;
-    const Read r = read_regular(dirfd, name, limits.archive_bytes);
-    if (!r.refused.empty()) return note(entry, r.refused);
-    const Unpacked u = unpack_fenced(r.text, limits);
+    Fd dir = open_path(rootfd, a.steps);
+    if (dir.fd < 0) return note(a.f.entry, "cannot be opened (was its folder replaced by a link?)");
+    const Read r = read_regular(dir.fd, a.f.name, limits.archive_bytes);
+    if (!r.refused.empty()) return note(a.f.entry, r.refused);
+    const Unpacked u = unpack_fenced(
+        r.text, [this](const std::string& base) { return !exercise_named(base, exercises).empty(); }, limits);
     if (!u.refused.empty()) {
-      std::string stem = ascii_lower(name);
+      std::string stem = ascii_lower(a.f.name);
       for (const char* tail : {".gz", ".bz2", ".xz", ".tgz", ".tar", ".zip"})
         if (stem.size() > std::strlen(tail) && stem.compare(stem.size() - std::strlen(tail), std::string::npos, tail) == 0)
           stem.resize(stem.size() - std::strlen(tail));
-      out.bad_archives.push_back({entry, u.refused, exercise_named(stem + ".cpp", exercises)});
-      return note(entry, "not graded: an archive, " + u.refused);
+      out.bad_archives.push_back({a.f.entry, u.refused, exercise_named(stem + ".cpp", exercises)});
+      return note(a.f.entry, "not graded: an archive, " + u.refused);
     }
-    for (const auto& s : u.skipped) note(entry + "/" + s.path, "not graded: in an archive, " + s.why);
+    for (const auto& s : u.skipped) note(a.f.entry + "/" + s.path, "not graded: in an archive, " + s.why);
+    members(a, u);
+  }
+
+  // An archive's files named like exercises: the same rules as on disk
+  // (hidden folders and gradlab-reports/ are not read), and of two members
+  // with one path the later, as unpacking it would leave.
+  void members(const Seen& a, const Unpacked& u) {
     // A folder zipped whole ("hw3/…" in hw3.zip) puts everything under one
-    // top folder: its top is the submission's top.
+    // top folder: its top is where the archive is.
     std::string top;
     bool one_top = !u.files.empty();
     for (const auto& m : u.files) {
@@ -117,72 +165,86 @@ struct Walker {
       if (first.empty() || (!top.empty() && first != top)) one_top = false;
       top = first;
     }
+    std::map<std::string, size_t> last;  // path -> its last member
+    for (size_t i = 0; i < u.files.size(); ++i) last[u.files[i].path] = i;
     size_t named = 0;
-    for (const auto& m : u.files) {
-      const std::string base = m.path.substr(m.path.rfind('/') + 1);
+    bool reports_said = false;
+    for (size_t i = 0; i < u.files.size(); ++i) {
+      const ArchiveMember& m = u.files[i];
+      const std::string base = m.path.substr(m.path.rfind('/') + 1), entry = a.f.entry + "/" + m.path;
       const std::string e = exercise_named(base, exercises);
       if (e.empty()) continue;
       ++named;
-      if (!budget(entry + "/" + m.path)) continue;
-      std::vector<std::string> inner = folders;
       const std::string rel = one_top ? m.path.substr(top.size() + 1) : m.path;
-      for (size_t at = 0, end; (end = rel.find('/', at)) != std::string::npos; at = end + 1)
-        if (!archive_named(rel.substr(at, end - at))) inner.push_back(rel.substr(at, end - at));
+      std::vector<std::string> inner = a.folders;
+      bool hidden = base[0] == '.', reports = false;
+      for (size_t at = 0, end; (end = rel.find('/', at)) != std::string::npos; at = end + 1) {
+        const std::string part = rel.substr(at, end - at);
+        hidden |= part[0] == '.';
+        reports |= part == "gradlab-reports";
+        if (!archive_named(part)) inner.push_back(part);
+      }
+      if (reports) {
+        if (!std::exchange(reports_said, true))
+          note(entry, "not read: the grader's own reports are never taken from a submission", false);
+        continue;
+      }
+      if (hidden) {
+        note(entry, "not graded: in a hidden folder of the archive (its name begins with '.')");
+        continue;
+      }
+      if (last[m.path] != i) {
+        note(entry, "not graded: the archive holds a later file of the same name, which unpacking it leaves");
+        continue;
+      }
+      if (m.unread) {
+        note(entry, "not read: the archive holds more than 100 files named like exercises");
+        continue;
+      }
       Found f;
-      f.exercise = e, f.entry = entry + "/" + m.path, f.name = base, f.archived = true;
+      f.exercise = e, f.entry = entry, f.name = base, f.archived = true;
       f.text = m.text, f.size = m.size;
       add(std::move(f), inner);
     }
     if (named == 0 && o.note_others)
-      note(entry, "not graded: an archive with no file in it named like an exercise of the course (" +
-                      std::to_string(u.files.size()) + " files)");
+      note(a.f.entry, "not graded: an archive with no file in it named like an exercise of the course (" +
+                          std::to_string(u.files.size()) + " files)");
   }
 
-  void file(int dirfd, const std::string& name, const std::string& entry, const std::vector<std::string>& folders) {
-    const std::string e = exercise_named(name, exercises);
-    if (e.empty()) {
-      if (folders.empty() && o.note_others) note(entry, "not graded: no exercise of the course is named like it");
-      return;
-    }
-    Found f;
-    f.exercise = e, f.entry = entry, f.name = name;
-    if (!o.read) {
-      if (fstatat(dirfd, name.c_str(), &f.st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(f.st.st_mode))
-        out.found.push_back(std::move(f));
-      return;
-    }
-    if (!budget(entry)) return;
-    Read r = read_regular(dirfd, name, kMaxSubmissionBytes);
-    if (!r.refused.empty()) return note(entry, r.refused);
+  void read(const Seen& c) {
+    Found f = c.f;
+    Fd dir = open_path(rootfd, c.steps);
+    if (dir.fd < 0) return note(f.entry, "cannot be opened (was its folder replaced by a link?)");
+    Read r = read_regular(dir.fd, f.name, kMaxSubmissionBytes);
+    if (!r.refused.empty()) return note(f.entry, r.refused);
     f.size = std::max<uint64_t>(static_cast<uint64_t>(r.st.st_size), r.text.size());
     f.text = std::move(r.text), f.st = r.st;
-    add(std::move(f), folders);
+    add(std::move(f), c.folders);
   }
 
-  // `dirfd` is the folder at `steps` from rootfd, `folders` from the submission's top.
-  void walk(int dirfd, const std::vector<std::string>& steps, const std::vector<std::string>& folders,
-            const std::vector<std::string>* only) {
-    const std::string prefix = steps.empty() ? "" : [&] {
-      std::string s;
-      for (const auto& p : steps) s += p + "/";
-      return s;
-    }();
+  // One folder's entries: files and archives are seen, folders queued.
+  void visit(int dirfd, const std::vector<std::string>& steps, const std::vector<std::string>& folders,
+             const std::vector<std::string>* only, std::deque<std::pair<std::vector<std::string>, std::vector<std::string>>>& queue) {
+    std::string prefix;
+    for (const auto& p : steps) prefix += p + "/";
+    int here = 0;
     for (const std::string& name : only ? *only : entries(dirfd)) {
-      if (stopped) return;
       const std::string entry = prefix + name;
-      if (++visits > kMaxVisits) {
-        stopped = true;
+      if (++visits > kMaxVisits)
         return note(entry, "not searched: the submission holds more than " + std::to_string(kMaxVisits) + " entries");
-      }
-      if (name[0] == '.') {  // .git and the like; one named like an exercise is said
-        if (!exercise_named(name.substr(1), exercises).empty())
-          note(entry, "not graded: a hidden file (its name begins with '.'), named like an exercise");
-        continue;
-      }
+      if (++here > kMaxPerFolder)
+        return note(prefix, "not searched further: the folder holds more than " + std::to_string(kMaxPerFolder) + " entries");
       struct stat st {};
       if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       std::vector<std::string> deeper = steps;
       deeper.push_back(name);
+      if (name[0] == '.') {  // .git and the like, not read; a file or folder of one's own is said
+        if (S_ISDIR(st.st_mode) && !kToolFolders.count(name))
+          note(entry, "not searched: a hidden folder (its name begins with '.')", false);
+        else if (!S_ISDIR(st.st_mode) && !exercise_named(name.substr(1), exercises).empty())
+          note(entry, "not graded: a hidden file (its name begins with '.'), named like an exercise");
+        continue;
+      }
       if (S_ISDIR(st.st_mode)) {
         if (name == "__MACOSX" || skip.count(deeper)) continue;
         if (name == "gradlab-reports") {
@@ -193,45 +255,90 @@ struct Walker {
           note(entry, "not searched: more than " + std::to_string(kMaxDepth) + " folders below the submission's top");
           continue;
         }
-        Fd sub = open_folder(dirfd, name);
-        if (sub.fd < 0) continue;
-        const size_t before = out.found.size();
         std::vector<std::string> inner = folders;
         inner.push_back(name);
-        walk(sub.fd, deeper, inner, nullptr);
-        if (folders.empty() && out.found.size() == before && o.note_others)
-          note(entry, exercise_named(name, exercises).empty()
-                          ? "not graded: a folder with no file in it named like an exercise of the course"
-                          : "a folder: only regular files are graded (and none in it is named like an exercise)");
-      } else if (S_ISREG(st.st_mode) && archive_named(name)) {
-        if (o.read) archive(dirfd, name, entry, folders);
+        if (folders.empty()) top_folders.push_back(name);
+        queue.emplace_back(deeper, inner);
+        continue;
+      }
+      const std::string e = exercise_named(name, exercises);
+      Seen seen{{}, steps, folders};
+      seen.f.exercise = e, seen.f.entry = entry, seen.f.name = name;
+      if (S_ISREG(st.st_mode) && archive_named(name)) {
+        if (o.read) archives.push_back(std::move(seen));
+      } else if (S_ISREG(st.st_mode) && !e.empty()) {
+        seen.f.st = st;
+        files.push_back(std::move(seen));
       } else if (S_ISREG(st.st_mode)) {
-        file(dirfd, name, entry, folders);
-      } else if (!exercise_named(name, exercises).empty() || (folders.empty() && o.note_others)) {
+        if (folders.empty() && o.note_others) note(entry, "not graded: no exercise of the course is named like it");
+      } else if (!e.empty() || (folders.empty() && o.note_others)) {
         note(entry, describe(dirfd, name, st.st_mode) + ": only regular files are graded");
       }
     }
   }
+
+  // Breadth first, so that a crowded folder never hides the top's files;
+  // then the likeliest files read and archives opened, within the budgets.
+  void walk(int dirfd, const std::vector<std::string>& steps, const std::vector<std::string>* only) {
+    std::deque<std::pair<std::vector<std::string>, std::vector<std::string>>> queue;
+    visit(dirfd, steps, {}, only, queue);
+    while (!queue.empty() && visits <= kMaxVisits) {
+      auto [at, folders] = std::move(queue.front());
+      queue.pop_front();
+      Fd sub = open_path(rootfd, at);
+      if (sub.fd >= 0) visit(sub.fd, at, folders, nullptr, queue);
+    }
+    if (!o.read) {  // names and stat() only
+      for (Seen& f : files) out.found.push_back(std::move(f.f));
+      return;
+    }
+    std::stable_sort(archives.begin(), archives.end(), [&](const Seen& a, const Seen& b) { return likelier(a, b, lms); });
+    for (size_t i = 0; i < archives.size(); ++i)
+      if (i < kMaxArchives) open_archive(archives[i]);
+      else note(archives[i].f.entry, "not opened: the submission holds more than " + std::to_string(kMaxArchives) + " archives");
+    std::stable_sort(files.begin(), files.end(), [&](const Seen& a, const Seen& b) { return likelier(a, b, lms); });
+    int budget = kMaxRead - static_cast<int>(out.found.size());
+    for (const Seen& f : files)
+      if (budget-- > 0) read(f);
+      else note(f.f.entry, "not read: the submission holds more than " + std::to_string(kMaxRead) + " files named like exercises");
+    std::string prefix;
+    for (const auto& p : steps) prefix += p + "/";
+    if (o.note_others)
+      for (const auto& t : top_folders) {
+        const std::string at = prefix + t + "/";
+        const bool any = std::any_of(out.found.begin(), out.found.end(), [&](const Found& f) { return f.entry.rfind(at, 0) == 0; }) ||
+                         std::any_of(archives.begin(), archives.end(), [&](const Seen& a) { return a.f.entry.rfind(at, 0) == 0; });
+        if (!any)
+          note(prefix + t, exercise_named(t, exercises).empty()
+                               ? "not graded: a folder with no file in it named like an exercise of the course"
+                               : "a folder: only regular files are graded (and none in it is named like an exercise)");
+      }
+    if (unlisted) out.notes.push_back({prefix.empty() ? "…" : prefix + "…", "and " + std::to_string(unlisted) + " more entries not graded, not listed", true});
+  }
 };
 
 // Why `a` was taken over `b` (both for one exercise), by the first rule
-// that tells them apart; "" when none does.
-std::string preferred(const Found& a, const Found& b, bool lms_numbers) {
+// that tells them apart; "" when `b` is to be taken.
+std::string preferred(const Found& a, const Found& b, bool lms) {
   if (a.own_main != b.own_main)
     return a.own_main ? "" : "it defines its own main(), a program of its own rather than the exercise";
   if (a.source != b.source) return a.source < b.source ? "the layout puts the exercises there" : "";
+  if (a.archived != b.archived) return !a.archived ? "it was handed in as a file, not inside an archive" : "";
   if (a.place != b.place)
     return a.place > b.place ? ""
            : a.place == 0    ? "it is at the submission's top"
                              : "it is in a folder where exercises go: exercises/, src/ or one named for the exercise";
   if (a.depth != b.depth) return a.depth < b.depth ? "it is nearer the submission's top" : "";
-  if (a.archived != b.archived) return !a.archived ? "it was handed in as a file, not inside an archive" : "";
-  const std::string canonical = a.exercise + ".cpp";
-  if (!lms_numbers && (a.name == canonical) != (b.name == canonical))
-    return a.name == canonical ? "it is named exactly for the exercise" : "";
-  const long ca = copy_number(a.name), cb = copy_number(b.name);
-  if (ca != cb) return ca > cb ? (lms_numbers ? "the LMS numbered it as the later upload" : "it has the higher copy number") : "";
-  if (a.entry != b.entry) return a.entry > b.entry ? "it comes last by name" : "";
+  const std::string sa = given_stem(a.name, lms), sb = given_stem(b.name, lms), want = ascii_lower(a.exercise);
+  if (sa == sb) {  // one name, several copies
+    const bool ca = copy_number(a.name) == 0 && !lms, cb = copy_number(b.name) == 0 && !lms;
+    if (ca != cb) return ca ? "it is named exactly for the exercise" : "";
+    const long na = copy_number(a.name), nb = copy_number(b.name);
+    if (na != nb) return na > nb ? (lms ? "the LMS numbered it as the later upload" : "it has the higher copy number") : "";
+  } else if ((sa == want) != (sb == want)) {
+    return sa == want ? "it is named exactly for the exercise" : "";
+  }
+  if (a.entry != b.entry) return a.entry < b.entry ? "it comes first by path" : "";
   return "";
 }
 
@@ -265,8 +372,8 @@ void gather(int rootfd, const std::vector<std::string>& folder, const std::vecto
     out.notes.push_back({reports::visible(shown, false), "cannot be opened as a folder (was it replaced by a link?)", true});
     return;
   }
-  Walker w{rootfd, exercises, skip, o, out, source};
-  w.walk(dir.fd, folder, {}, names);
+  Walker w{rootfd, exercises, skip, o, out, source, o.lms, 0, 0, 0, {}, {}, {}};
+  w.walk(dir.fd, folder, names);
 }
 
 Chosen choose(Gathered g, const std::vector<std::string>& exercises, bool lms_numbers) {

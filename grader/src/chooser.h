@@ -4,22 +4,27 @@
 //
 // gather() walks what the layout says is a submitter's (layouts.h: their
 // folders, or their entries in a flat download), and collects every file
-// named like an exercise of the course (exercise_named), opening archives
-// (archives.h) on the way. choose() then takes one file per exercise, by
-// these rules in order, and says of every file it passed over which rule
-// decided:
+// named like an exercise of the course (exercise_named), breadth first (a
+// crowded folder never hides the top's files), then reads the likeliest 50
+// and opens the likeliest 10 archives (archives.h). choose() then takes one
+// file per exercise, by these rules in order, and says of every file it
+// passed over which rule decided:
 //   1. a file that defines its own main() is a program of its own, taken
 //      only when nothing else is named for the exercise;
 //   2. the layout's preferred place first (a GitHub Classroom clone:
 //      exercises/, where the student release puts the files);
-//   3. the top of the submission, then a conventional folder (exercises/,
+//   3. a file handed in as itself before one inside an archive (an old zip
+//      kept beside the work is a backup);
+//   4. the top of the submission, then a conventional folder (exercises/,
 //      src/, a folder named for the exercise, "Exercise 3/"), then elsewhere,
 //      nearer the top first;
-//   4. a file handed in as itself before one inside an archive;
-//   5. the latest upload where the LMS numbers them (Moodle's "exercise3
-//      (1).cpp", Canvas's "-1"); elsewhere the exact name first, then the
-//      highest copy number;
+//   5. copies of one name: the latest upload where the LMS numbers them
+//      (Moodle's "exercise3 (1).cpp", Canvas's "-1"), elsewhere the exact
+//      name, then the highest copy number; different names: the one named
+//      exactly for the exercise (not "old_exercise3.cpp");
 //   6. the first by path.
+// Of two members of one archive with one path, the later (as unpacking
+// leaves it). At most 200 entries are listed per submission, then a count.
 // Hidden entries (.git), macOS's __MACOSX/ and a committed gradlab-reports/
 // (the grader's own output, never trusted from a student) are not read.
 // Nothing here follows a link: every step is an openat() with O_NOFOLLOW.
@@ -78,6 +83,7 @@ struct Gathered {
 struct GatherOptions {
   bool read = true;         // false: names and stat() only, no archive opened (another shard's student)
   bool note_others = true;  // list top-level entries named like no exercise (false: a clone of the whole release)
+  bool lms = false;         // Canvas or Moodle: names carry the LMS's prefix and its copy numbers
 };
 
 // Walks one of a submitter's sources: the folder `folder` (steps from

@@ -100,9 +100,9 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
                                                         {"canvas.csv", reports::canvas_csv(c)},
                                                         {"moodle.csv", reports::moodle_csv(c)},
                                                         {"checks.csv", reports::checks_csv(c)},
-                                                        {"summary.json", reports::summary_json(c).dump(2) + "\n"},
+                                                        {"summary.json", reports::summary_json(c).dump(2, ' ', false, json::error_handler_t::replace) + "\n"},
                                                         {"summary.html", reports::summary_html(c)},
-                                                        {"batch.json", manifest.dump(2) + "\n"}}) {
+                                                        {"batch.json", manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n"}}) {
     if ((name == "canvas.csv" && no_canvas) || (name == "moodle.csv" && no_moodle)) continue;
     const std::string err = write_file_atomic((fs::path(out) / name).string(), text);
     if (!err.empty()) return err;

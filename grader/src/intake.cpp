@@ -219,6 +219,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
     GatherOptions go;
     go.read = mine;
     go.note_others = plan.layout != Layout::GithubClassroom;  // a clone holds the whole student release
+    go.lms = plan.layout == Layout::Moodle || plan.layout == Layout::Canvas;
     for (size_t i = 0; i < sources.size(); ++i) {
       std::set<std::vector<std::string>> skip;
       for (size_t j = 0; j < sources.size(); ++j)
@@ -241,7 +242,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
           f.student = st.key, f.exercise = e;
           f.shown = reports::visible(root + "/" + bad->second.entry, false);
           f.bad_archive = bad->second.why;
-          f.lms_entry = bad->second.entry.substr(0, bad->second.entry.find('/'));
+          f.lms_entry = reports::visible(bad->second.entry.substr(0, bad->second.entry.find('/')), false);
           f.late = marked_late(plan.layout, f.lms_entry);
           in.files.push_back(std::move(f));
         }
@@ -254,7 +255,7 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       f.shown = reports::visible(root + "/" + found.entry, false);
       f.size = found.size;
       f.too_large = found.too_large;
-      f.lms_entry = found.entry.substr(0, found.entry.find('/'));
+      f.lms_entry = reports::visible(found.entry.substr(0, found.entry.find('/')), false);
       f.late = marked_late(plan.layout, f.lms_entry);
       f.text = std::move(found.text);
       f.archived = found.archived;

@@ -1,5 +1,9 @@
 #include "replay_route.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -114,6 +118,94 @@ class Route {
 
 std::string route_to(const Tensor& target, const std::shared_ptr<gradlab::autograd::Node>& root) {
   return Route(target).from(root);
+}
+
+namespace {
+
+// A number in [-1, 1] for element `i` of probe vector `k`: the same in every replay.
+double probe_value(uint64_t i, uint64_t k) {
+  uint64_t z = 0x9E3779B97F4A7C15ull * (i + 1) + 0xD1B54A32D192ED03ull * (k + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) / 4503599627370496.0 - 1.0;
+}
+
+Tensor probe_vector(const Tensor& like, uint64_t k) {
+  std::vector<double> v(static_cast<size_t>(like.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = probe_value(i, k);
+  return torch::tensor(v, torch::dtype(torch::kDouble)).reshape(like.sizes());
+}
+
+constexpr int64_t kMaxProbeElements = 1 << 16;
+constexpr size_t kMaxProbeLeaves = 32;
+
+}  // namespace
+
+std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const Tensor& root, const Tensor& given,
+                                                                         const std::vector<Tensor>& leaves,
+                                                                         const std::vector<Tensor>& grads) {
+  std::unordered_map<const gradlab::TensorImpl*, std::string> out;
+  if (!root.defined() || !root.grad_fn() || leaves.empty() || leaves.size() > kMaxProbeLeaves) return out;
+  int64_t elements = 0;
+  for (const Tensor& l : leaves) elements += l.numel();
+  if (elements > kMaxProbeElements) return out;
+  std::vector<Tensor> held;
+  for (const Tensor& t : grads) held.push_back(t.grad());
+  try {
+    gradlab::autograd::AutoGradMode on(true);
+    const auto g = gradlab::autograd::grad({root}, leaves, {given}, true, true, true);
+    Tensor s;
+    for (size_t i = 0; i < leaves.size(); ++i)
+      if (g[i].defined() && g[i].requires_grad()) {
+        const Tensor term = (g[i].to(torch::kDouble) * probe_vector(leaves[i], 0)).sum();
+        s = s.defined() ? s + term : term;
+      }
+    std::vector<Tensor> hv(leaves.size());
+    if (s.defined()) {
+      const auto h = gradlab::autograd::grad({s}, leaves, {}, true, false, true);
+      for (size_t i = 0; i < leaves.size(); ++i) hv[i] = h[i];
+    }
+    gradlab::autograd::NoGradGuard off;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (!g[i].defined()) continue;  // the root does not reach it
+      std::string c;
+      for (uint64_t k = 1; k <= 4; ++k) {
+        const double p = hv[i].defined() ? (hv[i].to(torch::kDouble) * probe_vector(leaves[i], k)).sum().item<double>() : 0.0;
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.12g", p);
+        c += (c.empty() ? "" : ",") + std::string(buf);
+      }
+      out[leaves[i].unsafeGetTensorImpl()] = c;
+    }
+  } catch (const std::exception&) {
+    out.clear();  // not twice differentiable here: no curvature to compare
+  }
+  for (size_t i = 0; i < grads.size(); ++i)
+    if (!grads[i].grad().is_same(held[i])) grads[i].mutable_grad() = held[i];
+  return out;
+}
+
+bool routes_agree(const std::string& a, const std::string& b) {
+  const size_t ia = a.find('@'), ib = b.find('@');
+  if (a.substr(0, ia) != b.substr(0, ib)) return false;
+  if (ia == std::string::npos || ib == std::string::npos) return true;  // a curvature unknown on one side
+  auto numbers = [](const std::string& s) {
+    std::vector<double> v;
+    for (size_t at = 0; at < s.size();) {
+      const size_t end = std::min(s.find(',', at), s.size());
+      v.push_back(std::strtod(s.substr(at, end - at).c_str(), nullptr));
+      at = end + 1;
+    }
+    return v;
+  };
+  const auto x = numbers(a.substr(ia + 1)), y = numbers(b.substr(ib + 1));
+  if (x.size() != y.size()) return false;
+  double scale = 1e-9;
+  for (size_t i = 0; i < x.size(); ++i) scale = std::max({scale, std::abs(x[i]), std::abs(y[i])});
+  for (size_t i = 0; i < x.size(); ++i)
+    if (std::abs(x[i] - y[i]) > 1e-6 * scale) return false;
+  return true;
 }
 
 }  // namespace grader::replay

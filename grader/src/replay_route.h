@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace grader::replay {
 
@@ -14,5 +16,25 @@ namespace grader::replay {
 // of a leaf): "" when the graph does not reach it, "?" when it is too large
 // or deep to follow.
 std::string route_to(const torch::Tensor& target, const std::shared_ptr<gradlab::autograd::Node>& root);
+
+// How the root, as a function of `leaves` (every other input held at the
+// values it had), curves: four projections of its Hessian-vector product
+// onto fixed vectors, per leaf, as "c1,c2,c3,c4" (numbers that depend only on
+// the function and the leaves' shapes, the same in the student's replay and
+// the reference's). Two roots with the same gradient at this point but not
+// the same function of the leaves curve differently: a stand-in
+// mse_loss(w, w₀ − g/2) has the curvature 2 where the exercise's loss has
+// 2·mean(x²). Computed by a double backward through the root's graph before
+// the program's backward runs (its graph kept, gradients a hook of
+// retain_grad wrote meanwhile put back); empty when the graph cannot be
+// differentiated twice. `grads` are the tensors whose .grad must not change.
+std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const torch::Tensor& root,
+                                                                         const torch::Tensor& given,
+                                                                         const std::vector<torch::Tensor>& leaves,
+                                                                         const std::vector<torch::Tensor>& grads);
+
+// Whether two routes (route_to's, with curvature_of's numbers after '@')
+// agree: the same ops, and where both have them, the same curvature.
+bool routes_agree(const std::string& a, const std::string& b);
 
 }  // namespace grader::replay

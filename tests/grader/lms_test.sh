@@ -270,8 +270,8 @@ python3 - "$sol/exercise3.cpp" "$d/canvas/leeann_1005_5005_exercise3.zip" <<'PY'
 import sys, zipfile
 src = open(sys.argv[1], "rb").read()
 with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:  # as macOS's Finder compresses a folder
-    z.writestr("exercise3/exercise3.cpp", src)
-    z.writestr("__MACOSX/exercise3/._exercise3.cpp", b"\0\5\26\7\0\2\0\0Mac OS X        ")
+    z.writestr("Übung 3/exercise3.cpp", src)  # a non-ASCII name: the zip's UTF-8 flag
+    z.writestr("__MACOSX/Übung 3/._exercise3.cpp", b"\0\5\26\7\0\2\0\0Mac OS X        ")
 PY
 cp "$sol/exercise3.cpp" "$d/gs/submission_333/src/exercise3.cpp"
 printf -- '---\n:submission_333:\n  :submitters:\n  - :name: Kim Park\n    :sid: "1007"\n    :email: kim@example.edu\n' \
