@@ -6,6 +6,7 @@
 #include <string>
 
 #include "checks_internal.h"
+#include "replay_route.h"
 
 namespace grader::check_detail {
 
@@ -14,7 +15,18 @@ bool root_is(const json& name, const json& restates, const std::string& from) {
 }
 
 std::string route_words(const std::string& route) {
-  return route == "X" ? std::string("no op on the way (a stand-in built to give the gradient)") : "the ops " + route;
+  const std::string ops = route.substr(0, route.find('@'));
+  return ops == "X" ? std::string("no op on the way (a stand-in built to give the gradient)") : "the ops " + ops;
+}
+
+std::string route_mismatch(const std::string& mine, const std::string& ref, const std::string& x) {
+  if (mine.substr(0, mine.find('@')) != ref.substr(0, ref.find('@')))
+    return route_words(mine) + ", where the exercise's goes through " + route_words(ref) + " (X is " + x + ")";
+  if (mine.find('@') == std::string::npos)
+    return route_words(mine) + " like the exercise's, but the grader could not differentiate its root twice to see "
+           "which function of " + x + " it is (an op with no second derivative, or a graph past the grader's limits)";
+  return route_words(mine) + " like the exercise's, but its root is another function of " + x +
+         " (it curves otherwise: a stand-in built to give the same gradient at this point only)";
 }
 
 namespace {
@@ -51,13 +63,13 @@ bool same_start(const json& a, const json& b) {
 // another route than the reference's (replayer.cpp's Route: the ops on the
 // way, spellings aside): a stand-in Σ w·g with g worked out by hand, or a
 // stand-in given the root's name.
-bool rooted_elsewise(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint) {
+bool rooted_elsewise(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint,
+                     bool curvature) {
   const std::string m = mine.value("route", ""), r = ref.value("route", "");
-  if (m.empty() || r.empty() || m == r) return false;
+  if (m.empty() || r.empty() || replay::routes_agree(m, r, curvature)) return false;
   o.found = "a backward that reached it through " + route_words(m);
-  o.message = what + " was written by a backward that reached it through " + route_words(m) +
-              ", where the exercise's goes through " + route_words(r) +
-              " (X is the tensor): another computation with the same gradient is not the exercise's backward";
+  o.message = what + " was written by a backward that reached it through " + route_mismatch(m, r, "the tensor") +
+              ": another computation with the same gradient is not the exercise's backward";
   hint = "Call backward() on the result the statement names, computed as it says, not on another expression "
          "built to give the same gradient.";
   return true;
@@ -84,10 +96,11 @@ bool added_up_elsewise(const json& mine, const json& ref, const std::string& wha
 
 // A gradient a backward wrote, from a start the reference's backward did not
 // take: the right numbers from a seed that cancels what was left in .grad.
-bool started_elsewhere(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint) {
+bool started_elsewhere(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint,
+                       bool curvature) {
   if (!mine.is_object() || !ref.is_object()) return false;
   if (same_start(mine, ref))
-    return rooted_elsewise(mine, ref, what, o, hint) || added_up_elsewise(mine, ref, what, o, hint);
+    return rooted_elsewise(mine, ref, what, o, hint, curvature) || added_up_elsewise(mine, ref, what, o, hint);
   o.found = "a backward " + start_text(mine);
   o.message = what + " was written by a backward " + start_text(mine) + ", where the exercise's backward starts " +
               start_text(ref);
@@ -128,7 +141,8 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
     return true;
   }
   if (how == "backward" && ref && ref->value("grad", "") == "backward")
-    return started_elsewhere(p.value("seed", json()), ref->value("seed", json()), name + ".grad", o, hint);
+    return started_elsewhere(p.value("seed", json()), ref->value("seed", json()), name + ".grad", o, hint,
+                             c.spec.value("curvature", false));
   return false;
 }
 namespace {
@@ -197,7 +211,8 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
           return true;
         const json seeds = snapshot_routes(student, label, "seeds"), want = snapshot_routes(reference, label, "seeds");
         if (i < seeds.size() && i < want.size() &&
-            started_elsewhere(seeds[i], want[i], "the gradient in the snapshot \"" + label + "\"", o, hint))
+            started_elsewhere(seeds[i], want[i], "the gradient in the snapshot \"" + label + "\"", o, hint,
+                              c.spec.value("curvature", false)))
           return true;
         continue;
       }

@@ -77,6 +77,8 @@ const json* provenance_of(const json& student, const std::string& name);
 bool root_is(const json& name, const json& restates, const std::string& from);
 // A gradient's route (replayer's Route) in words: "X" is a stand-in's.
 std::string route_words(const std::string& route);
+// Why a gradient's route (with its curvature after '@') is not the reference's, in words; X is `x`.
+std::string route_mismatch(const std::string& mine, const std::string& ref, const std::string& x);
 
 // The routes every grad and snapshots check also holds to (checks_grad_routes.cpp):
 // a gradient set or changed by hand, or from another root; `o` and `hint` say so when it is.

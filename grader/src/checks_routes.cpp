@@ -6,6 +6,7 @@
 #include <set>
 
 #include "checks_internal.h"
+#include "replay_route.h"
 #include "replay.h"
 
 namespace grader::check_detail {
@@ -303,11 +304,10 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
                   r + ", where the exercise's step follows a backward from " + from;
       return o;
     }
-    if (u.value("from_own_grad", false) && !route.empty() && !want.empty() && route != want) {
+    if (u.value("from_own_grad", false) && !route.empty() && !want.empty() && !replay::routes_agree(route, want, c.spec.value("curvature", false))) {
       o.found = op + " from a gradient whose backward went through " + route_words(route);
       o.message = name + " was changed in place (" + op + ") from " + name + ".grad, but the backward that wrote it reached " +
-                  name + " through " + route_words(route) + ", where the exercise's loss goes through " + route_words(want) +
-                  " (X is " + name + "): the step must come from the loss's own backward";
+                  name + " through " + route_mismatch(route, want, name) + ": the step must come from the loss's own backward";
       return o;
     }
     if (!u.value("no_grad", false)) {

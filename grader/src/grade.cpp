@@ -92,7 +92,8 @@ void replace_with_replay(json& snap, std::string_view tape, const Rubric& rubric
     return;
   }
   // In a child process with limits of its own: the tape is the student's word (replay_fence.h).
-  FencedReplay v = replay_fenced(tape, snap, rubric.probes, token, shadows_of(rubric), rubric.custom_functions);
+  FencedReplay v = replay_fenced(tape, snap, rubric.probes, token, shadows_of(rubric), rubric.custom_functions,
+                                 rubric.curvature);
   snap = std::move(v.doc);
   snap["computation"] = std::move(v.computation);
 }

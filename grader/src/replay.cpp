@@ -324,7 +324,7 @@ json shadow_answer(const Shadow& q, const Replayer& base, const std::vector<json
 }  // namespace
 
 Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key,
-                const std::vector<Shadow>& shadows, bool own_functions) {
+                const std::vector<Shadow>& shadows, bool own_functions, bool curvature) {
   if (const char* dump = std::getenv("GRADLAB_DEBUG_TAPE")) {
     FILE* f = std::fopen(dump, "w");
     if (f) std::fwrite(tape.data(), 1, tape.size(), f), std::fclose(f);
@@ -332,6 +332,7 @@ Verified verify(std::string_view tape, const json& claimed, const json& probes, 
   Verified v;
   v.doc = claimed;
   Replayer r;
+  r.probe_curvature = curvature;
   const auto started = std::chrono::steady_clock::now();
   // The grader's own tensors are small: the bound stays for the process.
   gradlab::tape::detail::g_storage_limit = kMaxTensorBytes;

@@ -74,7 +74,8 @@ struct Shadow {
 // `own_functions`: whether the exercise asks for a custom autograd Function
 // (rubric.h's custom_functions). Without it, a fact computed through one is a
 // mismatch ("through a custom autograd Function ..."), not the program's word.
+// `curvature`: probe each backward's root twice over (rubric.h's curvature).
 Verified verify(std::string_view tape, const json& claimed, const json& probes, const std::string& key = "",
-                const std::vector<Shadow>& shadows = {}, bool own_functions = true);
+                const std::vector<Shadow>& shadows = {}, bool own_functions = true, bool curvature = false);
 
 }  // namespace grader

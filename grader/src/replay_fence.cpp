@@ -29,14 +29,15 @@ bool write_all(int fd, const std::string& s) {
 
 // In the child: the replay under its limits, its answer on `fd`. Never returns.
 [[noreturn]] void replay_child(int fd, std::string_view tape, const json& claimed, const json& probes,
-                               const std::string& key, const std::vector<Shadow>& shadows, bool own_functions) {
+                               const std::string& key, const std::vector<Shadow>& shadows, bool own_functions,
+                               bool curvature) {
   const rlimit as{static_cast<rlim_t>(kReplayMemoryBytes), static_cast<rlim_t>(kReplayMemoryBytes)};
   const rlimit cpu{static_cast<rlim_t>(kReplayCpuSeconds), static_cast<rlim_t>(kReplayCpuSeconds + 1)};
   setrlimit(RLIMIT_AS, &as);
   setrlimit(RLIMIT_CPU, &cpu);
   signal(SIGPIPE, SIG_DFL);
   try {
-    const Verified v = verify(tape, claimed, probes, key, shadows, own_functions);
+    const Verified v = verify(tape, claimed, probes, key, shadows, own_functions, curvature);
     const json out = {{"doc", v.doc}, {"computation", computation_of(v)}};
     _exit(write_all(fd, out.dump(-1, ' ', false, json::error_handler_t::replace)) ? 0 : kFailed);
   } catch (const std::bad_alloc&) {
@@ -74,7 +75,7 @@ json computation_of(const Verified& v) {
 }
 
 FencedReplay replay_fenced(std::string_view tape, const json& claimed, const json& probes, const std::string& key,
-                           const std::vector<Shadow>& shadows, bool own_functions) {
+                           const std::vector<Shadow>& shadows, bool own_functions, bool curvature) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return failed(claimed, "the grader could not start the replay (pipe)");
   const pid_t pid = fork_between_writes();
@@ -84,7 +85,7 @@ FencedReplay replay_fenced(std::string_view tape, const json& claimed, const jso
   }
   if (pid == 0) {
     close(fds[0]);
-    replay_child(fds[1], tape, claimed, probes, key, shadows, own_functions);
+    replay_child(fds[1], tape, claimed, probes, key, shadows, own_functions, curvature);
   }
   close(fds[1]);
   std::string text;

@@ -31,6 +31,6 @@ struct FencedReplay {
 
 // verify() (replay.h) in a child process under the limits above.
 FencedReplay replay_fenced(std::string_view tape, const json& claimed, const json& probes, const std::string& key,
-                           const std::vector<Shadow>& shadows, bool own_functions);
+                           const std::vector<Shadow>& shadows, bool own_functions, bool curvature);
 
 }  // namespace grader

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace grader::replay {
@@ -138,15 +139,37 @@ Tensor probe_vector(const Tensor& like, uint64_t k) {
 }
 
 constexpr int64_t kMaxProbeElements = 1 << 16;
-constexpr size_t kMaxProbeLeaves = 32;
+constexpr size_t kMaxProbeLeaves = 32, kMaxProbeNodes = 20000;
+
+// The leaves the root's graph reaches (their AccumulateGrad nodes), in the
+// order of `candidates`; none when the graph is past kMaxProbeNodes nodes.
+std::vector<Tensor> reached_leaves(const Tensor& root, const std::vector<Tensor>& candidates) {
+  std::unordered_set<const gradlab::TensorImpl*> reached;
+  std::unordered_set<const gradlab::autograd::Node*> seen;
+  std::vector<const gradlab::autograd::Node*> stack{root.grad_fn().get()};
+  while (!stack.empty()) {
+    const auto* n = stack.back();
+    stack.pop_back();
+    if (!n || !seen.insert(n).second) continue;
+    if (seen.size() > kMaxProbeNodes) return {};
+    if (const auto* acc = dynamic_cast<const torch::autograd::AccumulateGrad*>(n)) reached.insert(acc->variable.unsafeGetTensorImpl());
+    for (const auto& e : n->next_edges()) stack.push_back(e.function.get());
+  }
+  std::vector<Tensor> out;
+  for (const Tensor& t : candidates)
+    if (reached.count(t.unsafeGetTensorImpl())) out.push_back(t);
+  return out;
+}
 
 }  // namespace
 
 std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const Tensor& root, const Tensor& given,
-                                                                         const std::vector<Tensor>& leaves,
+                                                                         const std::vector<Tensor>& candidates,
                                                                          const std::vector<Tensor>& grads) {
   std::unordered_map<const gradlab::TensorImpl*, std::string> out;
-  if (!root.defined() || !root.grad_fn() || leaves.empty() || leaves.size() > kMaxProbeLeaves) return out;
+  if (!root.defined() || !root.grad_fn()) return out;
+  const std::vector<Tensor> leaves = reached_leaves(root, candidates);
+  if (leaves.empty() || leaves.size() > kMaxProbeLeaves) return out;
   int64_t elements = 0;
   for (const Tensor& l : leaves) elements += l.numel();
   if (elements > kMaxProbeElements) return out;
@@ -186,10 +209,11 @@ std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const T
   return out;
 }
 
-bool routes_agree(const std::string& a, const std::string& b) {
+bool routes_agree(const std::string& a, const std::string& b, bool curvature) {
   const size_t ia = a.find('@'), ib = b.find('@');
   if (a.substr(0, ia) != b.substr(0, ib)) return false;
-  if (ia == std::string::npos || ib == std::string::npos) return true;  // a curvature unknown on one side
+  if (!curvature || ib == std::string::npos) return true;  // the reference's unknown: nothing to hold it to
+  if (ia == std::string::npos) return false;  // the reference's known, the program's root could not be probed
   auto numbers = [](const std::string& s) {
     std::vector<double> v;
     for (size_t at = 0; at < s.size();) {

@@ -27,14 +27,19 @@ std::string route_to(const torch::Tensor& target, const std::shared_ptr<gradlab:
 // 2·mean(x²). Computed by a double backward through the root's graph before
 // the program's backward runs (its graph kept, gradients a hook of
 // retain_grad wrote meanwhile put back); empty when the graph cannot be
-// differentiated twice. `grads` are the tensors whose .grad must not change.
+// differentiated twice. Of `leaves`, those the root's graph reaches are
+// probed. `grads` are the tensors whose .grad must not change.
 std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const torch::Tensor& root,
                                                                          const torch::Tensor& given,
                                                                          const std::vector<torch::Tensor>& leaves,
                                                                          const std::vector<torch::Tensor>& grads);
 
 // Whether two routes (route_to's, with curvature_of's numbers after '@')
-// agree: the same ops, and where both have them, the same curvature.
-bool routes_agree(const std::string& a, const std::string& b);
+// agree: the same ops, and with `curvature`, where both have them, the same
+// curvature. (Opt-in, per check: a wrong formula curves otherwise too, and
+// where the statement names its loss a graph check already says so; where a
+// loss is made anew each step, with no name, the curvature is what tells a
+// stand-in from it.)
+bool routes_agree(const std::string& a, const std::string& b, bool curvature);
 
 }  // namespace grader::replay

@@ -136,6 +136,28 @@ void Replayer::refill(const json& e) {
   l.ops.insert(l.made_by);
 }
 
+// A backward's root and the gradient it starts from, from the op's arguments.
+std::pair<Tensor, Tensor> Replayer::backward_root(const json& args) {
+  auto first = [](const json& a) { return a.is_array() ? (a.empty() ? json() : a[0]) : a; };
+  const json root = first(args[0]);
+  const json given = args.size() > 1 ? first(args[1]) : json();
+  Tensor root_t = root.is_number_integer() && tensors_.count(root.get<int64_t>()) ? tensors_.at(root.get<int64_t>()) : Tensor();
+  Tensor given_t = given.is_number_integer() && tensors_.count(given.get<int64_t>()) ? tensors_.at(given.get<int64_t>()) : Tensor();
+  return {root_t, given_t};
+}
+
+Replayer::Curvatures Replayer::curvature_before_backward(
+    const json& args, const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before) {
+  if (!probe_curvature || !args.is_array() || args.empty() || ++curvature_probes_ > kMaxCurvatureProbes) return {};
+  const auto [root, given] = backward_root(args);
+  std::vector<Tensor> leaves, grads;
+  for (const auto& [t, g, version] : before) {
+    grads.push_back(t);
+    if (t.is_leaf() && t.requires_grad()) leaves.push_back(t);
+  }
+  return replay::curvature_of(root, given, leaves, grads);
+}
+
 void Replayer::op(const json& e) {
   const std::string name = e.at("op"), sig = e.at("sig");
   const auto& table = replay::ops();
@@ -168,6 +190,9 @@ void Replayer::op(const json& e) {
       args[0].is_number_integer() && tensors_.count(args[0].get<int64_t>())) {
     grad_owner = grad_memory_owner(tensors_.at(args[0].get<int64_t>()));
   }
+  // How the root curves in the leaves, while its graph is whole (the
+  // program's backward may free it).
+  const auto curvature = backward ? curvature_before_backward(args, before) : Curvatures{};
   replay::Outcome out;
   std::string thrown;
   bool threw = false;
@@ -248,7 +273,10 @@ void Replayer::op(const json& e) {
         // The route the backward took from its root, as the root was when it
         // ran (a root rebuilt in place afterwards does not change it).
         // A backward from a leaf reaches only that leaf, through no op.
-        if (counted.is_object()) counted["route"] = root_t.grad_fn() ? route_to(t, root_t.grad_fn()) : "X";
+        if (counted.is_object()) {
+          const auto c = curvature.find(t.unsafeGetTensorImpl());
+          counted["route"] = root_t.grad_fn() ? route_to(t, root_t.grad_fn()) + (c == curvature.end() ? "" : "@" + c->second) : "X";
+        }
         grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted, root_t.grad_fn()};
         gradient_given(t, now);
       }

@@ -35,6 +35,7 @@ inline std::string cut(const std::string& s) { return s.size() <= 200 ? s : s.su
 
 class Replayer final : public replay::Tensors {
  public:
+  bool probe_curvature = false;  // the rubric asks for it (verify's `curvature`)
   Tensor at(const json& id) override {
     if (!id.is_number_integer()) throw Failure{"a tensor id that is not an integer: " + cut(id.dump())};
     auto it = tensors_.find(id.get<int64_t>());
@@ -190,6 +191,13 @@ class Replayer final : public replay::Tensors {
   void made(const json& e, bool taint);
   void refill(const json& e);
   void op(const json& e);
+  // Per leaf, how a backward's root curves in the leaves (replay_route.h).
+  using Curvatures = std::unordered_map<const gradlab::TensorImpl*, std::string>;
+  std::pair<Tensor, Tensor> backward_root(const json& args);
+  Curvatures curvature_before_backward(const json& args,
+                                       const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before);
+  static constexpr int kMaxCurvatureProbes = 200;  // the backwards probed in one replay (a long loop: the first)
+  int curvature_probes_ = 0;
   void lab(const json& e);
   void bind(const json& id, const Tensor& t, bool taint) {
     if (!id.is_number_integer()) throw std::runtime_error("an output id that is not an integer");

@@ -21,7 +21,7 @@ struct KindSpec {
 const std::map<std::string, KindSpec>& kinds() {
   static const std::map<std::string, KindSpec> k = {
       {"value", {{"tensor"}, {"expected", "changed_through"}}},
-      {"grad", {{"tensor"}, {"expected", "from"}}},
+      {"grad", {{"tensor"}, {"expected", "from", "curvature"}}},
       {"requires_grad", {{"tensor"}, {"expected"}}},
       {"is_leaf", {{"tensor"}, {"expected"}}},
       {"retains_grad", {{"tensor"}, {"expected"}}},
@@ -30,7 +30,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"dtype", {{"tensor"}, {"expected"}}},
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
       {"graph", {{"tensor"}, {"root"}}},
-      {"snapshots", {{"labels"}, {"fields", "source", "at_backward", "from"}}},
+      {"snapshots", {{"labels"}, {"fields", "source", "at_backward", "from", "curvature"}}},
       {"error", {{"label"}, {"contains", "on"}}},
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
@@ -40,7 +40,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"stdout", {{}, {}}},
       // How a tensor came to be, from the replay of the program's op tape.
       {"derives_from", {{"tensor", "source"}, {"through"}}},
-      {"updated_from_grad", {{"tensor"}, {"under_no_grad", "from"}}},
+      {"updated_from_grad", {{"tensor"}, {"under_no_grad", "from", "curvature"}}},
       {"made_under_no_grad", {{"tensor"}, {}}},
       {"reuses_graph", {{"label"}, {}}},
   };
@@ -330,6 +330,7 @@ void check_kind_fields(const json& c, const Check& ch, const std::set<std::strin
   if (c.contains("at_backward")) field(c, "at_backward", path, at, json::value_t::boolean);
   if (c.contains("same_node")) field(c, "same_node", path, at, json::value_t::boolean);
   if (c.contains("root")) field(c, "root", path, at, json::value_t::boolean);
+  if (c.contains("curvature")) field(c, "curvature", path, at, json::value_t::boolean);
   if (c.contains("fields")) {
     static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
                                                 "grad_fn", "version", "shape", "dtype"};
@@ -446,6 +447,7 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   for (size_t i = 0; i < cs.size(); ++i)
     r.checks.push_back(parse_check(cs[i], i, one_element_is_scalar, probe_ids, ids, path));
   parse_diagnoses(j, r, probe_ids, path);
+  for (const Check& c : r.checks) r.curvature |= c.spec.value("curvature", false);
   check_placeholders(r.title, r, path, "title");
   for (size_t i = 0; i < r.checks.size(); ++i) {
     check_placeholders(r.checks[i].name, r, path, "checks[" + std::to_string(i) + "].name");

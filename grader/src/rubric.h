@@ -79,6 +79,9 @@ struct Rubric {
   // Function of its own around the tensors it is graded on hides them from
   // the replay, and nothing computed through one is believed.
   bool custom_functions = false;
+  // Some check holds gradients to their root's curvature ("curvature": true):
+  // the replay then probes every backward's root twice over (replay_route.h).
+  bool curvature = false;
   json probes = json::array();
   Variants variants;
   std::vector<Diagnosis> diagnoses;  // in order: the first that matches a failed check wins

@@ -12,6 +12,7 @@
 #include "../../grader/harness/random_graphs.h"
 #include "catch_compat.h"
 #include "replay.h"
+#include "replay_route.h"
 
 namespace {
 
@@ -318,4 +319,38 @@ TEST_CASE("made-up graphs are the same for a seed, and many for many seeds", "[p
     shapes.insert(one.expression);
   }
   CHECK(shapes.size() > 150);
+}
+
+// The curvature of a backward's root (replay_route.h): the same gradient at a
+// point from two functions of w is told apart by how the root curves, the
+// program's graph survives the probe, and a retain_grad's .grad is put back.
+TEST_CASE("curvature: a stand-in with the loss's gradient curves otherwise", "[grader][replay]") {
+  using grader::replay::curvature_of;
+  using grader::replay::routes_agree;
+  const torch::Tensor x = torch::tensor({1.0, 2.0, 3.0, 4.0}), y = 2 * x + 1;
+  torch::Tensor w = torch::tensor({0.5}, torch::requires_grad());
+  torch::Tensor pred = x * w;
+  pred.retain_grad();
+  const torch::Tensor loss = torch::mse_loss(pred, y);
+  // The stand-in: mse_loss(w, w0 - g/2) has gradient g at w0.
+  const double g = (2 * (x * 0.5 - y) * x).mean().item<double>();
+  const torch::Tensor standin = torch::mse_loss(w, torch::tensor({0.5 - g / 2}));
+  const auto a = curvature_of(loss, {}, {w}, {w, pred}), b = curvature_of(standin, {}, {w}, {w, pred});
+  REQUIRE(a.count(w.unsafeGetTensorImpl()));
+  REQUIRE(b.count(w.unsafeGetTensorImpl()));
+  const std::string ra = "Prod{X}@" + a.at(w.unsafeGetTensorImpl()), rb = "Prod{X}@" + b.at(w.unsafeGetTensorImpl());
+  CHECK_FALSE(routes_agree(ra, rb, true));
+  CHECK(routes_agree(ra, rb, false));  // without the option, the ops alone
+  CHECK(routes_agree(ra, "Prod{X}@" + curvature_of((x * w - y).pow(2).sum() / 4, {}, {w}, {w}).at(w.unsafeGetTensorImpl()), true));
+  // (the program's route first, the reference's second)
+  CHECK_FALSE(routes_agree("Prod{X}", ra, true));  // the program's root could not be probed
+  CHECK(routes_agree(ra, "Prod{X}", true));        // the reference's could not: nothing to hold it to
+  // The probe left the graph whole and wrote no gradient anywhere.
+  CHECK_FALSE(pred.grad().defined());
+  CHECK_FALSE(w.grad().defined());
+  loss.backward();
+  CHECK(w.grad().item<double>() == Approx(g));
+  // d²/dw² of mean((x·w − y)²) is 2·mean(x²) = 15; of the stand-in, 2.
+  const std::string ca = a.at(w.unsafeGetTensorImpl()), cb = b.at(w.unsafeGetTensorImpl());
+  CHECK(std::stod(ca) / std::stod(cb) == Approx(7.5));
 }
