@@ -118,7 +118,30 @@ double tree_cpu_seconds(pid_t pid, int depth = 0) {
   return total;
 }
 
+// The seconds the process tree spent runnable but waiting for a CPU
+// (/proc/PID/task/TID/schedstat's second field, in ns); -1 when the kernel
+// keeps no schedstat.
+double tree_waited_seconds(pid_t pid, int depth = 0) {
+  double total = 0;
+  bool known = false;
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream stat(task.path() / "schedstat");
+    double ran = 0, waited = 0;
+    if (stat >> ran >> waited) total += waited / 1e9, known = true;
+    if (depth > 8) continue;
+    std::ifstream children(task.path() / "children");
+    for (pid_t child; children >> child;)
+      if (const double w = tree_waited_seconds(child, depth + 1); w >= 0) total += w;
+  }
+  return known ? total : -1;
+}
+
 }  // namespace
+
+bool deserves_more_time(double elapsed, double cpu, double waited) {
+  return cpu >= 0.1 * elapsed && (waited < 0 || waited >= 0.1 * elapsed);
+}
 
 // Reads the child's pipes until it is gone, or kills it at the deadline,
 // past an output cap, or once `watched` (the fallback's working folder)
@@ -127,10 +150,10 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
             std::chrono::steady_clock::time_point start, SandboxOutcome& o, rusage& ru, const std::string& watched) {
   auto next_watch = start + kWatchEvery;
   auto deadline = start + std::chrono::duration<double>(wall_seconds);
-  // A program that is computing, not waiting, on a machine busy with other
-  // work gets more wall-clock time (up to three times the limit), so that it
-  // meets its CPU limit, as it would on an idle machine: a verdict must not
-  // depend on what else the machine was doing.
+  // A program that is computing on a machine busy with other work gets more
+  // wall-clock time (deserves_more_time), so that it meets its CPU limit as
+  // it would on an idle machine: a verdict must not depend on what else the
+  // machine was doing.
   const auto last_deadline = start + std::chrono::duration<double>(3 * wall_seconds);
   auto kill_group = [&] {
     kill(-pid, SIGKILL);
@@ -153,7 +176,7 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline && !reaped && deadline < last_deadline) {
       const double elapsed = std::chrono::duration<double>(now - start).count();
-      if (tree_cpu_seconds(pid) >= 0.1 * elapsed) {
+      if (deserves_more_time(elapsed, tree_cpu_seconds(pid), tree_waited_seconds(pid))) {
         deadline = std::min(last_deadline, deadline + std::chrono::duration<double>(wall_seconds / 2));
         continue;
       }

@@ -19,6 +19,15 @@ struct Stream {
   bool open = true;
 };
 
+// Whether a run at its wall-clock deadline gets more wall-clock time (up to
+// three times the limit): it was computing (CPU time at least a tenth of the
+// time so far) and other work kept it from the CPU (it waited to run, as the
+// kernel's schedstat counts, at least a tenth of the time so far). A busy
+// machine changes no verdict; on an idle one, a program that sleeps between
+// bursts gets its limit and no more. `waited` < 0: the kernel does not say
+// (no schedstat), and computing is enough, as before.
+bool deserves_more_time(double elapsed, double cpu, double waited);
+
 // Reads the child's pipes until it is gone, or kills it at the deadline,
 // past an output cap, or once `watched` (the fallback's working folder)
 // holds too much. Returns its wait status.

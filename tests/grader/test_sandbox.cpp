@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "sandbox.h"
+#include "watch.h"
 
 namespace {
 
@@ -212,4 +213,14 @@ TEST_CASE("the fallback fence: Landlock keeps the work to its paths, with the sa
     check_fenced(p);
     CHECK(p.at("fork") == "ok");
   }
+}
+
+TEST_CASE("more wall-clock time only for a program kept from the CPU by other work", "[sandbox]") {
+  using grader::deserves_more_time;
+  CHECK(deserves_more_time(10, 9, 4));     // computing, and waited 40% of the time: a busy machine
+  CHECK_FALSE(deserves_more_time(10, 9, 0.2));  // computing on an idle machine: its CPU limit comes first
+  CHECK_FALSE(deserves_more_time(10, 2, 0));    // bursts and sleeps on an idle machine: its limit, no more
+  CHECK_FALSE(deserves_more_time(10, 0.5, 6));  // waiting on something else than the CPU
+  CHECK(deserves_more_time(10, 2, -1));         // no schedstat: computing is enough, as before
+  CHECK_FALSE(deserves_more_time(10, 0.5, -1));
 }
