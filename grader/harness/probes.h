@@ -181,8 +181,11 @@ namespace detail {
 // New values in a function's result, written into its memory behind
 // autograd's back (no version bump), before its backward runs: a backward
 // that reads the output its forward saved (σ's y·(1 − y)) follows them; one
-// that works from the input, or recomputes the forward, does not. Values in
-// (0.1, 0.9), drawn from the seed by the harness's own generator (the same on
+// that works from the input, or recomputes the forward, does not; nor does
+// one that recovers the input from the output (logit) and then works from
+// it: every second value lies past 1 and every third below 0, where the
+// output has no input (a polynomial in the output, σ's y·(1 − y), does not
+// care). Drawn from the seed by the harness's own generator (the same on
 // gradlab's engine and on LibTorch, whose rand() draws otherwise); the result
 // must be a contiguous float or double tensor (null otherwise: nothing was
 // rewritten).
@@ -190,7 +193,10 @@ inline json rewrite_output(const torch::Tensor& y, int64_t seed) {
   if (!y.is_contiguous() || y.device() != torch::kCPU) return nullptr;
   graphs::Draw draw(static_cast<uint64_t>(seed) ^ 0x5eedu);
   std::vector<double> values(static_cast<size_t>(y.numel()));
-  for (double& v : values) v = 0.1 + 0.8 * static_cast<double>(draw.next() >> 11) * 0x1.0p-53;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double v = 0.1 + 0.8 * static_cast<double>(draw.next() >> 11) * 0x1.0p-53;  // in (0.1, 0.9)
+    values[i] = i % 3 == 2 ? -v : i % 2 == 1 ? 1 + v : v;
+  }
   torch::Tensor fresh;
   {
     torch::NoGradGuard untracked;

@@ -439,7 +439,7 @@ void log_changes(const reports::ClassResults& c, const BatchOptions& opt, const 
   if (!c.changes.empty()) log << "scores that changed since the last run on " << opt.out << ":\n";
   for (const auto& x : c.changes) {
     const auto cell = [](const std::optional<double>& v, const std::string& status) {
-      return !v ? std::string("none") : points(*v) + (status == "ok" ? "" : " " + status);
+      return !v ? std::string("none") : points(*v) + (reports::ran_to_its_end(status) ? "" : " " + status);
     };
     log << "  " << reports::visible(x.student, false) << " " << x.exercise << ": " << cell(x.before, x.before_status)
         << " → " << cell(x.after, x.after_status) << " (" << reports::change_reasons(x) << ")\n";

@@ -67,6 +67,8 @@ bool ClassResults::any_held(const std::string& student) const {
   return false;
 }
 
+bool ran_to_its_end(const std::string& status) { return status.empty() || status == "passed" || status == "failed" || status == "ok"; }
+
 std::string gradebook_status(const ClassEntry* e) {
   if (!e) return "missing";
   using grader::RunStatus, grader::Verdict;
@@ -77,7 +79,7 @@ std::string gradebook_status(const ClassEntry* e) {
     case RunStatus::CpuLimit: return "timeout";
     case RunStatus::Exception: return "exception";
     case RunStatus::Ok:
-    case RunStatus::NotRun: return "ok";
+    case RunStatus::NotRun: return grader::name(e->verdict);  // passed or failed, as every report says
     default: return "crashed";  // a signal, an exit, a memory or output limit, an untrustworthy result
   }
 }

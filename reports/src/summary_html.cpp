@@ -232,7 +232,7 @@ std::string changes_card(const ClassResults& c) {
                   "<tbody>\n";
   const auto cell = [](const std::optional<double>& v, const std::string& status) {
     if (!v) return std::string("none");
-    return h(grader::points(*v)) + (status.empty() || status == "ok" ? "" : " (" + h(status) + ")");
+    return h(grader::points(*v)) + (ran_to_its_end(status) ? "" : " (" + h(status) + ")");
   };
   for (const auto& x : c.changes) {
     s += "<tr><td>" + h(x.student) + "</td><td>" + h(x.exercise) + "</td><td class=\"n\">" +
@@ -292,7 +292,7 @@ std::string students_card(const ClassResults& c) {
       std::string cell = "–";
       if (x && !held(x))
         cell = "<a href=\"" + href(x->report) + "\">" + h(grader::points(x->score)) + "</a>" +
-               (status == "ok" ? "" : " <span class=\"sub\">" + h(status) + "</span>") +
+               (ran_to_its_end(status) ? "" : " <span class=\"sub\">" + h(status) + "</span>") +
                (c.is_late(st, e.id) ? " <span class=\"sub\">late</span>" : "");
       else if (x)
         cell = "<span class=\"sub\">held</span>";

@@ -45,7 +45,7 @@ verdict_of() {  # the gradebook's verdict, from report.json: score,verdict
 r = json.load(sys.stdin); run = r["run"]["status"]
 v = r["verdict"] if r["verdict"] in ("compile_error", "internal_error") else \
     "timeout" if run in ("timeout", "cpu_limit") else "exception" if run == "exception" else \
-    "ok" if run in ("", "ok") else "crashed"
+    r["verdict"] if run in ("", "ok") else "crashed"
 print("%g,%s" % (r["score"], v))'
 }
 expected="student,exercise3,exercise3 verdict,exercise5,exercise5 verdict,total"
@@ -139,7 +139,7 @@ grep -q "  bob exercise3: .* → 18 (the student's file changed)" "$scratch/c.lo
 import json, sys
 c = json.load(open(sys.argv[1]))["changes"]
 assert [(x["student"], x["exercise"], x["before"], x["why"]) for x in c] == [("bob", "exercise3", 18, ["file"])], c
-assert c[0]["after"] < 18 and c[0]["after_verdict"] == "ok", c
+assert c[0]["after"] < 18 and c[0]["after_verdict"] == "failed", c
 assert 'id="changes"' in open(sys.argv[2]).read()
 PY
 
@@ -213,9 +213,9 @@ grep -qx "bigfoot,0,compile_error,,missing,0" <<<"$hb" && grep -q '^bigfoot,exer
   ok "a 2 MiB file is the student's compile_error, with its size" || fail "bigfoot: $(grep '^bigfoot' <<<"$hb")"
 [ "$(grep -c . <<<"$hb")" = 10 ] && ok "one gradebook row per student folder (a newline in a name makes no row)" ||
   { fail "gradebook rows"; cat -A "$scratch/h/gradebook.csv"; }
-grep -q "^\"eve_honest,18,18,36~[0-9a-f]*\",18,ok,,missing,18$" <<<"$hb" && ok "the name with a newline has a safe, quoted cell" ||
+grep -q "^\"eve_honest,18,18,36~[0-9a-f]*\",18,passed,,missing,18$" <<<"$hb" && ok "the name with a newline has a safe, quoted cell" ||
   fail "no safe cell for the name with a newline"
-grep -q "^_\[2J =cmd()~[0-9a-f]*,18,ok,,missing,18$" <<<"$hb" && ok "the name with an escape and a formula is safe" ||
+grep -q "^_\[2J =cmd()~[0-9a-f]*,18,passed,,missing,18$" <<<"$hb" && ok "the name with an escape and a formula is safe" ||
   fail "no safe cell for the name with an escape: $(grep 'cmd' <<<"$hb")"
 leaks=$(grep -rl "OUTSIDE-SECRET" "$scratch/h" "$scratch/h.log")
 [ -z "$leaks" ] && ok "no text from outside SUBMISSIONS is in any report" || fail "outside text in: $leaks"

@@ -48,7 +48,7 @@ assert by_id["1003"]["Homework 3 (77)"] == "0", by_id["1003"]   # does not compi
 assert by_id["1004"]["Homework 3 (77)"] == "", by_id["1004"]    # nothing handed in: left to Canvas
 g = {r["student"]: r for r in rows("gradebook.csv")}
 assert g["bsmith"]["exercise3 verdict"] == "compile_error" and g["bsmith"]["exercise5 verdict"] == "missing", g["bsmith"]
-assert g["emartin"]["exercise3 verdict"] == "ok" and g["emartin"]["email"] == "", g["emartin"]
+assert g["emartin"]["exercise3 verdict"] == "failed" and g["emartin"]["email"] == "", g["emartin"]
 assert g["cquiet"]["total"] == "" and g["cquiet"]["section"] == "B", g["cquiet"]
 # Canvas's _LATE_ mark is kept beside the score (issue 44), and only there.
 assert g["emartin"]["exercise3 late"] == "late" and g["emartin"]["exercise5 late"] == "", g["emartin"]
@@ -161,7 +161,7 @@ m = {r["Identifier"]: r for r in csv.DictReader(open(sys.argv[1] + "/moodle.csv"
 assert set(m) == {"Participant 123456", "Participant 123457", "Participant 123458"}, m.keys()
 jane = m["Participant 123456"]
 assert jane["Full name"] == "Jane Doe" and jane["Maximum Grade"] == "31" and jane["Status"] == "Submitted for grading", jane
-assert "exercise5: " in jane["Feedback comments"] and "(ok)" in jane["Feedback comments"], jane
+assert "exercise5: " in jane["Feedback comments"] and "(passed)" in jane["Feedback comments"], jane
 assert m["Participant 123458"]["Feedback comments"].endswith("exercise5: missing"), m["Participant 123458"]
 assert m["Participant 123457"]["Grade"] == "18", m["Participant 123457"]  # the later upload, "exercise3 (1).cpp"
 PY
@@ -256,7 +256,7 @@ python3 - "$scratch/h" <<'PY' && ok "GitHub Classroom's clones and roster: login
 import csv, sys
 g = {r["student"]: r for r in csv.DictReader(open(sys.argv[1] + "/gradebook.csv", encoding="utf-8", newline=""))}
 assert set(g) == {"jdoe", "emartin", "carl@example.edu"}, g.keys()
-assert g["jdoe"]["name"] == "Jane Doe" and g["jdoe"]["exercise3 verdict"] == "ok", g["jdoe"]
+assert g["jdoe"]["name"] == "Jane Doe" and g["jdoe"]["exercise3 verdict"] == "passed", g["jdoe"]
 assert g["carl@example.edu"]["exercise3 verdict"] == "missing" and g["carl@example.edu"]["total"] == "", g
 PY
 

@@ -112,8 +112,8 @@ printf 'login,email\n%s,%s@example.edu\n%s,%s@example.edu\n' "$a" "$a" "$b" "$b"
 (cd "$work" && "$grade" --course "$gs/source" batch "$work/class" --roster "$work/roster.csv" --exercises exercise3 \
    --out "$work/batch" >"$work/batch.log" 2>&1) || true
 tr -d '\r' <"$work/batch/gradebook.csv" >"$work/gradebook.txt"  # CSV rows end in CRLF
-grep -q "^$a,.*,18,ok,18$" "$work/gradebook.txt" || no "batch: $a's row: $(cat "$work/gradebook.txt")"
-grep -q "^$b,.*,18,ok,18$" "$work/gradebook.txt" && no "batch: $b, handing in $a's file, scores full marks"
+grep -q "^$a,.*,18,passed,18$" "$work/gradebook.txt" || no "batch: $a's row: $(cat "$work/gradebook.txt")"
+grep -q "^$b,.*,18,passed,18$" "$work/gradebook.txt" && no "batch: $b, handing in $a's file, scores full marks"
 
 [ $fail = 0 ] && echo "variants: personalised, graded at each student's numbers; copies fail in all four places"
 exit $fail

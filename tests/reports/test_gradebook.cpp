@@ -76,8 +76,8 @@ TEST_CASE("gradebook.csv reads back: one row per student, empty cells for missin
   REQUIRE(rows.size() == 5);
   CHECK(rows[0] ==
         std::vector<std::string>{"student", "exercise1", "exercise1 verdict", "exercise2", "exercise2 verdict", "total"});
-  CHECK(rows[1] == std::vector<std::string>{"'=cmd()", "2", "ok", "", "missing", "2"});  // not a formula in a spreadsheet
-  CHECK(rows[2] == std::vector<std::string>{"ann", "4", "ok", "0", "timeout", "4"});
+  CHECK(rows[1] == std::vector<std::string>{"'=cmd()", "2", "failed", "", "missing", "2"});  // not a formula in a spreadsheet
+  CHECK(rows[2] == std::vector<std::string>{"ann", "4", "passed", "0", "timeout", "4"});
   CHECK(rows[3] == std::vector<std::string>{"bo, \"b\"", "2", "crashed", "0", "compile_error", "2"});
   // Nothing handed in: no score and no total, never a 0 that looks earned.
   CHECK(rows[4] == std::vector<std::string>{"cy", "", "missing", "", "missing", ""});
@@ -92,9 +92,9 @@ TEST_CASE("each verdict a gradebook can say", "[reports][gradebook]") {
     return reports::entry_from_report(r, "report.html");
   };
   for (auto [run, want] : std::vector<std::pair<std::string, std::string>>{
-           {"ok", "ok"}, {"timeout", "timeout"}, {"cpu_limit", "timeout"}, {"exception", "exception"},
+           {"ok", "failed"}, {"timeout", "timeout"}, {"cpu_limit", "timeout"}, {"exception", "exception"},
            {"crashed", "crashed"}, {"memory_limit", "crashed"}, {"output_limit", "crashed"}, {"bad_snapshot", "crashed"},
-           {"", "ok"}, {"a word of no status", "crashed"}}) {
+           {"", "failed"}, {"a word of no status", "crashed"}}) {
     const reports::ClassEntry e = read("failed", run);
     CHECK(reports::gradebook_status(&e) == want);
   }
@@ -104,6 +104,12 @@ TEST_CASE("each verdict a gradebook can say", "[reports][gradebook]") {
   // A verdict no grader writes is the grader's failure, never the first word of the list (passed).
   CHECK(read("passd", "ok").verdict == grader::Verdict::InternalError);
   CHECK(read("passed", "ok").verdict == grader::Verdict::Passed);
+  // The words of every report: a run to its end is passed or failed, as report.json says.
+  const reports::ClassEntry passed = read("passed", "ok");
+  CHECK(reports::gradebook_status(&passed) == "passed");
+  CHECK(reports::ran_to_its_end("passed"));
+  CHECK(reports::ran_to_its_end("failed"));
+  CHECK_FALSE(reports::ran_to_its_end("timeout"));
 }
 
 TEST_CASE("with identities: the generic gradebook, Canvas's import and Moodle's worksheet", "[reports][gradebook]") {
@@ -114,7 +120,7 @@ TEST_CASE("with identities: the generic gradebook, Canvas's import and Moodle's 
   const auto g = read_csv(reports::gradebook_csv(c));
   CHECK(g[0] == std::vector<std::string>{"student", "name", "id", "sis_id", "login", "email", "section", "exercise1",
                                          "exercise1 verdict", "exercise2", "exercise2 verdict", "total"});
-  CHECK(g[2] == std::vector<std::string>{"ann", "Ann Ó Briain", "1001", "S1", "ann", "ann@x.edu", "Tue", "4", "ok", "0",
+  CHECK(g[2] == std::vector<std::string>{"ann", "Ann Ó Briain", "1001", "S1", "ann", "ann@x.edu", "Tue", "4", "passed", "0",
                                          "timeout", "4"});
   const auto canvas = read_csv(reports::canvas_csv(c));
   CHECK(canvas[0] == std::vector<std::string>{"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 3 (42)"});
@@ -126,7 +132,7 @@ TEST_CASE("with identities: the generic gradebook, Canvas's import and Moodle's 
                                               "Maximum Grade", "Grade can be changed", "Last modified (submission)",
                                               "Last modified (grade)", "Feedback comments"});
   CHECK(moodle[2] == std::vector<std::string>{"Participant 555", "Ann Ó Briain", "ann@x.edu", "Submitted for grading", "4",
-                                              "8", "Yes", "", "", "exercise1: 4/4 (ok); exercise2: 0/4 (timeout)"});
+                                              "8", "Yes", "", "", "exercise1: 4/4 (passed); exercise2: 0/4 (timeout)"});
   CHECK(moodle[4][3] == "No submission");
   CHECK(moodle[4][4] == "");
   c.csv_bom = true;

@@ -34,10 +34,14 @@ struct ClassEntry {
 ClassEntry entry_from_report(const json& report, const std::string& report_html);
 
 // What a gradebook's verdict column says of one cell: missing (no file),
-// ok (it ran; the score says how well), compile_error, timeout (wall or CPU
+// passed or failed (it ran to its end: the words every report uses; the score
+// says how well), compile_error, timeout (wall or CPU
 // time), crashed (a signal, an exit, a memory or output limit), exception
 // (one escaped the exercise's function), internal_error (the grader failed).
 std::string gradebook_status(const ClassEntry* e);
+// A gradebook status of a run that went to its end (passed, failed; "ok" in
+// folders graded before the words were made one): the score says the rest.
+bool ran_to_its_end(const std::string& status);
 
 struct ClassResults;
 // The total every class file shows: none for a student who handed in
