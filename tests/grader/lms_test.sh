@@ -274,23 +274,40 @@ with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:  # as macOS's
     z.writestr("__MACOSX/Übung 3/._exercise3.cpp", b"\0\5\26\7\0\2\0\0Mac OS X        ")
 PY
 cp "$sol/exercise3.cpp" "$d/gs/submission_333/src/exercise3.cpp"
-printf -- '---\n:submission_333:\n  :submitters:\n  - :name: Kim Park\n    :sid: "1007"\n    :email: kim@example.edu\n' \
+printf -- '---\n:submission_333:\n  :submitters:\n  - :name: Kim Park\n    :sid: "1007"\n    :email: kim@example.edu\n:submission_444:\n  :submitters:\n  - :name: Lu Chen\n    :sid: "1008"\n    :email: lu@example.edu\n' \
   >"$d/gs/submission_metadata.yml"
 cp "$sol/exercise3.cpp" "$d/gh/hw3-kim/lab2b/exercise3/exercise3.cpp"
 printf 'int main() { return 0; }\n' >"$d/gh/hw3-kim/exercise3.cpp"
 cp "$fx/exercise3/wrong-sign.cpp" "$d/gh/hw3-kim/gradlab-reports/exercise3.cpp"
 cp "$sol/exercise3.cpp" "$d/moodle/Ann Lee_123459_assignsubmission_file_/Exercise 3/exercise3.cpp"
+# Archives holding a decoy: a Moodle participant's zip with an old copy in old/, a
+# Gradescope submission's tarball with a driver of its own beside the file.
+mkdir -p "$d/moodle/Bo Li_123460_assignsubmission_file_" "$d/gs/submission_444"
+python3 - "$sol/exercise3.cpp" "$fx/exercise3/wrong-sign.cpp" "$d" <<'PY'
+import io, sys, tarfile, zipfile
+right, wrong, d = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read(), sys.argv[3]
+with zipfile.ZipFile(f"{d}/moodle/Bo Li_123460_assignsubmission_file_/hw3.zip", "w") as z:
+    z.writestr("hw3/old/exercise3.cpp", wrong)
+    z.writestr("hw3/exercise3.cpp", right)
+with tarfile.open(f"{d}/gs/submission_444/upload.tar.gz", "w:gz") as t:
+    for name, data in [("work/main_test/exercise3.cpp", b"#include <cstdio>\nint main() { return 0; }\n"),
+                       ("work/exercise3.cpp", right)]:
+        info = tarfile.TarInfo(name); info.size = len(data); t.addfile(info, io.BytesIO(data))
+PY
 where_ok=1
 for l in canvas gs gh moodle; do
   batch "$d/$l" --out "$d/out-$l" >"$d/$l.log" 2>&1 || { where_ok=0; fail "$l batch exited $?: $(cat "$d/$l.log")"; }
   python3 -c 'import csv,sys
 rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8-sig")))
-assert len(rows) == 1 and rows[0]["exercise3"] == "18", rows' "$d/out-$l/gradebook.csv" ||
+assert rows and all(r["exercise3"] == "18" for r in rows), rows' "$d/out-$l/gradebook.csv" ||
     { where_ok=0; fail "$l: the file below the top was not graded 18/18: $(cat "$d/$l.log")"; }
 done
 grep -q "hw3-kim/exercise3.cpp: not graded: hw3-kim/lab2b/exercise3/exercise3.cpp was taken for exercise3 (it defines its own main()" \
   "$d/gh.log" && grep -q "hw3-kim/gradlab-reports: not read" "$d/gh.log" || { where_ok=0; fail "the clone's passed-over files: $(cat "$d/gh.log")"; }
-[ $where_ok = 1 ] && ok "files below the top and inside a macOS zip are graded in Canvas, Gradescope, GitHub Classroom and Moodle downloads; a driver with main() and gradlab-reports/ are passed over, and said"
+grep -q "hw3.zip/hw3/old/exercise3.cpp: not graded: .*hw3.zip/hw3/exercise3.cpp was taken for exercise3 (it is at the submission's top)" "$d/moodle.log" &&
+  grep -q "upload.tar.gz/work/main_test/exercise3.cpp: not graded: .* (it defines its own main()" "$d/gs.log" ||
+  { where_ok=0; fail "the archives' decoys: $(grep 'not graded' "$d/moodle.log" "$d/gs.log")"; }
+[ $where_ok = 1 ] && ok "files below the top and inside archives (a macOS zip, a Moodle zip and a Gradescope tarball holding decoys) are graded in Canvas, Gradescope, GitHub Classroom and Moodle downloads; a driver with main(), an old copy and gradlab-reports/ are passed over, and said"
 
 # Container mode: inside a user namespace that may not make another (Docker's
 # default seccomp profile, a Kubernetes pod), as an unprivileged user, grade
