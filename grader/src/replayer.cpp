@@ -136,26 +136,66 @@ void Replayer::refill(const json& e) {
   l.ops.insert(l.made_by);
 }
 
-// A backward's root and the gradient it starts from, from the op's arguments.
-std::pair<Tensor, Tensor> Replayer::backward_root(const json& args) {
-  auto first = [](const json& a) { return a.is_array() ? (a.empty() ? json() : a[0]) : a; };
-  const json root = first(args[0]);
-  const json given = args.size() > 1 ? first(args[1]) : json();
-  Tensor root_t = root.is_number_integer() && tensors_.count(root.get<int64_t>()) ? tensors_.at(root.get<int64_t>()) : Tensor();
-  Tensor given_t = given.is_number_integer() && tensors_.count(given.get<int64_t>()) ? tensors_.at(given.get<int64_t>()) : Tensor();
-  return {root_t, given_t};
+// How a backward (or autograd::grad) from `roots` reached `t`: the roots
+// that reach it, and by which route (a leaf root reaches itself through no
+// op). One root: its start, route and curvature. Several: passes summed in
+// one call, whose route is theirs together ("Roots{…}"), no single root's.
+// None: "?", a route that cannot be followed.
+Replayer::Origin Replayer::reached_from(const std::vector<std::pair<Tensor, Tensor>>& roots,
+                                        const std::vector<Curvatures>& curvature, const Tensor& t) const {
+  std::vector<std::pair<size_t, std::string>> reaching;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& r = roots[i].first;
+    if (!r.defined()) continue;
+    std::string route = r.grad_fn() ? route_to(t, r.grad_fn()) : r.is_same(t) ? "X" : "";
+    if (route.empty()) continue;
+    if (i < curvature.size() && route != "X")
+      if (const auto c = curvature[i].find(t.unsafeGetTensorImpl()); c != curvature[i].end()) route += "@" + c->second;
+    reaching.emplace_back(i, route);
+  }
+  const size_t chosen = reaching.empty() ? 0 : reaching[0].first;
+  Origin o{"backward", chosen < roots.size() ? roots[chosen].first : Tensor(), json(), nullptr};
+  if (!o.root.defined()) return o;
+  o.root_node = o.root.grad_fn();
+  o.seed = seed_of(o.root, roots[chosen].second);
+  std::string route = reaching.empty() ? "?" : reaching[0].second;
+  if (reaching.size() > 1) {
+    route = "Roots{";
+    for (size_t i = 0; i < reaching.size(); ++i) route += (i ? "," : "") + reaching[i].second.substr(0, reaching[i].second.find('@'));
+    route += "}";
+  }
+  o.seed["route"] = route;
+  return o;
 }
 
-Replayer::Curvatures Replayer::curvature_before_backward(
-    const json& args, const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before) {
-  if (!probe_curvature || !args.is_array() || args.empty() || ++curvature_probes_ > kMaxCurvatureProbes) return {};
-  const auto [root, given] = backward_root(args);
+// A backward's roots, each with the gradient it starts from (undefined:
+// none given), from the op's arguments: one tensor, or lists of them.
+std::vector<std::pair<Tensor, Tensor>> Replayer::backward_roots(const json& args, size_t given_at) {
+  auto list = [](const json& a) { return a.is_array() ? a : a.is_null() ? json::array() : json::array({a}); };
+  auto tensor = [&](const json& id) {
+    return id.is_number_integer() && tensors_.count(id.get<int64_t>()) ? tensors_.at(id.get<int64_t>()) : Tensor();
+  };
+  std::vector<std::pair<Tensor, Tensor>> out;
+  if (!args.is_array() || args.empty()) return out;
+  const json roots = list(args[0]), givens = args.size() > given_at ? list(args[given_at]) : json::array();
+  for (size_t i = 0; i < roots.size(); ++i) out.emplace_back(tensor(roots[i]), i < givens.size() ? tensor(givens[i]) : Tensor());
+  return out;
+}
+
+// How each root curves in the leaves (replay_route.h), one map per root.
+std::vector<Replayer::Curvatures> Replayer::curvature_before_backward(
+    const json& args, size_t given_at, const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before) {
+  const auto roots = backward_roots(args, given_at);
+  if (!probe_curvature || roots.empty() || roots.size() > 4) return {};
   std::vector<Tensor> leaves, grads;
   for (const auto& [t, g, version] : before) {
     grads.push_back(t);
     if (t.is_leaf() && t.requires_grad()) leaves.push_back(t);
   }
-  return replay::curvature_of(root, given, leaves, grads);
+  std::vector<Curvatures> out;
+  for (const auto& [root, given] : roots)
+    out.push_back(++curvature_probes_ > kMaxCurvatureProbes ? Curvatures{} : replay::curvature_of(root, given, leaves, grads));
+  return out;
 }
 
 void Replayer::op(const json& e) {
@@ -192,7 +232,13 @@ void Replayer::op(const json& e) {
   }
   // How the root curves in the leaves, while its graph is whole (the
   // program's backward may free it).
-  const auto curvature = backward ? curvature_before_backward(args, before) : Curvatures{};
+  // (autograd::grad's roots are args[0] too, the gradients they start from args[2].)
+  const bool gives = name == "autograd::grad";
+  if (gives)
+    for (const auto& [id, t] : tensors_)
+      if (t.defined() && t.is_leaf() && t.requires_grad()) before.emplace_back(t, t.grad().unsafeGetTensorImpl(), -1);
+  const auto curvature = backward || gives ? curvature_before_backward(args, gives ? 2 : 1, before) : std::vector<Curvatures>{};
+  if (gives) before.clear();
   replay::Outcome out;
   std::string thrown;
   bool threw = false;
@@ -241,24 +287,32 @@ void Replayer::op(const json& e) {
   if (taint_now_ && (name == "backward" || name == "autograd::backward" || name == "autograd::grad"))
     grads_tainted = true;
   if (backward) {
-    auto first = [](const json& a) { return a.is_array() ? (a.empty() ? json() : a[0]) : a; };
-    const json root = first(args[0]);
-    const json given = args.size() > 1 ? first(args[1]) : json();
-    Tensor root_t = root.is_number_integer() ? at(root) : Tensor();
-    Tensor given_t = given.is_number_integer() && tensors_.count(given.get<int64_t>()) ? tensors_.at(given.get<int64_t>()) : Tensor();
-    const json seed = root_t.defined() ? seed_of(root_t, given_t) : json();
+    // Every root of the backward (autograd::backward takes several), each
+    // with the gradient it starts from.
+    const auto roots = backward_roots(args, 1);
+    // A backward that wrote no gradient ran no node of its graph (inputs=
+    // the root itself): it is no pass, through a kept graph or any other.
+    bool wrote = false;
+    for (const auto& [t, g, version] : before) {
+      const Tensor& now = t.grad();
+      wrote |= now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version);
+    }
     // A backward through a graph an earlier backward went through (kept by
     // retain_graph), as opposed to one through a graph built again.
     // (A backward from a leaf is a pass too: it makes the leaf's gradient.)
-    if (root_t.defined()) {
+    if (!roots.empty() && roots[0].first.defined() && wrote) {
       ++backwards_since_record_;
       ++backwards_;
-      if (root_t.grad_fn() && !backward_roots_.emplace(root_t.grad_fn().get(), root_t.grad_fn()).second)
-        reused_since_record_ = true;
+      for (const auto& [r, given] : roots)
+        if (r.defined() && r.grad_fn() && !backward_roots_.emplace(r.grad_fn().get(), r.grad_fn()).second)
+          reused_since_record_ = true;
     }
     for (const auto& [t, g, version] : before) {
       const Tensor& now = t.grad();
       if (now.unsafeGetTensorImpl() != g || (now.defined() && now._version() != version)) {
+        const Origin reached = reached_from(roots, curvature, t);
+        const Tensor root_t = reached.root;
+        const json& seed = reached.seed;
         if (hand_held.count(t.unsafeGetTensorImpl())) {
           gradient_given(t, now);  // still the program's numbers, with a backward's added
           continue;
@@ -273,16 +327,25 @@ void Replayer::op(const json& e) {
         // The route the backward took from its root, as the root was when it
         // ran (a root rebuilt in place afterwards does not change it).
         // A backward from a leaf reaches only that leaf, through no op.
-        if (counted.is_object()) {
-          const auto c = curvature.find(t.unsafeGetTensorImpl());
-          counted["route"] = root_t.grad_fn() ? route_to(t, root_t.grad_fn()) + (c == curvature.end() ? "" : "@" + c->second) : "X";
-        }
+        (void)0;  // its route: reached_from's
         grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted, root_t.grad_fn()};
         gradient_given(t, now);
       }
     }
   }
   gradients_given(e, out);
+  // What autograd::grad gives is a gradient as a backward would write it:
+  // the same root, start and route travel with it into any step made from it.
+  if (gives && args.is_array() && args.size() > 1 && args[1].is_array()) {
+    const auto roots = backward_roots(args, 2);
+    for (size_t k = 0; k < args[1].size() && k < out.tensors.size(); ++k)
+      if (out.tensors[k].defined() && args[1][k].is_number_integer() && tensors_.count(args[1][k].get<int64_t>())) {
+        const Tensor& input = tensors_.at(args[1][k].get<int64_t>());
+        Origin o = reached_from(roots, curvature, input);
+        if (o.seed.is_object()) o.seed["passes"] = 1;
+        given_origin[out.tensors[k].unsafeGetTensorImpl()] = {input.unsafeGetTensorImpl(), o};
+      }
+  }
   if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}, {}, {}};
   const json& ids = e.contains("out") ? e.at("out") : json();
   if (ids.is_array()) {
@@ -314,14 +377,20 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     const gradlab::TensorImpl* self = inputs_[0].unsafeGetTensorImpl();
     Lineage& l = lineage[self];
     bool own_grad = false;
+    const Origin* given = nullptr;
     const bool graphed = inputs_[0].grad_fn() != nullptr;
     for (size_t i = 1; i < inputs_.size(); ++i) {
       const Lineage& o = lineage[inputs_[i].unsafeGetTensorImpl()];
       if (graphed) merge(l.graph_from, o.graph_from), l.graph_from.insert(inputs_[i].unsafeGetTensorImpl());
       merge(l.from, o.from);
       merge(l.grad_of, o.grad_of);
+      merge(l.given_grads, o.given_grads);
       merge(l.via_grad, o.via_grad);
       for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
+      // A step computed from what autograd::grad gave for this tensor: that gradient's origin.
+      for (const gradlab::TensorImpl* g : o.given_grads)
+        if (auto it = given_origin.find(g); it != given_origin.end() && it->second.first->storage.get() == self->storage.get())
+          given = &it->second.second;
     }
     l.ops.insert(name);
     if (name == "requires_grad_") l.from_param = true;
@@ -337,7 +406,7 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     if (name != "requires_grad_" && name != "detach_") {
       auto o = own_grad ? grad_origin.find(self) : grad_origin.end();
       updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1,
-                                o != grad_origin.end() ? o->second : Origin{}}});
+                                given ? *given : o != grad_origin.end() ? o->second : Origin{}}});
     }
     return;
   }
@@ -359,6 +428,11 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
         if (rl != lineage.end()) merge(l.via_grad, rl->second.from), merge(l.via_grad, rl->second.via_grad);
       }
     } else if (name == "autograd::grad") {
+      l.given_grads.insert(impl);
+      // Computed from what its roots were, as a gradient a backward wrote.
+      if (auto g = given_origin.find(impl); g != given_origin.end() && g->second.second.root.defined())
+        if (auto rl = lineage.find(g->second.second.root.unsafeGetTensorImpl()); rl != lineage.end())
+          merge(l.via_grad, rl->second.from), merge(l.via_grad, rl->second.via_grad);
       // The k-th gradient autograd::grad gives is the gradient of its k-th input.
       const json& ins = e.at("args").size() > 1 ? e.at("args")[1] : json();
       if (ins.is_array() && k < ins.size() && ins[k].is_number_integer() && tensors_.count(ins[k].get<int64_t>()))
@@ -371,6 +445,7 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
         merge(l.from, o.from);
         merge(l.ops, o.ops);
         merge(l.grad_of, o.grad_of);
+        merge(l.given_grads, o.given_grads);
         merge(l.via_grad, o.via_grad);
         l.built_graph |= o.built_graph || (!no_grad && in.requires_grad());
         l.from_param |= o.from_param;

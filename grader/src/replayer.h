@@ -95,6 +95,12 @@ class Replayer final : public replay::Tensors {
     // (detach_(), then copy_) is no longer the root that ran.
     std::shared_ptr<gradlab::autograd::Node> root_node;
   };
+  // How each gradient autograd::grad gave came to be: the tensor it is the
+  // gradient of, and its origin as a backward's would be.
+  std::unordered_map<const gradlab::TensorImpl*, std::pair<const gradlab::TensorImpl*, Origin>> given_origin;
+  Origin reached_from(const std::vector<std::pair<Tensor, Tensor>>& roots,
+                      const std::vector<std::unordered_map<const gradlab::TensorImpl*, std::string>>& curvature,
+                      const Tensor& t) const;
   std::unordered_map<const gradlab::TensorImpl*, Origin> grad_origin;
 
   // Where each tensor's values came from: the tensors it was computed from
@@ -108,6 +114,7 @@ class Replayer final : public replay::Tensors {
     std::set<const gradlab::TensorImpl*> graph_from;
     std::set<std::string> ops;
     std::set<const gradlab::TensorImpl*> grad_of;
+    std::set<const gradlab::TensorImpl*> given_grads;  // the outputs of autograd::grad it was computed from
     // What the roots of the backward passes that wrote those gradients were
     // computed from: w's steps follow the data its loss read. Kept apart
     // from `from`, which says which tensors a value is a version of.
@@ -193,9 +200,9 @@ class Replayer final : public replay::Tensors {
   void op(const json& e);
   // Per leaf, how a backward's root curves in the leaves (replay_route.h).
   using Curvatures = std::unordered_map<const gradlab::TensorImpl*, std::string>;
-  std::pair<Tensor, Tensor> backward_root(const json& args);
-  Curvatures curvature_before_backward(const json& args,
-                                       const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before);
+  std::vector<std::pair<Tensor, Tensor>> backward_roots(const json& args, size_t given_at);
+  std::vector<Curvatures> curvature_before_backward(
+      const json& args, size_t given_at, const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before);
   static constexpr int kMaxCurvatureProbes = 200;  // the backwards probed in one replay (a long loop: the first)
   int curvature_probes_ = 0;
   void lab(const json& e);
