@@ -11,6 +11,10 @@
 // as one file.
 #ifndef GRADLAB_PROBES_H
 #define GRADLAB_PROBES_H
+
+#ifdef GRADLAB_ENGINE
+#include <gradlab/node_count.h>
+#endif
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -279,8 +283,16 @@ inline json call(const TensorFunction& f, const json& p) {
     torch::Tensor x = detail::tensor_of(input).requires_grad_(true);
     torch::manual_seed(static_cast<uint64_t>(seed + static_cast<int64_t>(k)));
     const std::string why = detail::guarded([&] {
+#ifdef GRADLAB_ENGINE
+      const uint64_t nodes_before = gradlab::autograd::nodes_made();
+#endif
       torch::Tensor y = f(x);
       if (!y.defined()) throw std::runtime_error("the function returned an undefined tensor");
+#ifdef GRADLAB_ENGINE
+      // The autograd nodes the call made (its Function's, its input's
+      // AccumulateGrad): a forward that built a graph of its own makes more.
+      if (p.value("rewrite_output", false)) c["nodes"] = gradlab::autograd::nodes_made() - nodes_before;
+#endif
       c["values"] = facts::values_of(y);
       c["shape"] = detail::shape_of(y);
       c["grad_fn"] = detail::node_name(y);

@@ -1,4 +1,5 @@
 // Nodes, AccumulateGrad, saved variables and the grad-mode switches.
+#include <atomic>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -7,6 +8,7 @@
 #include "autograd/anomaly.h"
 
 #include "gradlab/autograd.h"
+#include "gradlab/node_count.h"
 #include "ops/ops_internal.h"
 
 namespace gradlab::detail {
@@ -63,10 +65,17 @@ std::shared_ptr<Node> parent_of(const Node* n) {
 }
 }  // namespace anomaly
 
+namespace {
+std::atomic<uint64_t> g_nodes_made{0};  // every thread's (sequence numbers are each thread's own)
+}  // namespace
+
+uint64_t nodes_made() { return g_nodes_made.load(std::memory_order_relaxed); }
+
 Node::Node() : sequence_nr_(t_next_sequence_nr++) {
+  g_nodes_made.fetch_add(1, std::memory_order_relaxed);
   if (g_anomaly) anomaly::record_parent(this);
 }
-Node::Node(uint64_t seq) : sequence_nr_(seq) {}
+Node::Node(uint64_t seq) : sequence_nr_(seq) { g_nodes_made.fetch_add(1, std::memory_order_relaxed); }
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   const TensorImpl* impl = t.unsafeGetTensorImpl();
