@@ -193,8 +193,9 @@ std::string take_entry(Walk& w, archive* a, archive_entry* e, const std::string&
   }
   if (kept) ++w.kept;
   // Its bytes when it was wanted and kept; "-" says wanted but over the count.
+  const std::string mtime = archive_entry_mtime_is_set(e) ? std::to_string(archive_entry_mtime(e)) : std::string();
   w.out.record('F', {shown, std::to_string(size), kept ? std::string_view(text) : std::string_view(),
-                     wanted && !kept ? std::string_view("-") : std::string_view()});
+                     wanted && !kept ? std::string_view("-") : std::string_view(), mtime});
   return "";
 }
 
@@ -278,10 +279,13 @@ bool parse_answer(std::string_view text, Unpacked& u) {
   while (at < text.size()) {
     const char type = text[at++];
     std::string a, b, c;
-    std::string d;
-    if (type == 'F' && field(a) && field(b) && field(c) && field(d) && !b.empty() && b.size() < 20 &&
-        b.find_first_not_of("0123456789") == std::string::npos)
-      u.files.push_back({a, std::stoull(b), c, d == "-"});
+    std::string d, m;
+    auto digits = [](const std::string& x, size_t most) {
+      return x.size() < most && x.find_first_not_of("-0123456789") == std::string::npos && x.find('-', 1) == std::string::npos;
+    };
+    if (type == 'F' && field(a) && field(b) && field(c) && field(d) && field(m) && !b.empty() && digits(b, 20) &&
+        b[0] != '-' && digits(m, 21) && m != "-")
+      u.files.push_back({a, std::stoull(b), c, d == "-", m.empty() ? 0 : std::stoll(m)});
     else if (type == 'S' && field(a) && field(b))
       u.skipped.push_back({a, b});
     else if (type == 'R' && field(a))

@@ -41,6 +41,7 @@ struct ArchiveMember {
   uint64_t size = 0;  // as it unpacked
   std::string text;   // its bytes, for a wanted file (at most file_bytes + 1)
   bool unread = false;  // wanted, but past the first 100 wanted files: its bytes did not come back
+  int64_t mtime = 0;    // its time in the archive (seconds since the epoch), 0 when it has none
 };
 
 struct ArchiveSkip {

@@ -417,7 +417,10 @@ reports::ClassResults summarise(const Course& course, const GradeRequest& base, 
   c.lms_assignment = opt.lms_assignment;
   for (const IntakeFile& f : plan.intake.files)
     if (f.late) c.late.insert({f.student, f.exercise});
-  for (const IntakeFile& f : plan.intake.files) c.lms_entries[{f.student, f.exercise}] = f.lms_entry;
+  for (const IntakeFile& f : plan.intake.files) {
+    c.lms_entries[{f.student, f.exercise}] = f.lms_entry;
+    if (!f.submitted.empty()) c.submitted[{f.student, f.exercise}] = f.submitted;
+  }
   if (plan.lms && plan.lms->points_possible)
     c.lms_points = reports::ClassResults::LmsPoints{plan.lms->name, *plan.lms->points_possible, opt.accept_points_mismatch};
   std::map<std::pair<std::string, std::string>, GradeParts> parts_now;

@@ -203,7 +203,7 @@ struct Walker {
       }
       Found f;
       f.exercise = e, f.entry = entry, f.name = base, f.archived = true;
-      f.text = m.text, f.size = m.size;
+      f.text = m.text, f.size = m.size, f.mtime = m.mtime;
       add(std::move(f), inner);
     }
     if (named == 0 && o.note_others)
@@ -218,7 +218,7 @@ struct Walker {
     Read r = read_regular(dir.fd, f.name, kMaxSubmissionBytes);
     if (!r.refused.empty()) return note(f.entry, r.refused);
     f.size = std::max<uint64_t>(static_cast<uint64_t>(r.st.st_size), r.text.size());
-    f.text = std::move(r.text), f.st = r.st;
+    f.text = std::move(r.text), f.st = r.st, f.mtime = static_cast<int64_t>(r.st.st_mtim.tv_sec);
     add(std::move(f), c.folders);
   }
 

@@ -65,6 +65,7 @@ struct Found {
   uint64_t size = 0;
   bool too_large = false;
   struct stat st {};  // a file on disk: what reading it saw (hard links); zeros for an archive's member
+  int64_t mtime = 0;  // its modification time (on disk, or as its archive keeps it); 0: unknown
 };
 
 // An archive that was not opened (archives.h says why): the verdict of the

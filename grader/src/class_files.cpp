@@ -84,6 +84,9 @@ std::string write_class_files(const std::string& out, const reports::ClassResult
   json entries = json::array();
   for (const auto& [key, entry] : c.lms_entries) entries.push_back({key.first, key.second, entry});
   manifest["lms_entries"] = entries;
+  json times = json::array();
+  for (const auto& [key, at] : c.submitted) times.push_back({key.first, key.second, at});
+  manifest["submitted"] = times;
   if (c.lms_points)
     manifest["lms_points"] = {{"column", c.lms_points->column},
                               {"points_possible", c.lms_points->possible},

@@ -256,6 +256,10 @@ Intake take_submissions(const std::string& root, const std::vector<std::string>&
       f.size = found.size;
       f.too_large = found.too_large;
       f.lms_entry = reports::visible(found.entry.substr(0, found.entry.find('/')), false);
+      f.submitted = !st.from->submitted_at.empty() ? st.from->submitted_at
+                    : (plan.layout == Layout::Canvas || plan.layout == Layout::Moodle) && found.mtime > 0
+                        ? utc_time(found.mtime)
+                        : std::string();
       f.late = marked_late(plan.layout, f.lms_entry);
       f.text = std::move(found.text);
       f.archived = found.archived;

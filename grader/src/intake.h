@@ -40,6 +40,10 @@ struct IntakeFile {
   bool late = false;  // the LMS marked it late (layouts.h, marked_late)
   bool archived = false;  // found inside an archive the student handed in (archives.h)
   std::string lms_entry;  // the top-level entry of SUBMISSIONS it came from, as the LMS named it
+  // When it was handed in (UTC, ISO 8601), where the LMS says: Gradescope's
+  // created_at; in a Canvas or Moodle download, the file's time as the
+  // download keeps it (each LMS's zip carries the upload's time). "" elsewhere.
+  std::string submitted;
   std::string bad_archive;  // non-empty: `shown` is an archive that could not be opened, and why (the verdict)
 };
 

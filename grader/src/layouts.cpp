@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ctime>
 #include <regex>
 #include <stdexcept>
 
@@ -196,6 +197,36 @@ void plan_prefixed(int rootfd, const std::vector<std::string>& top, LayoutPlan& 
   }
 }
 
+}  // namespace
+
+std::string utc_time(int64_t seconds) {
+  const time_t t = static_cast<time_t>(seconds);
+  std::tm tm{};
+  if (!gmtime_r(&t, &tm)) return "";
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string utc_time(const std::string& lms_time) {
+  static const std::regex when(R"(\s*([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?\s*(Z|[+-][0-9]{2}:?[0-9]{2})?\s*)");
+  std::smatch m;
+  if (!std::regex_match(lms_time, m, when)) return "";
+  std::tm tm{};
+  tm.tm_year = std::stoi(m[1]) - 1900, tm.tm_mon = std::stoi(m[2]) - 1, tm.tm_mday = std::stoi(m[3]);
+  tm.tm_hour = std::stoi(m[4]), tm.tm_min = std::stoi(m[5]), tm.tm_sec = std::stoi(m[6]);
+  int64_t t = static_cast<int64_t>(timegm(&tm));
+  const std::string zone = m[7].matched ? m[7].str() : "Z";
+  if (zone != "Z") {
+    const std::string digits = zone.substr(1, 2) + zone.substr(zone.size() - 2);
+    const int64_t offset = std::stoi(digits.substr(0, 2)) * 3600 + std::stoi(digits.substr(2, 2)) * 60;
+    t -= zone[0] == '+' ? offset : -offset;
+  }
+  return utc_time(t);
+}
+
+namespace {
+
 std::string scalar(const YAML::Node& map, const std::string& key) {
   for (const std::string& k : {":" + key, key})
     if (const YAML::Node v = map[k]; v && v.IsScalar()) return v.as<std::string>();
@@ -251,6 +282,7 @@ void plan_gradescope(int rootfd, const std::vector<std::string>& top, LayoutPlan
       s.folder = n;
       s.tiebreak = !s.identity.sis_id.empty() ? s.identity.sis_id : n.substr(n.find('_') + 1);
       s.sources.push_back(whole({n}));
+      if (it->second.IsMap()) s.submitted_at = utc_time(scalar(it->second, "created_at"));
       p.submitters.push_back(std::move(s));
     }
     submissions.erase(it);

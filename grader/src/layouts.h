@@ -21,6 +21,13 @@ namespace grader {
 
 enum class Layout { Auto, Folders, Canvas, Moodle, Gradescope, GithubClassroom };
 
+// A time as an LMS writes it ("2026-11-01 10:00:00.000000000 -07:00",
+// Gradescope's created_at) in UTC, ISO 8601 ("2026-11-01T17:00:00Z"); ""
+// when it is not one.
+std::string utc_time(const std::string& lms_time);
+// Seconds since the epoch in UTC, ISO 8601.
+std::string utc_time(int64_t seconds);
+
 // "auto", "folders", ... -> Layout; throws std::invalid_argument naming the choices.
 Layout parse_layout(const std::string& name);
 // The LMS marked this top-level entry late (Canvas's "_LATE_" in a file's
@@ -42,6 +49,7 @@ struct Submitter {
   std::string alias;          // the name the LMS spells for them (lastfirst, full name), matched as a name
   std::string tiebreak;       // told apart by it when two share a display name (an LMS id)
   reports::Identity identity;  // what the download says of them
+  std::string submitted_at;    // when the LMS says they handed it in (UTC, ISO 8601), "" when it does not
   std::vector<Source> sources;
 };
 

@@ -82,6 +82,7 @@ struct Gathered {
   std::map<std::string, reports::Identity> identities;
   std::set<std::pair<std::string, std::string>> late;
   std::map<std::pair<std::string, std::string>, std::string> lms_entries;
+  std::map<std::pair<std::string, std::string>, std::string> submitted;
 };
 
 Gathered gather(const std::vector<std::string>& inputs, const Shards& shards, const std::string& out) {
@@ -101,6 +102,9 @@ Gathered gather(const std::vector<std::string>& inputs, const Shards& shards, co
     for (const json& l : m.value("lms_entries", json::array()))
       if (l.is_array() && l.size() == 3 && l[0].is_string() && l[1].is_string() && l[2].is_string())
         g.lms_entries[{l[0].get<std::string>(), l[1].get<std::string>()}] = l[2].get<std::string>();
+    for (const json& l : m.value("submitted", json::array()))
+      if (l.is_array() && l.size() == 3 && l[0].is_string() && l[1].is_string() && l[2].is_string())
+        g.submitted[{l[0].get<std::string>(), l[1].get<std::string>()}] = l[2].get<std::string>();
     for (const auto& e : m["exercises"])
       g.exercises[e.value("id", "")] = {e.value("id", ""), e.value("title", ""), e.value("max_score", 0.0)};
     for (const auto& s : m["students"]) {
@@ -137,6 +141,7 @@ int merge_batches(const std::vector<std::string>& inputs, const std::string& out
   c.identities = std::move(g.identities);
   c.late = std::move(g.late);
   c.lms_entries = std::move(g.lms_entries);
+  c.submitted = std::move(g.submitted);
   // The same in every shard: their options were checked above.
   const json& first = shards.manifests.front();
   const json options = first.value("options", json::object());

@@ -113,10 +113,12 @@ std::string gradebook_csv(const ClassResults& c) {
   const bool ids = any_identity(c);
   std::string s = csv_start(c) + "student";
   if (ids) s += ",name,id,sis_id,login,email,section";
-  // A late column beside each verdict only in a class with a late file.
-  const bool lates = !c.late.empty();
+  // A late column beside each verdict only in a class with a late file; a
+  // submitted column only where the LMS told when files were handed in.
+  const bool lates = !c.late.empty(), times = !c.submitted.empty();
   for (const auto& e : c.exercises)
-    s += "," + csv_field(e.id) + "," + csv_field(e.id + " verdict") + (lates ? "," + csv_field(e.id + " late") : "");
+    s += "," + csv_field(e.id) + "," + csv_field(e.id + " verdict") + (lates ? "," + csv_field(e.id + " late") : "") +
+         (times ? "," + csv_field(e.id + " submitted") : "");
   s += ",total\r\n";
   for (const auto& st : c.students) {
     s += csv_field(st);
@@ -129,6 +131,10 @@ std::string gradebook_csv(const ClassResults& c) {
       // No submission: an empty score, which an LMS reads as "not graded".
       s += "," + (x && !held(x) ? grader::points(x->score) : std::string()) + "," + gradebook_status(x);
       if (lates) s += std::string(",") + (c.is_late(st, e.id) ? "late" : "");
+      if (times) {
+        const auto at = c.submitted.find({st, e.id});
+        s += "," + (at == c.submitted.end() ? std::string() : csv_field(at->second));
+      }
     }
     // Nothing handed in, or a file held: no total either, so that no one reads it as earned.
     s += "," + total_cell(c, st) + "\r\n";
@@ -277,6 +283,9 @@ json summary_json(const ClassResults& c) {
   json late = json::array();
   for (const auto& [st, e] : c.late) late.push_back({{"student", visible(st, false)}, {"exercise", e}});
   j["late"] = late;
+  json submitted = json::array();
+  for (const auto& [k, at] : c.submitted) submitted.push_back({{"student", visible(k.first, false)}, {"exercise", k.second}, {"at", at}});
+  j["submitted_at"] = submitted;
   if (c.lms_points)
     j["lms_points"] = {{"column", c.lms_points->column},
                        {"points_possible", c.lms_points->possible},

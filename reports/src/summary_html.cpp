@@ -290,8 +290,10 @@ std::string students_card(const ClassResults& c) {
       const ClassEntry* x = c.find(st, e.id);
       const std::string status = gradebook_status(x);
       std::string cell = "–";
+      const auto at = c.submitted.find({st, e.id});
+      const std::string when = at == c.submitted.end() ? "" : " title=\"handed in " + h(at->second) + "\"";
       if (x && !held(x))
-        cell = "<a href=\"" + href(x->report) + "\">" + h(grader::points(x->score)) + "</a>" +
+        cell = "<a href=\"" + href(x->report) + "\"" + when + ">" + h(grader::points(x->score)) + "</a>" +
                (ran_to_its_end(status) ? "" : " <span class=\"sub\">" + h(status) + "</span>") +
                (c.is_late(st, e.id) ? " <span class=\"sub\">late</span>" : "");
       else if (x)

@@ -23,6 +23,7 @@ cp "$sol/exercise3.cpp" "$d/doejane_1001_5001_exercise3.cpp"
 cp "$sol/exercise5.cpp" "$d/doejane_1001_5001_exercise5.cpp"
 cp "$fx/exercise3/wrong-sign.cpp" "$d/martinelodie_LATE_1002_5002_Exercise3-1.cpp"
 cp "$fx/exercise3/compile-error.cpp" "$d/smithbob_1003_5003_exercise3.cpp"
+touch -d '2026-11-03 09:15:00 UTC' "$d/doejane_1001_5001_exercise3.cpp"  # the time a download keeps
 printf 'Student,ID,SIS User ID,SIS Login ID,Section\r\n    Points Possible,,,,\r\n"Doe, Jane",1001,000101,jdoe,A\r\n"Martin, Élodie",1002,S2,emartin,B\r\n"Smith, Bob",1003,S3,bsmith,A\r\n"Quiet, Carl",1004,S4,cquiet,B\r\n' \
   >"$scratch/canvas-roster.csv"
 batch "$d" --roster "$scratch/canvas-roster.csv" --bom --lms-assignment "Homework 3 (77)" --out "$scratch/c" \
@@ -50,6 +51,8 @@ g = {r["student"]: r for r in rows("gradebook.csv")}
 assert g["bsmith"]["exercise3 verdict"] == "compile_error" and g["bsmith"]["exercise5 verdict"] == "missing", g["bsmith"]
 assert g["emartin"]["exercise3 verdict"] == "failed" and g["emartin"]["email"] == "", g["emartin"]
 assert g["cquiet"]["total"] == "" and g["cquiet"]["section"] == "B", g["cquiet"]
+# When each file was handed in, as the download keeps it, beside the verdict.
+assert g["jdoe"]["exercise3 submitted"] == "2026-11-03T09:15:00Z" and g["cquiet"]["exercise3 submitted"] == "", g["jdoe"]
 # Canvas's _LATE_ mark is kept beside the score (issue 44), and only there.
 assert g["emartin"]["exercise3 late"] == "late" and g["emartin"]["exercise5 late"] == "", g["emartin"]
 assert all(r["exercise3 late"] == "" for k, r in g.items() if k != "emartin"), g
@@ -58,6 +61,7 @@ assert not os.path.exists(f"{out}/moodle.csv"), "a Canvas class got moodle.csv (
 s = json.load(open(f"{out}/summary.json"))
 assert s["layout"] == "canvas" and s["submitted_nothing"] == ["cquiet"], s
 assert s["late"] == [{"student": "emartin", "exercise": "exercise3"}], s["late"]
+assert {"student": "jdoe", "exercise": "exercise3", "at": "2026-11-03T09:15:00Z"} in s["submitted_at"], s["submitted_at"]
 assert s["total"]["students"] == 3 and s["exercises"][0]["missing"] == 1, s["total"]
 assert sum(s["fences"].values()) == 3, s["fences"]  # 4 files, one does not compile
 PY
@@ -243,6 +247,8 @@ g = {r["student"]: r for r in csv.DictReader(open(sys.argv[1] + "/gradebook.csv"
 assert set(g) == {"Jane Doe", "Élodie Martin", "Bob Partner"}, g.keys()
 assert g["Élodie Martin"]["exercise3"] == g["Bob Partner"]["exercise3"] != "", g
 assert g["Jane Doe"]["sis_id"] == "1001" and g["Bob Partner"]["email"] == "bob@example.edu", g
+# Gradescope's created_at (-07:00), in UTC; none for a submission whose metadata gives none.
+assert g["Jane Doe"]["exercise3 submitted"] == "2026-11-01T17:00:00Z" and g["Bob Partner"]["exercise3 submitted"] == "", g
 PY
 
 # GitHub Classroom: a clone per student, "<assignment>-<login>", files in exercises/.

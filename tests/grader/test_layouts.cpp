@@ -353,3 +353,14 @@ TEST_CASE("a submission on no row cannot take a roster student's name", "[grader
   write(d / "submission_metadata.yml", ":submission_100:\n  :submitters:\n  - alice\n");
   CHECK_THROWS_WITH(take(d), Catch::Contains("submission_100's submitters are not listed as Gradescope lists them"));
 }
+
+TEST_CASE("times as LMSs write them, in UTC", "[grader][layouts]") {
+  using grader::utc_time;
+  CHECK(utc_time("2026-11-01 10:00:00.000000000 -07:00") == "2026-11-01T17:00:00Z");  // Gradescope's created_at
+  CHECK(utc_time("2026-11-01T23:30:00+0530") == "2026-11-01T18:00:00Z");
+  CHECK(utc_time("2026-12-31 23:59:59 Z") == "2026-12-31T23:59:59Z");
+  CHECK(utc_time("2026-11-01 10:00:00") == "2026-11-01T10:00:00Z");  // no zone: UTC
+  CHECK(utc_time("yesterday").empty());
+  CHECK(utc_time("") .empty());
+  CHECK(utc_time(int64_t{0}) == "1970-01-01T00:00:00Z");
+}

@@ -120,6 +120,9 @@ struct ClassResults {
   // (Canvas's file, Moodle's participant folder), by (student, exercise):
   // the names the LMS's bulk feedback upload matches reports by.
   std::map<std::pair<std::string, std::string>, std::string> lms_entries;
+  // When each file was handed in, where the LMS says (UTC, ISO 8601), by
+  // (student, exercise): kept beside the verdict, never acted on.
+  std::map<std::pair<std::string, std::string>, std::string> submitted;
   bool is_late(const std::string& student, const std::string& exercise) const {
     return late.count({student, exercise}) > 0;
   }
