@@ -400,8 +400,17 @@ Outcome check_reuses_graph(const Check& c, const json& student) {
   const json& r = (*routes)[label];
   const int passes = r.value("backward_passes", 0);
   if (r.value("reused_retained_graph", false)) {
-    o.pass = true;
-    o.found = "a backward through a retained graph";
+    // With "on": the graph gone through again is that tensor's (or a
+    // restatement's), not a throwaway's kept beside it.
+    const std::string on = c.spec.value("on", "");
+    bool theirs = on.empty();
+    for (const auto& root : r.value("reused_roots", json::array()))
+      theirs |= root.is_object() && root_is(root.value("name", json()), root.value("restates", json()), on);
+    o.pass = theirs;
+    o.found = theirs ? "a backward through a retained graph" : "a backward through another tensor's retained graph";
+    if (!theirs)
+      o.message = "the backward before \"" + label + "\" went again through a graph retain_graph kept, but not " + on +
+                  "'s: the second backward must go through the graph of " + on + " that the first one kept";
     return o;
   }
   o.found = passes == 0 ? "no backward pass" : "backward passes through graphs built afresh";

@@ -237,8 +237,10 @@ void Replayer::op(const json& e) {
       ++backwards_since_record_;
       ++backwards_;
       for (const auto& [r, given] : roots)
-        if (r.defined() && r.grad_fn() && !backward_roots_.emplace(r.grad_fn().get(), r.grad_fn()).second)
+        if (r.defined() && r.grad_fn() && !backward_roots_.emplace(r.grad_fn().get(), r.grad_fn()).second) {
           reused_since_record_ = true;
+          reused_roots_.emplace_back(r, r.grad_fn());
+        }
     }
     for (const auto& [t, g, version] : before) {
       const Tensor& now = t.grad();
@@ -518,7 +520,10 @@ void Replayer::lab(const json& e) {
     record_routes[label]["after_backwards"].push_back(backwards_);
     record_routes[label]["backward_passes"] = backwards_since_record_;
     record_routes[label]["reused_retained_graph"] = reused_since_record_;
+    auto& reused = record_reused_[label];
+    reused.insert(reused.end(), reused_roots_.begin(), reused_roots_.end());
   }
+  reused_roots_.clear();
   backwards_since_record_ = 0;
   reused_since_record_ = false;
   last_error_.clear();
@@ -658,6 +663,11 @@ json Replayer::provenance() const {
   for (const auto& [label, from] : error_sources_) routes[label]["error_from"] = names_of(from);
   for (const auto& [label, roots] : record_roots) {
     json& r = routes[label]["roots"] = json::array();
+    for (const auto& [root, node] : roots) r.push_back(root_name(root, node));
+  }
+  // The roots whose kept graphs a backward went through again, by record.
+  for (const auto& [label, roots] : record_reused_) {
+    json& r = routes[label]["reused_roots"] = json::array();
     for (const auto& [root, node] : roots) r.push_back(root_name(root, node));
   }
   return {{"tensors", out}, {"records", routes}};

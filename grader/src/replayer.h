@@ -189,6 +189,10 @@ class Replayer final : public replay::Tensors {
   // The roots of the backward passes that wrote each snapshot's gradient, in
   // order (undefined where none did): named once the program has named them.
   std::map<std::string, std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>>> record_roots;
+  // The roots a backward went through again (a graph retain_graph kept), since
+  // the last record, and by the record that followed them.
+  std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>> reused_roots_;
+  std::map<std::string, std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>>> record_reused_;
   // The named tensor a backward's root only restates, or "" (replayer.cpp).
   std::string restated(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const;
   json root_name(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const;

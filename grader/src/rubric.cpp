@@ -42,7 +42,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"derives_from", {{"tensor", "source"}, {"through"}}},
       {"updated_from_grad", {{"tensor"}, {"under_no_grad", "from", "curvature"}}},
       {"made_under_no_grad", {{"tensor"}, {}}},
-      {"reuses_graph", {{"label"}, {}}},
+      {"reuses_graph", {{"label"}, {"on"}}},
   };
   return k;
 }
