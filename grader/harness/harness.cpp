@@ -195,6 +195,8 @@ double Lab::given(const std::string& name) const {
   return at->get<double>();
 }
 
+void Lab::begin_attempt(const std::string& label) { GRADLAB_LAB_RECORD("begin", label, nullptr); }
+
 void Lab::error(const std::string& label, const std::exception& e) {
   GRADLAB_LAB_RECORD("error", label, nullptr, error_text(e));
   s_->records.push_back({{"kind", "error"}, {"label", label}, {"message", error_text(e)}});

@@ -113,11 +113,12 @@ Outcome check_error(const Check& c, const json& student, const json& reference) 
 }
 
 namespace {
-// How many backward passes the replay saw run before `label` was recorded
-// (since the record before it), or -1 when the run has no replay of it.
+// How many backward passes the replay saw run in the attempt recorded as
+// `label` (its body; a record of no attempt: since the record before it), or
+// -1 when the run has no replay of it.
 int backward_passes(const json& run, const std::string& label) {
   const json* r = record_route(run, label);
-  return r ? r->value("backward_passes", -1) : -1;
+  return !r ? -1 : r->contains("attempt_passes") ? r->value("attempt_passes", -1) : r->value("backward_passes", -1);
 }
 }  // namespace
 

@@ -399,7 +399,9 @@ Outcome check_reuses_graph(const Check& c, const json& student) {
   }
   const json& r = (*routes)[label];
   const int passes = r.value("backward_passes", 0);
-  if (r.value("reused_retained_graph", false)) {
+  // An attempt's body, where the record is an attempt's: a kept graph gone
+  // through again before it began is not what the attempt did.
+  if (r.contains("reused_in_attempt") ? r.value("reused_in_attempt", false) : r.value("reused_retained_graph", false)) {
     // With "on": the graph gone through again is that tensor's (or a
     // restatement's), not a throwaway's kept beside it.
     const std::string on = c.spec.value("on", "");

@@ -240,6 +240,7 @@ void Replayer::op(const json& e) {
         if (r.defined() && r.grad_fn() && !backward_roots_.emplace(r.grad_fn().get(), r.grad_fn()).second) {
           reused_since_record_ = true;
           reused_roots_.emplace_back(r, r.grad_fn());
+          if (attempt_from_ >= 0) reused_in_attempt_ = true, attempt_reused_.emplace_back(r, r.grad_fn());
         }
     }
     for (const auto& [t, g, version] : before) {
@@ -447,6 +448,16 @@ const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
 
 void Replayer::lab(const json& e) {
   const std::string kind = e.at("kind"), label = e.at("label");
+  // An attempt's body begins: its record says what the body did, not what
+  // ran before it (an empty attempt after the real backward, an error
+  // caught earlier and thrown again by hand inside it).
+  if (kind == "begin") {
+    attempt_from_ = backwards_;
+    reused_in_attempt_ = false;
+    attempt_reused_.clear();
+    last_error_.clear();
+    return;
+  }
   Tensor t;
   bool tainted = false;
   if (e.contains("id")) {
@@ -520,10 +531,19 @@ void Replayer::lab(const json& e) {
     record_routes[label]["after_backwards"].push_back(backwards_);
     record_routes[label]["backward_passes"] = backwards_since_record_;
     record_routes[label]["reused_retained_graph"] = reused_since_record_;
+    // An attempt's record: what its body did (passes, a kept graph gone
+    // through again, by which roots).
+    const bool attempt = attempt_from_ >= 0 && (kind == "error" || kind == "no_error");
+    if (attempt) {
+      record_routes[label]["attempt_passes"] = backwards_ - attempt_from_;
+      record_routes[label]["reused_in_attempt"] = reused_in_attempt_;
+    }
+    const auto& roots = attempt ? attempt_reused_ : reused_roots_;
     auto& reused = record_reused_[label];
-    reused.insert(reused.end(), reused_roots_.begin(), reused_roots_.end());
+    reused.insert(reused.end(), roots.begin(), roots.end());
   }
   reused_roots_.clear();
+  attempt_from_ = -1;
   backwards_since_record_ = 0;
   reused_since_record_ = false;
   last_error_.clear();

@@ -192,6 +192,11 @@ class Replayer final : public replay::Tensors {
   // The roots a backward went through again (a graph retain_graph kept), since
   // the last record, and by the record that followed them.
   std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>> reused_roots_;
+  // Inside an attempt's body (lab.attempt): the passes before it began, and
+  // the kept graphs its body went through again. -1: no attempt open.
+  int attempt_from_ = -1;
+  bool reused_in_attempt_ = false;
+  std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>> attempt_reused_;
   std::map<std::string, std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>>> record_reused_;
   // The named tensor a backward's root only restates, or "" (replayer.cpp).
   std::string restated(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const;

@@ -56,6 +56,7 @@ class Lab {
   // when it throws, or that it finished without an error.
   template <class F>
   void attempt(const std::string& label, F&& body) {
+    begin_attempt(label);
     try {
       body();
     } catch (const std::exception& e) {
@@ -65,6 +66,8 @@ class Lab {
     no_error(label);
   }
 
+  // Where an attempt's body begins: what it records is what the body did.
+  void begin_attempt(const std::string& label);
   // Records an error the exercise caught itself.
   void error(const std::string& label, const std::exception& e);
   void no_error(const std::string& label);
