@@ -2,16 +2,12 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <clocale>
 #include <functional>
 #include <cstring>
@@ -46,15 +42,7 @@ std::string mib(uint64_t bytes) {
 struct Sink {
   int fd;
   bool ok = true;
-  void raw(const void* p, size_t n) {
-    const char* c = static_cast<const char*>(p);
-    while (ok && n) {
-      const ssize_t w = write(fd, c, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) ok = false;
-      else c += w, n -= static_cast<size_t>(w);
-    }
-  }
+  void raw(const void* p, size_t n) { ok = ok && write_all(fd, p, n); }
   void record(char type, std::initializer_list<std::string_view> fields) {
     raw(&type, 1);
     for (std::string_view f : fields) {
@@ -310,12 +298,14 @@ std::string child_failure(int status, bool late, const ArchiveLimits& l) {
 
 }  // namespace
 
-bool archive_named(std::string_view name) {
+std::string archive_stem(std::string_view name) {
   const std::string n = ascii_lower(std::string(name));
   for (const char* tail : {".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz"})
-    if (ends_with(n, tail) && n.size() > std::strlen(tail)) return true;
-  return false;
+    if (ends_with(n, tail) && n.size() > std::strlen(tail)) return std::string(name.substr(0, n.size() - std::strlen(tail)));
+  return "";
 }
+
+bool archive_named(std::string_view name) { return !archive_stem(name).empty(); }
 
 Unpacked unpack_fenced(std::string_view bytes, const std::function<bool(const std::string&)>& wanted,
                        const ArchiveLimits& limits) {
@@ -324,47 +314,12 @@ Unpacked unpack_fenced(std::string_view bytes, const std::function<bool(const st
     u.refused = "an archive of " + mib(bytes.size()) + ": the grader opens archives up to " + mib(limits.archive_bytes);
     return u;
   }
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return u.refused = "the grader could not start its unpacker (pipe)", u;
-  const pid_t pid = fork_between_writes();
-  if (pid < 0) {
-    close(fds[0]), close(fds[1]);
-    return u.refused = "the grader could not start its unpacker (fork)", u;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    unpack_child(fds[1], bytes, limits, wanted);
-  }
-  close(fds[1]);
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits.wall_seconds);
-  bool late = false, too_long = false;
-  for (std::unique_ptr<char[]> buf(new char[1 << 16]);;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      late = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left.count()));
-    if (ready <= 0) continue;  // EINTR, or the deadline (checked above)
-    const ssize_t n = read(fds[0], buf.get(), 1 << 16);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf.get(), static_cast<size_t>(n));
-    if (text.size() > kMaxAnswer) {
-      too_long = true;
-      break;
-    }
-  }
-  close(fds[0]);
-  if (late || too_long) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (too_long) return Unpacked{"it holds more source than the grader reads (" + mib(kMaxAnswer) + "): not opened", {}, {}};
-  if (late || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return Unpacked{child_failure(status, late, limits), {}, {}};
-  if (!parse_answer(text, u)) return Unpacked{"the unpacker's answer was malformed: not opened", {}, {}};
+  const ChildAnswer a =
+      fork_and_read([&](int fd) { unpack_child(fd, bytes, limits, wanted); }, limits.wall_seconds, kMaxAnswer);
+  if (!a.failed.empty()) return u.refused = "the grader could not start its unpacker (" + a.failed + ")", u;
+  if (a.too_long) return Unpacked{"it holds more source than the grader reads (" + mib(kMaxAnswer) + "): not opened", {}, {}};
+  if (a.late || !WIFEXITED(a.status) || WEXITSTATUS(a.status) != 0) return Unpacked{child_failure(a.status, a.late, limits), {}, {}};
+  if (!parse_answer(a.text, u)) return Unpacked{"the unpacker's answer was malformed: not opened", {}, {}};
   if (!u.refused.empty()) u.files.clear();  // a refused archive gives nothing, not a part
   return u;
 }

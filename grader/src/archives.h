@@ -57,6 +57,8 @@ struct Unpacked {
 
 // "exercise3.zip", "lab.tar.gz", "lab.tgz", "lab.tar" (any letter case).
 bool archive_named(std::string_view name);
+// Its name without the archive's ending ("exercise3" of "Exercise3.tar.gz"); "" when it names no archive.
+std::string archive_stem(std::string_view name);
 
 // Opens the archive `bytes` under the limits, in a fenced child. The bytes
 // of the files whose own name `wanted` accepts (the first 100) come back;

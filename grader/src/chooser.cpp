@@ -7,7 +7,6 @@
 #include <deque>
 #include <utility>
 #include <cctype>
-#include <cstring>
 #include <regex>
 #include <tuple>
 #include <utility>
@@ -57,6 +56,11 @@ std::string squeezed(const std::string& s) {
 bool conventional_folder(const std::string& folder, const std::string& exercise) {
   const std::string f = squeezed(folder);
   return f == "exercises" || f == "src" || f == squeezed(exercise);
+}
+
+// Rule 4's place: 0 the top, 1 a conventional folder, 2 elsewhere.
+int place_of(const std::vector<std::string>& folders, const std::string& exercise) {
+  return folders.empty() ? 0 : conventional_folder(folders.back(), exercise) ? 1 : 2;
 }
 
 // A definition of main() at the start of a declaration: `int main(`, `auto main(`.
@@ -112,7 +116,7 @@ struct Walker {
   void add(Found f, const std::vector<std::string>& folders) {
     f.source = source;
     f.depth = static_cast<int>(folders.size());
-    f.place = folders.empty() ? 0 : conventional_folder(folders.back(), f.exercise) ? 1 : 2;
+    f.place = place_of(folders, f.exercise);
     f.too_large = f.size > kMaxSubmissionBytes;
     if (f.too_large) f.text.clear();
     f.own_main = !f.text.empty() && defines_main(f.text);
@@ -122,11 +126,9 @@ struct Walker {
   // The order in which files are read (and archives opened) when there are
   // more than the budget: the likeliest first.
   static bool likelier(const Seen& a, const Seen& b, bool lms) {
-    const std::string& e = a.f.exercise;
     auto key = [&](const Seen& x) {
-      const bool exact = given_stem(x.f.name, lms) == ascii_lower(x.f.exercise.empty() ? e : x.f.exercise);
-      const int place = x.folders.empty() ? 0 : conventional_folder(x.folders.back(), x.f.exercise) ? 1 : 2;
-      return std::make_tuple(place, x.folders.size(), !exact, x.f.entry);
+      const bool exact = given_stem(x.f.name, lms) == ascii_lower(x.f.exercise);
+      return std::make_tuple(place_of(x.folders, x.f.exercise), x.folders.size(), !exact, x.f.entry);
     };
     return key(a) < key(b);
   }
@@ -140,11 +142,7 @@ struct Walker {
     const Unpacked u = unpack_fenced(
         r.text, [this](const std::string& base) { return !exercise_named(base, exercises).empty(); }, limits);
     if (!u.refused.empty()) {
-      std::string stem = ascii_lower(a.f.name);
-      for (const char* tail : {".gz", ".bz2", ".xz", ".tgz", ".tar", ".zip"})
-        if (stem.size() > std::strlen(tail) && stem.compare(stem.size() - std::strlen(tail), std::string::npos, tail) == 0)
-          stem.resize(stem.size() - std::strlen(tail));
-      out.bad_archives.push_back({a.f.entry, u.refused, exercise_named(stem + ".cpp", exercises)});
+      out.bad_archives.push_back({a.f.entry, u.refused, exercise_named(archive_stem(a.f.name) + ".cpp", exercises)});
       return note(a.f.entry, "not graded: an archive, " + u.refused);
     }
     for (const auto& s : u.skipped) note(a.f.entry + "/" + s.path, "not graded: in an archive, " + s.why);

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -22,6 +23,22 @@ namespace grader {
 std::shared_mutex& executable_writes();
 // fork(), never while an executable is being written.
 pid_t fork_between_writes();
+
+// Every byte of `n` at `p` to `fd`, through short writes and EINTR.
+bool write_all(int fd, const void* p, size_t n);
+
+// What a child forked to do untrusted or unbounded work (the replay, the
+// unpacker) wrote on its pipe: read until it ends, past `wall_seconds` or
+// past `max_bytes` (then it is killed), and how it ended. `child` runs in
+// the child with the pipe's write end and must _exit() itself.
+struct ChildAnswer {
+  std::string text;
+  int status = 0;        // waitpid's
+  bool late = false;     // killed at the wall clock
+  bool too_long = false;  // killed past max_bytes
+  std::string failed;    // "pipe" or "fork": no child ran
+};
+ChildAnswer fork_and_read(const std::function<void(int fd)>& child, int wall_seconds, size_t max_bytes);
 
 std::optional<std::string> read_file(const std::string& path);
 
