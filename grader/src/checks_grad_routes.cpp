@@ -23,9 +23,9 @@ std::string route_mismatch(const std::string& mine, const std::string& ref, cons
   if (mine.substr(0, mine.find('@')) != ref.substr(0, ref.find('@')))
     return route_words(mine) + ", where the exercise's goes through " + route_words(ref) + " (X is " + x + ")";
   if (mine.find('@') == std::string::npos)
-    return route_words(mine) + " like the exercise's, but the grader could not differentiate its root twice to see "
+    return "the same ops as the exercise's, but the grader could not differentiate its root twice to see "
            "which function of " + x + " it is (an op with no second derivative, or a graph past the grader's limits)";
-  return route_words(mine) + " like the exercise's, but its root is another function of " + x +
+  return "the same ops as the exercise's, but its root is another function of " + x +
          " (it curves otherwise: a stand-in built to give the same gradient at this point only)";
 }
 
@@ -113,6 +113,14 @@ bool started_elsewhere(const json& mine, const json& ref, const std::string& wha
 
 }  // namespace
 
+// Whether a check's curvature (rubric "curvature") holds its gradient to the
+// reference's function: only where the numbers were right. A stand-in is
+// built to give the right numbers; wrong numbers from the same ops are an
+// honest wrong formula, which the numbers already say (its curvature differs
+// too, and calling it a stand-in would blame the student for what they did
+// not do).
+static bool curvature_counts(const Check& c, const Outcome& o) { return c.spec.value("curvature", false) && o.pass; }
+
 // A gradient must be autograd's work: the replay knows how each named
 // tensor's .grad came to be (replay.cpp's provenance). A check of it fails
 // when the program set or changed it by hand, when the backward that wrote it
@@ -142,7 +150,7 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
   }
   if (how == "backward" && ref && ref->value("grad", "") == "backward")
     return started_elsewhere(p.value("seed", json()), ref->value("seed", json()), name + ".grad", o, hint,
-                             c.spec.value("curvature", false));
+                             curvature_counts(c, o));
   return false;
 }
 namespace {
@@ -212,7 +220,7 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
         const json seeds = snapshot_routes(student, label, "seeds"), want = snapshot_routes(reference, label, "seeds");
         if (i < seeds.size() && i < want.size() &&
             started_elsewhere(seeds[i], want[i], "the gradient in the snapshot \"" + label + "\"", o, hint,
-                              c.spec.value("curvature", false)))
+                              curvature_counts(c, o)))
           return true;
         continue;
       }

@@ -39,7 +39,24 @@ std::string solution_key(const std::optional<std::string>& text) { return text ?
 
 std::string solution_file_key(const std::string& path) { return solution_key(path.empty() ? std::nullopt : read_file(path)); }
 
-std::string probes_key(const Rubric& rubric) { return sha256_hex(json(rubric.probes).dump()).substr(0, 16); }
+std::vector<Shadow> shadows_of(const Rubric& rubric) {
+  std::vector<Shadow> out;
+  for (const Check& c : rubric.checks) {
+    if (c.kind == "derives_from") out.push_back({c.id, c.spec["source"], false, c.spec["tensor"]});
+    if (c.kind == "updated_from_grad") out.push_back({c.id, c.spec["tensor"], true, c.spec["tensor"]});
+    if (c.kind == "snapshots" && c.spec.contains("source"))
+      out.push_back({c.id, c.spec["source"], false, "", c.spec["labels"].get<std::vector<std::string>>()});
+  }
+  return out;
+}
+
+std::string replay_key(const Rubric& rubric) {
+  json shadows = json::array();
+  for (const Shadow& s : shadows_of(rubric)) shadows.push_back({s.id, s.source, s.grads, s.observe, s.records});
+  const json asked = {{"probes", rubric.probes}, {"shadows", shadows}, {"curvature", rubric.curvature},
+                      {"own_functions", rubric.custom_functions}};
+  return sha256_hex(asked.dump()).substr(0, 16);
+}
 
 json facts_document(const Rubric& rubric, const json& snapshot, const std::string& solution_sha256,
                     bool visible_only, const std::optional<std::string>& starter_source, int variant) {
@@ -86,7 +103,7 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
     for (const Check& c : rubric.checks)
       if (shadows.contains(c.id) && !(visible_only && c.hidden)) body["provenance"]["shadows"][c.id] = shadows[c.id];
   }
-  json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"probes", probes_key(rubric)}};
+  json doc = {{"facts", kFactsVersion}, {"exercise", rubric.exercise}, {"replay", replay_key(rubric)}};
   if (!solution_sha256.empty()) doc["solution_sha256"] = solution_sha256;
   if (!rubric.variants.empty()) doc["given"] = given_at(rubric, variant);
   doc["visible_only"] = visible_only;
@@ -159,8 +176,8 @@ std::optional<json> read_facts(const std::string& path, const Rubric& rubric, co
     why = path + " holds the facts of " + doc.value("exercise", std::string("?")) + ", not " + rubric.exercise;
     return std::nullopt;
   }
-  if (doc.value("probes", "") != probes_key(rubric)) {
-    why = path + " was recorded for other probes than the rubric's (the rubric changed since)";
+  if (doc.value("replay", "") != replay_key(rubric)) {
+    why = path + " was recorded for other probes or route questions than the rubric's (the rubric changed since)";
     return std::nullopt;
   }
   if (!rubric.variants.empty() && doc.value("given", json()) != given_at(rubric, variant)) {

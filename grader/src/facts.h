@@ -6,15 +6,25 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "blanks.h"
+#include "replay.h"
 #include "rubric.h"
 
 namespace grader {
 
-// Which probes a snapshot was taken with: recorded facts, and cached
-// reference runs, are good only for the rubric's probes as they are now.
-std::string probes_key(const Rubric& rubric);
+// The questions of numerical dependence the rubric's route checks ask
+// (replay.h's Shadow): a copy that must follow its source, a parameter whose
+// updates must follow its gradients.
+std::vector<Shadow> shadows_of(const Rubric& rubric);
+
+// What the replay of a run was asked: the rubric's probes, its shadows,
+// whether it probes curvature and whether the exercise has Functions of its
+// own. Recorded facts, and cached reference runs, are good only for the
+// rubric's questions as they are now (a check that turns on curvature needs
+// the reference's routes with it).
+std::string replay_key(const Rubric& rubric);
 
 // The facts document for a reference snapshot (the run's nonce and usage
 // left out: they change from run to run). `solution_sha256` is empty in a

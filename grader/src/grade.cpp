@@ -69,19 +69,6 @@ struct Run {
   std::vector<uint64_t> trace;    // where an escaped exception was thrown: offsets into the program
 };
 
-// The questions of numerical dependence the rubric's route checks ask
-// (replay.h's Shadow): a copy that must follow its source, a parameter whose
-// updates must follow its gradients.
-std::vector<Shadow> shadows_of(const Rubric& rubric) {
-  std::vector<Shadow> out;
-  for (const Check& c : rubric.checks) {
-    if (c.kind == "derives_from") out.push_back({c.id, c.spec["source"], false, c.spec["tensor"]});
-    if (c.kind == "updated_from_grad") out.push_back({c.id, c.spec["tensor"], true, c.spec["tensor"]});
-    if (c.kind == "snapshots" && c.spec.contains("source"))
-      out.push_back({c.id, c.spec["source"], false, "", c.spec["labels"].get<std::vector<std::string>>()});
-  }
-  return out;
-}
 
 // The program's result with its facts replaced by the replay's of its tape
 // (`taped`: built against gradlab's engine, which writes one).
@@ -264,7 +251,7 @@ const std::string& grader_build() {
 
 json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolate, const json& given) {
   const fs::path cached = fs::path(b.program).parent_path() /
-                          ("snapshot-" + probes_key(rubric) + "-" + sha256_hex(grader_build() + given.dump()).substr(0, 12) + ".json");
+                          ("snapshot-" + replay_key(rubric) + "-" + sha256_hex(grader_build() + given.dump()).substr(0, 12) + ".json");
   if (auto text = read_file(cached.string())) {
     try {
       return json::parse(*text);

@@ -1,5 +1,7 @@
 #include "replay_route.h"
 
+#include "sha256.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -161,6 +163,28 @@ std::vector<Tensor> reached_leaves(const Tensor& root, const std::vector<Tensor>
   return out;
 }
 
+// Where the root was probed: a short digest of each leaf's shape and values
+// (to 6 digits), sorted, so that the order the program made them in does not
+// matter. Two curvatures say something about two functions only at one point.
+std::string point_of(const std::vector<Tensor>& leaves) {
+  std::vector<std::string> parts;
+  for (const Tensor& l : leaves) {
+    std::string d;
+    for (int64_t s : l.sizes()) d += std::to_string(s) + "x";
+    const Tensor v = l.detach().to(torch::kDouble).reshape({-1});
+    char buf[32];
+    for (int64_t i = 0; i < v.numel(); ++i) {
+      std::snprintf(buf, sizeof buf, ",%.6g", v[i].item<double>());
+      d += buf;
+    }
+    parts.push_back(sha256_hex(d).substr(0, 8));
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
 }  // namespace
 
 std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const Tensor& root, const Tensor& given,
@@ -175,31 +199,55 @@ std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const T
   if (elements > kMaxProbeElements) return out;
   std::vector<Tensor> held;
   for (const Tensor& t : grads) held.push_back(t.grad());
-  try {
-    gradlab::autograd::AutoGradMode on(true);
-    const auto g = gradlab::autograd::grad({root}, leaves, {given}, true, true, true);
+  // Four projections of a Hessian-vector product over the leaves.
+  auto projections = [&](const std::vector<Tensor>& hv) {
+    gradlab::autograd::NoGradGuard off;
+    std::string c;
+    for (uint64_t k = 1; k <= 4; ++k) {
+      double p = 0.0;
+      for (size_t i = 0; i < leaves.size(); ++i)
+        if (hv[i].defined()) p += (hv[i].to(torch::kDouble) * probe_vector(leaves[i], k)).sum().item<double>();
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.12g", p);
+      c += (c.empty() ? "" : ",") + std::string(buf);
+    }
+    return c + "#" + point_of(leaves);
+  };
+  // d/d(leaves) of Σ g·v over `of` with its first-order gradients `g`.
+  auto second = [&](const std::vector<Tensor>& of, const std::vector<Tensor>& g) {
     Tensor s;
-    for (size_t i = 0; i < leaves.size(); ++i)
+    for (size_t i = 0; i < of.size(); ++i)
       if (g[i].defined() && g[i].requires_grad()) {
-        const Tensor term = (g[i].to(torch::kDouble) * probe_vector(leaves[i], 0)).sum();
+        const Tensor term = (g[i].to(torch::kDouble) * probe_vector(of[i], 0)).sum();
         s = s.defined() ? s + term : term;
       }
-    std::vector<Tensor> hv(leaves.size());
-    if (s.defined()) {
-      const auto h = gradlab::autograd::grad({s}, leaves, {}, true, false, true);
-      for (size_t i = 0; i < leaves.size(); ++i) hv[i] = h[i];
-    }
-    gradlab::autograd::NoGradGuard off;
+    if (!s.defined()) return std::vector<Tensor>(leaves.size());
+    return gradlab::autograd::grad({s}, leaves, {}, true, false, true);
+  };
+  try {
+    gradlab::autograd::AutoGradMode on(true);
+    // Each leaf: its own row of the Hessian, projected.
+    const auto g = gradlab::autograd::grad({root}, leaves, {given}, true, true, true);
+    const std::vector<Tensor> hv = second(leaves, g);
     for (size_t i = 0; i < leaves.size(); ++i) {
       if (!g[i].defined()) continue;  // the root does not reach it
-      std::string c;
-      for (uint64_t k = 1; k <= 4; ++k) {
-        const double p = hv[i].defined() ? (hv[i].to(torch::kDouble) * probe_vector(leaves[i], k)).sum().item<double>() : 0.0;
-        char buf[40];
-        std::snprintf(buf, sizeof buf, "%.12g", p);
-        c += (c.empty() ? "" : ",") + std::string(buf);
+      std::vector<Tensor> own(leaves.size());
+      own[i] = hv[i];
+      out[leaves[i].unsafeGetTensorImpl()] = projections(own);
+    }
+    // Each kept intermediate (retain_grad): how the root's gradient there
+    // changes with the leaves. 3q + 6z − 18 has the gradient 3 = z at q,
+    // but a constant one where q·z's moves with z. (One at a time: another
+    // tensor kept by the program must not change this one's numbers.)
+    size_t kept = 0;
+    for (const Tensor& t : grads) {
+      if (t.is_leaf() || !t.requires_grad() || !t.grad_fn() || ++kept > kMaxProbeLeaves) continue;
+      try {
+        const auto gt = gradlab::autograd::grad({root}, {t}, {given}, true, true, true);
+        if (gt[0].defined()) out[t.unsafeGetTensorImpl()] = projections(second({t}, gt));
+      } catch (const std::exception&) {
+        // not twice differentiable from here: this one has no curvature to compare
       }
-      out[leaves[i].unsafeGetTensorImpl()] = c;
     }
   } catch (const std::exception&) {
     out.clear();  // not twice differentiable here: no curvature to compare
@@ -223,7 +271,25 @@ bool routes_agree(const std::string& a, const std::string& b, bool curvature) {
     }
     return v;
   };
-  const auto x = numbers(a.substr(ia + 1)), y = numbers(b.substr(ib + 1));
+  // At another point (other values, or a leaf of the reference's that does
+  // not require grad here), curvatures differ for honest mistakes too: the
+  // value checks judge those. Leaves the program adds are allowed for.
+  const size_t pa = a.find('#', ia), pb = b.find('#', ib);
+  if (pa != std::string::npos && pb != std::string::npos) {
+    auto digests = [](const std::string& s) {
+      std::multiset<std::string> d;
+      for (size_t at = 0; at < s.size();) {
+        const size_t end = std::min(s.find('.', at), s.size());
+        d.insert(s.substr(at, end - at));
+        at = end + 1;
+      }
+      return d;
+    };
+    const auto mine = digests(a.substr(pa + 1)), want = digests(b.substr(pb + 1));
+    if (!std::includes(mine.begin(), mine.end(), want.begin(), want.end())) return true;
+  }
+  const auto x = numbers(a.substr(ia + 1, pa == std::string::npos ? std::string::npos : pa - ia - 1)),
+             y = numbers(b.substr(ib + 1, pb == std::string::npos ? std::string::npos : pb - ib - 1));
   if (x.size() != y.size()) return false;
   double scale = 1e-9;
   for (size_t i = 0; i < x.size(); ++i) scale = std::max({scale, std::abs(x[i]), std::abs(y[i])});

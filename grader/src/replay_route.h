@@ -19,9 +19,10 @@ std::string route_to(const torch::Tensor& target, const std::shared_ptr<gradlab:
 
 // How the root, as a function of `leaves` (every other input held at the
 // values it had), curves: four projections of its Hessian-vector product
-// onto fixed vectors, per leaf, as "c1,c2,c3,c4" (numbers that depend only on
-// the function and the leaves' shapes, the same in the student's replay and
-// the reference's). Two roots with the same gradient at this point but not
+// onto fixed vectors, per leaf, as "c1,c2,c3,c4#point": numbers that depend
+// only on the function, the point and the leaves' shapes (the same in the
+// student's replay and the reference's), and where the point was (each
+// reached leaf's values, digested). Two roots with the same gradient at this point but not
 // the same function of the leaves curve differently: a stand-in
 // mse_loss(w, w₀ − g/2) has the curvature 2 where the exercise's loss has
 // 2·mean(x²). Computed by a double backward through the root's graph before
@@ -35,8 +36,9 @@ std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const t
                                                                          const std::vector<torch::Tensor>& grads);
 
 // Whether two routes (route_to's, with curvature_of's numbers after '@')
-// agree: the same ops, and with `curvature`, where both have them, the same
-// curvature. (Opt-in, per check: a wrong formula curves otherwise too, and
+// agree: the same ops, and with `curvature`, where both have them and were
+// probed at the reference's point (the program's leaves include the
+// reference's, with their values), the same curvature. (Opt-in, per check: a wrong formula curves otherwise too, and
 // where the statement names its loss a graph check already says so; where a
 // loss is made anew each step, with no name, the curvature is what tells a
 // stand-in from it.)

@@ -42,7 +42,8 @@ Replayer::Origin Replayer::reached_from(const std::vector<std::pair<Tensor, Tens
     if (!r.defined()) continue;
     std::string route = r.grad_fn() ? route_to(t, r.grad_fn()) : r.is_same(t) ? "X" : "";
     if (route.empty()) continue;
-    if (i < curvature.size() && route != "X")
+    // (A root that is the tensor itself has no curvature in it to compare.)
+    if (i < curvature.size() && !r.is_same(t))
       if (const auto c = curvature[i].find(t.unsafeGetTensorImpl()); c != curvature[i].end()) route += "@" + c->second;
     reaching.emplace_back(i, route);
   }

@@ -354,3 +354,36 @@ TEST_CASE("curvature: a stand-in with the loss's gradient curves otherwise", "[g
   const std::string ca = a.at(w.unsafeGetTensorImpl()), cb = b.at(w.unsafeGetTensorImpl());
   CHECK(std::stod(ca) / std::stod(cb) == Approx(7.5));
 }
+
+// Curvature says something about two functions only at one point: at other
+// values, or with a leaf of the reference's that does not require grad, an
+// honest wrong answer curves otherwise too, and is not held to it. A kept
+// intermediate (retain_grad) is probed too: the tangent plane 3q + 6z − 18
+// has f = q·z's gradient 3 at q, but one that does not move with z.
+TEST_CASE("curvature: compared at the reference's point only, and at kept intermediates", "[grader][replay]") {
+  using grader::replay::curvature_of;
+  using grader::replay::routes_agree;
+  auto f_of = [](double xv, bool y_tracked, bool tangent) {
+    torch::Tensor x = torch::tensor(xv, torch::requires_grad());
+    torch::Tensor y = y_tracked ? torch::tensor(2.0, torch::requires_grad()) : torch::tensor(2.0);
+    torch::Tensor z = torch::tensor(3.0, torch::requires_grad());
+    torch::Tensor q = x.pow(2) + y;
+    q.retain_grad();
+    torch::Tensor f = tangent ? 3 * q + 6 * z - 18 : q * z;
+    std::vector<torch::Tensor> leaves{x, z};
+    if (y_tracked) leaves.push_back(y);
+    const auto c = curvature_of(f, {}, leaves, {x, y, z, q});
+    return std::pair{c.count(z.unsafeGetTensorImpl()) ? "X@" + c.at(z.unsafeGetTensorImpl()) : std::string(),
+                     c.count(q.unsafeGetTensorImpl()) ? "X@" + c.at(q.unsafeGetTensorImpl()) : std::string()};
+  };
+  const auto ref = f_of(-2, true, false), tangent = f_of(-2, true, true);
+  REQUIRE(!ref.first.empty());
+  REQUIRE(!ref.second.empty());
+  REQUIRE(!tangent.second.empty());
+  CHECK(routes_agree(f_of(-2, true, false).first, ref.first, true));  // the same function, the same numbers
+  CHECK_FALSE(routes_agree(tangent.first, ref.first, true));         // z's row: 0 where q·z's is not
+  CHECK_FALSE(routes_agree(tangent.second, ref.second, true));       // q's gradient is constant in the tangent
+  CHECK(routes_agree(f_of(2, true, false).first, ref.first, true));   // x = 2: another point, not compared
+  CHECK(routes_agree(f_of(-2, false, false).first, ref.first, true)); // y untracked: the reference's leaf is missing
+  CHECK_FALSE(routes_agree(f_of(2, true, false).first, f_of(2, true, true).first, true));  // at one point, compared
+}
