@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include <gradlab/failed_node.h>
 #include <gradlab/tape.h>
 
 #include <cmath>
@@ -165,6 +166,7 @@ void Replayer::op(const json& e) {
   bool threw = false;
   {
     gradlab::autograd::AutoGradMode mode(!e.value("no_grad", false));
+    gradlab::autograd::clear_failed_node();
     try {
       out = it->second(e.at("args"), *this);
     } catch (const Failure&) {
@@ -197,12 +199,13 @@ void Replayer::op(const json& e) {
     last_error_ = thrown;
     error_from_.clear();
     // What the error is about: a backward's roots (not the gradient it was
-    // given, nor its inputs=), an in-place op's target (not what it adds);
+    // given, nor its inputs=), or the leaves of the saved tensor it found
+    // changed; an in-place op's target (not what it adds);
     // any other op's operands. An error provoked on a throwaway tensor that
     // only takes the named one as an argument is not the named one's.
     std::vector<Tensor> about;
     if (backward || name == "autograd::grad")
-      for (const auto& [r, given] : backward_roots(args, name == "autograd::grad" ? 2 : 1)) about.push_back(r);
+      about = backward_error_about(args, name == "autograd::grad" ? 2 : 1, thrown);
     else if (name.size() > 1 && name.back() == '_' && !inputs_.empty())
       about.push_back(inputs_[0]);
     else

@@ -209,7 +209,11 @@ class Replayer final : public replay::Tensors {
   void op(const json& e);
   // Per leaf, how a backward's root curves in the leaves (replay_route.h).
   using Curvatures = std::unordered_map<const gradlab::TensorImpl*, std::string>;
-  std::vector<std::pair<Tensor, Tensor>> backward_roots(const json& args, size_t given_at);
+  std::vector<std::pair<Tensor, Tensor>> backward_roots(const json& args, size_t given_at) const;
+  // What a backward's error is about: the leaves and tensors under the node
+  // that found a saved tensor changed in place (the tensor it saved came
+  // from them), or else the backward's roots.
+  std::vector<Tensor> backward_error_about(const json& args, size_t given_at, const std::string& error) const;
   std::vector<Curvatures> curvature_before_backward(
       const json& args, size_t given_at, const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before);
   static constexpr int kMaxCurvatureProbes = 200;  // the backwards probed in one replay (a long loop: the first)

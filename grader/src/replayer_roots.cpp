@@ -5,6 +5,10 @@
 #include "replay_route.h"
 #include "replayer.h"
 
+#include <gradlab/failed_node.h>
+
+#include <unordered_set>
+
 namespace grader::replay {
 namespace {
 
@@ -64,7 +68,7 @@ Replayer::Origin Replayer::reached_from(const std::vector<std::pair<Tensor, Tens
 
 // A backward's roots, each with the gradient it starts from (undefined:
 // none given), from the op's arguments: one tensor, or lists of them.
-std::vector<std::pair<Tensor, Tensor>> Replayer::backward_roots(const json& args, size_t given_at) {
+std::vector<std::pair<Tensor, Tensor>> Replayer::backward_roots(const json& args, size_t given_at) const {
   auto list = [](const json& a) { return a.is_array() ? a : a.is_null() ? json::array() : json::array({a}); };
   auto tensor = [&](const json& id) {
     return id.is_number_integer() && tensors_.count(id.get<int64_t>()) ? tensors_.at(id.get<int64_t>()) : Tensor();
@@ -74,6 +78,31 @@ std::vector<std::pair<Tensor, Tensor>> Replayer::backward_roots(const json& args
   const json roots = list(args[0]), givens = args.size() > given_at ? list(args[given_at]) : json::array();
   for (size_t i = 0; i < roots.size(); ++i) out.emplace_back(tensor(roots[i]), i < givens.size() ? tensor(givens[i]) : Tensor());
   return out;
+}
+
+std::vector<Tensor> Replayer::backward_error_about(const json& args, size_t given_at, const std::string& error) const {
+  std::vector<Tensor> about;
+  const auto failed = gradlab::autograd::last_failed_node();
+  if (failed && error.find("modified by an inplace operation") != std::string::npos) {
+    // The leaves the failing node's graph reaches (bounded: a forged graph
+    // buys nothing by being long).
+    std::unordered_set<const gradlab::autograd::Node*> seen;
+    std::vector<const gradlab::autograd::Node*> stack{failed.get()};
+    while (!stack.empty() && seen.size() < 20000) {
+      const auto* n = stack.back();
+      stack.pop_back();
+      if (!n || !seen.insert(n).second) continue;
+      if (const auto* acc = dynamic_cast<const torch::autograd::AccumulateGrad*>(n)) about.push_back(acc->variable);
+      for (const auto& e : n->next_edges()) stack.push_back(e.function.get());
+    }
+    // And the program's tensors computed in that graph (w rebound to w − lr·g
+    // is no leaf, but the tensor the node saved came from it).
+    for (const auto& [id, t] : tensors_)
+      if (t.defined() && t.grad_fn() && seen.count(t.grad_fn().get())) about.push_back(t);
+    return about;
+  }
+  for (const auto& [r, given] : backward_roots(args, given_at)) about.push_back(r);
+  return about;
 }
 
 // How each root curves in the leaves (replay_route.h), one map per root.

@@ -1,6 +1,8 @@
 // Engine behaviour beyond single ops: deep graphs, grad(), custom functions.
 #include "reference.h"
 
+#include <gradlab/failed_node.h>
+
 using torch::Tensor;
 
 TEST_CASE("a chain of 1,000,000 ops builds, backpropagates and is freed", "[engine][deep]") {
@@ -197,4 +199,23 @@ TEST_CASE("mm's backward gives the same gradients whatever the gradient's layout
   ba1.bmm(bb1).backward(gs);
   CHECK(torch::allclose(ba1.grad(), gs.contiguous().bmm(bb.transpose(1, 2).contiguous()), 1e-10, 1e-10));
   CHECK(torch::allclose(bb1.grad(), ba.transpose(1, 2).contiguous().bmm(gs.contiguous()), 1e-10, 1e-10));
+}
+
+// The node that raised in a backward is kept for a grader's replay
+// (gradlab/failed_node.h): the one that found its saved tensor changed, not
+// the root's, and none after a clear or a backward that raised nothing.
+TEST_CASE("the node a failed backward raised in", "[engine]") {
+  gradlab::autograd::clear_failed_node();
+  Tensor w = torch::ones({3}, torch::requires_grad()), a = torch::ones({3}, torch::requires_grad());
+  Tensor e = a.exp();
+  (w * 2).sum().backward();
+  CHECK_FALSE(gradlab::autograd::last_failed_node());
+  e += 1;
+  CHECK_THROWS_WITH((e.sum() + w.sum()).backward(), Catch::Contains("modified by an inplace operation"));
+  const auto failed = gradlab::autograd::last_failed_node();
+  REQUIRE(failed);
+  CHECK(failed->name() == "ExpBackward0");
+  CHECK(failed->next_edges().at(0).function->name() == "torch::autograd::AccumulateGrad");
+  gradlab::autograd::clear_failed_node();
+  CHECK_FALSE(gradlab::autograd::last_failed_node());
 }

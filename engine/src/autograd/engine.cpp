@@ -9,12 +9,14 @@
 #include <cmath>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <unordered_set>
 #include <utility>
 
 #include "gradlab/autograd.h"
+#include "gradlab/failed_node.h"
 #include "autograd/anomaly.h"
 #include "ops/ops_internal.h"
 
@@ -262,17 +264,33 @@ bool any_defined(const GradList& grads) {
   return false;
 }
 
+std::mutex g_failed_mutex;
+std::weak_ptr<Node> g_failed;
+
+void note_failed(Node* n) {
+  std::lock_guard<std::mutex> lock(g_failed_mutex);
+  g_failed = n->weak_from_this();
+}
+
 // Runs one node; its gradients are built straight into the caller's variable.
 GradList apply_node(Node* n, GradList& in) {
   if (!n->takes_undefined_grads() && !n->is_accumulate_grad() && !any_defined(in))
     return GradList(n->num_outputs());  // nothing flows on: every output undefined
-  if (!DetectAnomalyGuard::is_enabled()) return n->apply_into(in);
+  if (!DetectAnomalyGuard::is_enabled()) {
+    try {
+      return n->apply_into(in);
+    } catch (...) {
+      note_failed(n);
+      throw;
+    }
+  }
   try {
     anomaly::EvaluatingScope scope(n);  // nodes this backward builds get n as their parent
     GradList outs = n->apply_into(in);
     if (AnomalyMode::should_check_nan()) check_for_nan(n, outs);
     return outs;
   } catch (const std::exception&) {
+    note_failed(n);
     warn({"print_stack", "./torch/csrc/autograd/anomaly_mode.cpp", 49},
          str_cat("Error detected in ", n->name(), ". Traceback of forward call that caused the error:\n"));
     // Up the chain of backwards that built this node (create_graph).
@@ -497,6 +515,16 @@ auto run_with_room(F&& f) {
 }
 
 }  // namespace
+
+std::shared_ptr<Node> last_failed_node() {
+  std::lock_guard<std::mutex> lock(g_failed_mutex);
+  return g_failed.lock();
+}
+
+void clear_failed_node() {
+  std::lock_guard<std::mutex> lock(g_failed_mutex);
+  g_failed.reset();
+}
 
 bool Node::task_should_compute_output(size_t i) const {
   if (!should_compute_output(i)) return false;
