@@ -63,15 +63,20 @@ bool same_start(const json& a, const json& b) {
 // another route than the reference's (replayer.cpp's Route: the ops on the
 // way, spellings aside): a stand-in Σ w·g with g worked out by hand, or a
 // stand-in given the root's name.
+// With the numbers wrong too, it is a wrong formula, said as such: nothing
+// was built to give the same gradient.
 bool rooted_elsewise(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint,
-                     bool curvature) {
+                     bool curvature, bool numbers_right) {
   const std::string m = mine.value("route", ""), r = ref.value("route", "");
   if (m.empty() || r.empty() || replay::routes_agree(m, r, curvature)) return false;
   o.found = "a backward that reached it through " + route_words(m);
   o.message = what + " was written by a backward that reached it through " + route_mismatch(m, r, "the tensor") +
-              ": another computation with the same gradient is not the exercise's backward";
-  hint = "Call backward() on the result the statement names, computed as it says, not on another expression "
-         "built to give the same gradient.";
+              (numbers_right ? ": another computation with the same gradient is not the exercise's backward"
+                             : ": the result it came from is computed otherwise than the statement says");
+  hint = numbers_right ? "Call backward() on the result the statement names, computed as it says, not on another "
+                         "expression built to give the same gradient."
+                       : "Compute the result with the ops the statement gives (compare your formula with it, op by op), "
+                         "then call backward() on it.";
   return true;
 }
 
@@ -97,10 +102,11 @@ bool added_up_elsewise(const json& mine, const json& ref, const std::string& wha
 // A gradient a backward wrote, from a start the reference's backward did not
 // take: the right numbers from a seed that cancels what was left in .grad.
 bool started_elsewhere(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint,
-                       bool curvature) {
+                       bool curvature, bool numbers_right) {
   if (!mine.is_object() || !ref.is_object()) return false;
   if (same_start(mine, ref))
-    return rooted_elsewise(mine, ref, what, o, hint, curvature) || added_up_elsewise(mine, ref, what, o, hint);
+    return rooted_elsewise(mine, ref, what, o, hint, curvature, numbers_right) ||
+           added_up_elsewise(mine, ref, what, o, hint);
   o.found = "a backward " + start_text(mine);
   o.message = what + " was written by a backward " + start_text(mine) + ", where the exercise's backward starts " +
               start_text(ref);
@@ -150,7 +156,7 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
   }
   if (how == "backward" && ref && ref->value("grad", "") == "backward")
     return started_elsewhere(p.value("seed", json()), ref->value("seed", json()), name + ".grad", o, hint,
-                             curvature_counts(c, o));
+                             curvature_counts(c, o), o.pass);
   return false;
 }
 namespace {
@@ -220,7 +226,7 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
         const json seeds = snapshot_routes(student, label, "seeds"), want = snapshot_routes(reference, label, "seeds");
         if (i < seeds.size() && i < want.size() &&
             started_elsewhere(seeds[i], want[i], "the gradient in the snapshot \"" + label + "\"", o, hint,
-                              curvature_counts(c, o)))
+                              curvature_counts(c, o), o.pass))
           return true;
         continue;
       }

@@ -219,3 +219,14 @@ TEST_CASE("the node a failed backward raised in", "[engine]") {
   gradlab::autograd::clear_failed_node();
   CHECK_FALSE(gradlab::autograd::last_failed_node());
 }
+
+// torch::Reduction is at::Reduction, as LibTorch's torch namespace takes in
+// all of at's: the three spellings of a loss's reduction give one loss.
+TEST_CASE("torch::Reduction::Mean, at::Reduction::Mean and the default are one loss", "[engine]") {
+  const Tensor a = torch::tensor({1.0, 2.0, 4.0}), b = torch::tensor({0.0, 0.0, 1.0});
+  CHECK(torch::mse_loss(a, b, torch::Reduction::Mean).item<double>() == Approx(14.0 / 3));
+  CHECK(torch::mse_loss(a, b, at::Reduction::Mean).item<double>() == Approx(14.0 / 3));
+  CHECK(torch::mse_loss(a, b).item<double>() == Approx(14.0 / 3));
+  CHECK(torch::mse_loss(a, b, torch::Reduction::Sum).item<double>() == Approx(14.0));
+  CHECK(torch::l1_loss(a, b, torch::Reduction::None).sizes() == a.sizes());
+}

@@ -359,7 +359,8 @@ TEST_CASE("curvature: a stand-in with the loss's gradient curves otherwise", "[g
 // values, or with a leaf of the reference's that does not require grad, an
 // honest wrong answer curves otherwise too, and is not held to it. A kept
 // intermediate (retain_grad) is probed too: the tangent plane 3q + 6z − 18
-// has f = q·z's gradient 3 at q, but one that does not move with z.
+// has f = q·z's gradient 3 at q, but one that does not move with z. A leaf
+// nudged by 1e-5, or one the root leaves out, does not switch it off.
 TEST_CASE("curvature: compared at the reference's point only, and at kept intermediates", "[grader][replay]") {
   using grader::replay::curvature_of;
   using grader::replay::routes_agree;
@@ -386,4 +387,18 @@ TEST_CASE("curvature: compared at the reference's point only, and at kept interm
   CHECK(routes_agree(f_of(2, true, false).first, ref.first, true));   // x = 2: another point, not compared
   CHECK(routes_agree(f_of(-2, false, false).first, ref.first, true)); // y untracked: the reference's leaf is missing
   CHECK_FALSE(routes_agree(f_of(2, true, false).first, f_of(2, true, true).first, true));  // at one point, compared
+  // Near the point (x nudged by 1e-5): still compared, within 1e-2.
+  CHECK(routes_agree(f_of(-2.00001, true, false).first, ref.first, true));
+  CHECK_FALSE(routes_agree(f_of(-2.00001, true, true).first, ref.first, true));
+  // A root that reaches only some of the leaves that require grad is held to
+  // them all: w's stand-in mse_loss(w, c) beside an untouched b is not the
+  // loss of (w, b).
+  torch::Tensor w = torch::tensor(0.5, torch::requires_grad()), b = torch::tensor(0.0, torch::requires_grad());
+  const torch::Tensor x = torch::tensor({1.0, 2.0}), y = 2 * x + 1;
+  const torch::Tensor loss = torch::mse_loss(x * w + b, y);
+  const double g = (2 * (x * 0.5 - y) * x).mean().item<double>();
+  const torch::Tensor standin = torch::mse_loss(w, torch::tensor(0.5 - g / 2));
+  const std::string real = "Prod{X}@" + curvature_of(loss, {}, {w, b}, {w, b}).at(w.unsafeGetTensorImpl()),
+                    alone = "Prod{X}@" + curvature_of(standin, {}, {w, b}, {w, b}).at(w.unsafeGetTensorImpl());
+  CHECK_FALSE(routes_agree(alone, real, true));
 }

@@ -138,6 +138,9 @@ enum Reduction { None, Mean, Sum, END };
 
 namespace torch {
 using gradlab::Tensor;
+// LibTorch's torch namespace takes in all of at's: torch::Reduction::Mean is
+// the spelling its loss docs use.
+namespace Reduction = at::Reduction;
 using gradlab::TensorList;
 using gradlab::TensorOptions;
 using gradlab::ScalarType;
