@@ -35,7 +35,10 @@ constexpr uint64_t kManyOperands = uint64_t{1} << 40;
 
 class Terms {
  public:
-  explicit Terms(const Rubric& rubric) : rubric_(rubric) { none_ = make({"none", "", {}, {}}); }
+  explicit Terms(const Rubric& rubric) : rubric_(rubric) {
+    none_ = make({"none", "", {}, {}});
+    number_ = make({"number", "", {}, {}});
+  }
 
   int none() const { return none_; }
   const Term& at(int id) const { return terms_[static_cast<size_t>(id)]; }
@@ -137,7 +140,7 @@ class Terms {
     if (gf == "AddBackward0" && kids.size() == 2) return add(kids);
     if (gf == "AddBackward1" && kids.size() == 1) return add({kids[0], none_});  // tensor + number
     if (gf == "MulBackward0" && kids.size() == 2) return mul(kids);
-    if (gf == "MulBackward1" && kids.size() == 1) return mul({kids[0], none_});  // tensor * number
+    if (gf == "MulBackward1" && kids.size() == 1) return mul({kids[0], number_});  // tensor * number
     if (gf == "PowBackward0" && kids.size() == 1) return power(kids[0]);
     // A difference is a sum with a negated operand, however it is spelled:
     // 10 - d (rsub), -d + 10, torch::sub(a, b), a - 3.
@@ -191,6 +194,12 @@ class Terms {
     for (const auto& [k, c] : flat(kids, {}, "mul")) {
       const bool pw = at(k).op == "power";
       const int base = pw ? at(k).kids[0] : k;
+      if (k == number_ && count.count(base)) continue;  // numbers multiply into one
+      if (k == number_) {
+        count[base] = 1;
+        order.push_back(k);
+        continue;
+      }
       if (k == none_) {  // a product of constants is one constant
         if (std::find(order.begin(), order.end(), none_) == order.end()) order.push_back(k);
         continue;
@@ -199,18 +208,16 @@ class Terms {
       count[base] += pw || c > 1 ? 2 : 1;
     }
     std::vector<int> factors;
-    for (int b : order) factors.push_back(b != none_ && count[b] >= 2 ? power(b) : b);
+    for (int b : order) factors.push_back(b != none_ && b != number_ && count[b] >= 2 ? power(b) : b);
     if (factors.size() == 1) return factors[0];
     std::sort(factors.begin(), factors.end());
     factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
     return make({"mul", "", factors, {}});
   }
 
-  int neg(int operand) {
-    if (operand == none_) return none_;  // a constant's negation is a constant
-    if (at(operand).op == "neg") return at(operand).kids[0];
-    return make({"neg", "", {operand}, {}});
-  }
+  // A negation is a product with a number: -x ≡ -1.0 * x ≡ x * -1 (the
+  // number is the value checks' business, as everywhere here).
+  int neg(int operand) { return operand == none_ ? none_ : mul({operand, number_}); }
 
   int power(int base) {
     if (at(base).op == "power") return base;  // (x²)² is a power of x
@@ -219,7 +226,17 @@ class Terms {
 
   int sum(int operand) {
     if (operand == none_) return none_;
-    if (at(operand).op == "neg") return neg(sum(at(operand).kids[0]));  // Σ(−x) = −Σx
+    // Σ(c·x) = c·Σx for a number c (so Σ(−x) = −Σx); not for a tensor
+    // that needs no gradient: Σ(w·x) is no multiple of Σw.
+    if (at(operand).op == "mul") {
+      const Term inner = at(operand);  // a copy: the calls below grow the table
+      if (std::find(inner.kids.begin(), inner.kids.end(), number_) != inner.kids.end()) {
+        std::vector<int> rest;
+        for (int k : inner.kids)
+          if (k != number_) rest.push_back(k);
+        return mul({sum(rest.size() == 1 ? rest[0] : mul(rest)), number_});
+      }
+    }
     const bool distributes = std::find(rubric_.graph_rules.begin(), rubric_.graph_rules.end(), "sum_distributes") !=
                              rubric_.graph_rules.end();
     if (distributes && at(operand).op == "add") {
@@ -238,6 +255,7 @@ class Terms {
     }
     const Term& t = at(id);
     if (t.op == "none") out += "None";
+    else if (t.op == "number") out += "Number";
     else if (t.op == "leaf") out += t.name;
     else if (t.op == "named") {
       out += t.name + "=";
@@ -261,6 +279,7 @@ class Terms {
   std::vector<Term> terms_;
   std::map<Term, int> index_;
   int none_ = 0;
+  int number_ = 0;  // a number an op was given (x * 2, -x)
   const json empty_ = json::array();
 };
 

@@ -7,7 +7,9 @@
 //     which stays a node of its own;
 //   - a power is a power however written: x·x·x ≡ x.pow(3) ≡ x·x.pow(2);
 //   - a difference is a sum with a negated operand: 10 - d (rsub) ≡ -d + 10
-//     ≡ torch::sub(10, d), and Σ(−x) ≡ −Σx;
+//     ≡ torch::sub(10, d); a negation is a product with a number
+//     (-x ≡ -1.0·x ≡ x·-1), and a sum of a product with a number is that
+//     number times the sum: Σ(−x) ≡ −Σx ≡ -1·Σx;
 //   - a sum over every dimension of a tensor whose result is a scalar is
 //     sum(): next_h.sum({0, 1}) ≡ next_h.sum();
 //   - where the rubric's `graph_rules` allow "sum_distributes", the sum of a

@@ -218,17 +218,23 @@ TEST_CASE("a difference is a sum with a negated operand, however it is spelled",
   plus_d.op("AddBackward1", {plus_d.op("MmBackward0", {plus_d.leaf("w"), -1}, {"d"})}, {"L"});
   CHECK(same(rsub, negplus));
   CHECK(same(rsub, sub));
-  CHECK(grader::normal_form_text(rsub.done(), nullptr, rubric()) == "L=Add{None, Neg(d=MmBackward0(w, None))}");
+  CHECK(grader::normal_form_text(rsub.done(), nullptr, rubric()) == "L=Add{None, Mul{Number, d=MmBackward0(w, None)}}");
   // 10 + d is not 10 - d, and -d alone is not 10 - d.
   CHECK_FALSE(same(rsub, plus_d));
   CHECK_FALSE(same(rsub, minus_d));
-  // Σ(−x) is −Σx; a negation twice is none.
-  Graph sum_neg, neg_sum, neg_neg, plain;
+  // Σ(−x) is −Σx; a negation is a product with a number (-1.0·x, x·-1), so
+  // a negation twice is one too (the number is the value checks' business:
+  // the graph cannot tell −(−x) from 2·x).
+  Graph sum_neg, neg_sum, neg_neg, plain, times_minus_one, sum_times;
   sum_neg.op("SumBackward0", {sum_neg.op("NegBackward0", {sum_neg.op("SigmoidBackward0", {sum_neg.leaf("x")})})}, {"g"});
   neg_sum.op("NegBackward0", {neg_sum.op("SumBackward0", {neg_sum.op("SigmoidBackward0", {neg_sum.leaf("x")})})}, {"g"});
   neg_neg.op("NegBackward0", {neg_neg.op("NegBackward0", {neg_neg.op("SigmoidBackward0", {neg_neg.leaf("x")})})}, {"g"});
   plain.op("SigmoidBackward0", {plain.leaf("x")}, {"g"});
+  times_minus_one.op("MulBackward1", {times_minus_one.op("SigmoidBackward0", {times_minus_one.leaf("x")})}, {"g"});
+  sum_times.op("MulBackward1", {sum_times.op("SumBackward0", {sum_times.op("SigmoidBackward0", {sum_times.leaf("x")})})}, {"g"});
   CHECK(same(sum_neg, neg_sum));
-  CHECK(same(neg_neg, plain));
+  CHECK(same(sum_neg, sum_times));  // -1.0 * sigmoid(x).sum()
+  CHECK(same(neg_neg, times_minus_one));
+  CHECK_FALSE(same(neg_neg, plain));
   CHECK_FALSE(same(neg_sum, plain));
 }
