@@ -47,7 +47,7 @@ std::string call_differs(const json& mine, const json& ref, const Tolerance& tol
     found = on + " = " + values_text(mine.value("values", json()));
     return "on the grader's input " + shown(ref["input"]) + ", " + fn + " gives " + values_text(mine.value("values", json())) +
            " where the exercise's gives " + values_text(ref["values"]) +
-           ": a result right at the statement's values is not right everywhere";
+           ": it must be right on every input it is given, not only on the statement's";
   }
   if (same_node && ref.contains("grad_fn") && mine.value("grad_fn", json()) != ref["grad_fn"]) {
     found = on + " made by " + node_text(mine.value("grad_fn", json()));
@@ -71,11 +71,12 @@ std::string call_differs(const json& mine, const json& ref, const Tolerance& tol
              values_text(ref["rewritten"]) + " before backward (as a backward that reads the output its forward saved "
              "sees them) and the gradient of the output " + values_text(ref.value("grad_output", json())) +
              ", backward gives " + values_text(mg) + " where the exercise's gives " + values_text(rg) +
-             ": backward must compute from the output forward saved, not from the input or the forward again";
+             ": backward must compute from the output forward saved (not from the input or the forward again), "
+             "times the incoming gradient";
     return "on the grader's input " + shown(ref["input"]) + ", with the gradient of the output " +
            values_text(ref.value("grad_output", json())) + " (not all ones), backward gives " + values_text(mg) +
            " where the exercise's gives " + values_text(rg) +
-           ": the gradient must follow the input and the incoming gradient, not numbers that fit one case";
+           ": the gradient must follow the input and the incoming gradient on every input";
   }
   return "";
 }
@@ -96,7 +97,7 @@ std::string walk_differs(const json& mine, const json& ref, const std::string& f
   found = a.empty() ? json("nothing printed") : json(a);
   return "on " + graph + ", " + fn + " printed " + (a.empty() ? "nothing" : "other lines") + ": " +
          (b.empty() ? "it should print nothing" : first_difference(a, b)) +
-         "; a walk right on the statement's graph is not right on every graph";
+         "; the walk must be right on any graph it is handed";
 }
 
 // What a walk prints on a graph, as the probe's "line" says each node's line
