@@ -491,6 +491,9 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       r.hint = route_hint;
       if (!wrong_numbers.is_null()) o.found = wrong_numbers;
     }
+    // A failed snapshot beside labels the exercise does not use: say them.
+    if (c.kind == "snapshots" && !o.pass && o.message.find("which the exercise does not name") == std::string::npos)
+      o.message += unknown_labels(student, reference);
     if (c.kind != "stdout" && contradicted(c, student, o)) {
       o.pass = false;
       o.unreached = false;

@@ -48,6 +48,9 @@ Outcome check_grad(const Check& c, const std::string& name, const json& t, const
 
 // The checks of records (checks_records.cpp).
 Outcome check_snapshots(const Check& c, const json& student, const json& reference);
+// "; the program recorded "x", which the exercise does not name: …" for the
+// labels the program recorded that the reference never does ("" if none).
+std::string unknown_labels(const json& student, const json& reference);
 Outcome check_error(const Check& c, const json& student, const json& reference);
 Outcome check_no_error(const Check& c, const json& student, const json& reference);
 Outcome check_probe(const Check& c, const json& student, const json& reference);

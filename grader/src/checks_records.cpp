@@ -9,6 +9,23 @@
 
 namespace grader::check_detail {
 
+// The labels the program recorded that the exercise never uses, said after a
+// snapshot that is missing: a label spelled or numbered otherwise
+// ("accumulate 0" for "accumulate 1") is the likelier cause than the work.
+std::string unknown_labels(const json& student, const json& reference) {
+  std::set<std::string> known, unknown;
+  for (const auto& r : reference.value("records", json::array())) known.insert(r.value("label", ""));
+  for (const auto& r : student.value("records", json::array()))
+    if (!known.count(r.value("label", ""))) unknown.insert(r.value("label", ""));
+  if (unknown.empty()) return "";
+  std::string out;
+  size_t shown = 0;
+  for (const std::string& l : unknown)
+    if (shown++ < 3) out += (out.empty() ? "" : ", ") + ("\"" + l + "\"");
+  if (unknown.size() > 3) out += " and " + std::to_string(unknown.size() - 3) + " more";
+  return "; the program recorded " + out + ", which the exercise does not name: check the labels' spelling and numbering";
+}
+
 Outcome check_snapshots(const Check& c, const json& student, const json& reference) {
   std::set<std::string> labels;
   for (const auto& l : c.spec["labels"]) labels.insert(l.get<std::string>());
@@ -30,7 +47,7 @@ Outcome check_snapshots(const Check& c, const json& student, const json& referen
   for (const json* x : s) o.found.push_back(x->value("label", "") + ": " + record_text(x, fields));
   if (s.size() != r.size()) {
     o.message = std::to_string(s.size()) + " of these snapshots " + (s.size() == 1 ? "was" : "were") +
-                " recorded, expected " + std::to_string(r.size());
+                " recorded, expected " + std::to_string(r.size()) + unknown_labels(student, reference);
     o.unreached = s.size() < r.size();
     return o;
   }
