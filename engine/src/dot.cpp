@@ -43,7 +43,7 @@ std::string to_dot(const Tensor& root, const std::map<std::string, Tensor>& name
     while (!stack.empty()) {
       const autograd::Node* n = stack.back();
       stack.pop_back();
-      const auto& nexts = n->next_edges();
+      const auto& nexts = n->untaped_next_edges();
       // Visit children in order: push them reversed.
       std::vector<const autograd::Node*> fresh;
       for (const auto& e : nexts) {
@@ -72,7 +72,7 @@ std::string walk_graph(const Tensor& root) {
     auto [n, depth] = stack.back();
     stack.pop_back();
     os << depth << ' ' << std::string(static_cast<size_t>(depth), ' ') << ' ' << n->name() << '\n';
-    const auto& nexts = n->next_edges();
+    const auto& nexts = n->untaped_next_edges();
     for (auto it = nexts.rbegin(); it != nexts.rend(); ++it)
       if (it->function) stack.emplace_back(it->function.get(), depth + 1);
   }

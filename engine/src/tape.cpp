@@ -44,6 +44,10 @@ struct Tape {
   std::vector<const TensorImpl*> owner{nullptr};
   std::unordered_map<const TensorImpl*, uint64_t> number_of;
   bool forged = false;  // a tensor came with a number that is not its own
+  // The numbers of the nodes the program read (read_grad_fn and the rest).
+  // A node that dies and whose address comes back is announced again by the
+  // read that reaches it, which the replay follows in order.
+  std::unordered_map<const autograd::Node*, int64_t> node_number;
 };
 Tape& tape() {
   // Never destroyed: tensors that outlive static destruction still tell it
@@ -134,6 +138,7 @@ void start(Sink* sink, const std::string& key) {
   t.slots.clear();
   t.held.clear();
   t.held_at.clear();
+  t.node_number.clear();
   detail::g_sink = sink;
 }
 
@@ -165,6 +170,39 @@ void stop() {
   tape().slots.clear();
   tape().held.clear();
   tape().held_at.clear();
+}
+
+namespace {
+
+int64_t node_number(const autograd::Node* n) {
+  Tape& t = tape();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto [it, fresh] = t.node_number.emplace(n, static_cast<int64_t>(t.node_number.size()) + 1);
+  return it->second;
+}
+
+}  // namespace
+
+void read_grad_fn(const Tensor& of, const autograd::Node* node) {
+  Inside inside;
+  Event e("node");
+  e.key("how").text("grad_fn").key("id").integer(node_number(node)).key("of").tensor(of);
+  e.write();
+}
+
+void read_edge(const autograd::Node* from, size_t at, const autograd::Node* node) {
+  Inside inside;
+  Event e("node");
+  e.key("how").text("edge").key("id").integer(node_number(node)).key("from").integer(node_number(from));
+  e.key("at").integer(static_cast<int64_t>(at));
+  e.write();
+}
+
+void read_name(const autograd::Node* node) {
+  Inside inside;
+  Event e("node");
+  e.key("how").text("name").key("id").integer(node_number(node));
+  e.write();
 }
 
 Event::Event(const char* kind) : s_("{\"e\":\"") {

@@ -227,6 +227,7 @@ Tensor& as_tensor(IntrusivePtr<TensorImpl>& p) { return reinterpret_cast<Tensor&
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
   TensorImpl* impl = checked().get();
   if (stale_view(impl)) refresh_view_history(*this);
+  if (tape::on() && impl->grad_fn) tape::read_grad_fn(*this, impl->grad_fn.get());
   return impl->grad_fn;
 }
 

@@ -469,6 +469,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       const std::string a = normalise_output(student.value("stdout", "")), b = normalise_output(reference.value("stdout", ""));
       // An output that stops short of the reference's was cut off.
       o = {a == b, b, a, a == b ? "" : first_difference(a, b), a.size() < b.size() && b.compare(0, a.size(), a) == 0};
+      if (o.pass) o = walk_printed_elsewhere(c, student, o);
     } else {
       o = check_field(c, name, *t, ref);
     }

@@ -48,6 +48,11 @@ Outcome check_grad(const Check& c, const std::string& name, const json& t, const
 
 // The checks of records (checks_records.cpp).
 Outcome check_snapshots(const Check& c, const json& student, const json& reference);
+// A stdout check with "walked": the output is a walk of that named tensor's
+// graph, so the program must have read the graph: every node's name(), as
+// the replay of its tape saw (typed text reads none, another graph's walk
+// reads other nodes). Without a replay (LibTorch) nothing is judged.
+Outcome walk_printed_elsewhere(const Check& c, const json& student, Outcome o);
 // "; the program recorded "x", which the exercise does not name: …" for the
 // labels the program recorded that the reference never does ("" if none).
 std::string unknown_labels(const json& student, const json& reference);

@@ -219,4 +219,18 @@ Outcome check_gradcheck(const Check& c, const json& student, const json& referen
   return o;
 }
 
+Outcome walk_printed_elsewhere(const Check& c, const json& student, Outcome o) {
+  const std::string of = c.spec.value("walked", "");
+  const json* p = of.empty() ? nullptr : provenance_of(student, of);
+  if (!p || !p->contains("walked")) return o;
+  const int64_t nodes = (*p)["walked"].value("nodes", int64_t{0}), read = (*p)["walked"].value("names_read", int64_t{0});
+  if (nodes == 0 || read == nodes) return o;
+  o.pass = false;
+  o.found = "the names of " + std::to_string(read) + " of " + of + "'s " + std::to_string(nodes) + " nodes read";
+  o.message = "the output reads as a walk of " + of + "'s graph, but the program read the names of " +
+              (read == 0 ? std::string("none") : std::to_string(read)) + " of its " + std::to_string(nodes) +
+              " nodes: the lines were typed, or printed from another graph";
+  return o;
+}
+
 }  // namespace grader::check_detail

@@ -455,6 +455,7 @@ void Replayer::event(const json& e) {
   else if (kind == "given" || kind == "custom") made(e, false);
   else if (kind == "lab") lab(e);
   else if (kind == "refill") refill(e);
+  else if (kind == "node") node_read(e);
   else if (kind == "set_grad") {
     Tensor owner = at(e.at("of"));
     owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));

@@ -198,6 +198,15 @@ class Replayer final : public replay::Tensors {
   bool reused_in_attempt_ = false;
   std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>> attempt_reused_;
   std::map<std::string, std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>>> record_reused_;
+  // The program's reads of the backward graph (the tape's "node" events),
+  // followed on the replay's own graph: each number the tape gave a node,
+  // and the nodes whose name() the program read. A walk that printed a
+  // graph read that graph; typed text, or another graph's walk, did not.
+  void node_read(const json& e);
+  static constexpr size_t kMaxReadNodes = 100000;
+  std::unordered_map<int64_t, std::shared_ptr<gradlab::autograd::Node>> read_nodes_;
+  std::unordered_set<const gradlab::autograd::Node*> names_read_;
+  json walked(const Tensor& t) const;
   // The named tensor a backward's root only restates, or "" (replayer.cpp).
   std::string restated(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const;
   json root_name(const Tensor& root, const std::shared_ptr<gradlab::autograd::Node>& node) const;

@@ -158,6 +158,53 @@ json Replayer::root_name(const Tensor& root, const std::shared_ptr<gradlab::auto
   return r;
 }
 
+void Replayer::node_read(const json& e) {
+  const std::string how = e.at("how");
+  const json& id = e.at("id");
+  if (!id.is_number_integer()) throw std::runtime_error("a node number that is not an integer");
+  auto node_at = [&](const json& n) -> std::shared_ptr<gradlab::autograd::Node> {
+    if (!n.is_number_integer()) return nullptr;
+    auto it = read_nodes_.find(n.get<int64_t>());
+    return it == read_nodes_.end() ? nullptr : it->second;
+  };
+  if (how == "name") {
+    if (const auto n = node_at(id)) names_read_.insert(n.get());
+    return;
+  }
+  if (read_nodes_.size() >= kMaxReadNodes && !read_nodes_.count(id.get<int64_t>())) return;
+  std::shared_ptr<gradlab::autograd::Node> found;
+  if (how == "grad_fn") {
+    const json& of = e.at("of");
+    auto t = of.is_number_integer() ? tensors_.find(of.get<int64_t>()) : tensors_.end();
+    if (t != tensors_.end() && t->second.defined()) found = t->second.grad_fn();
+  } else if (how == "edge") {
+    const auto from = node_at(e.at("from"));
+    const json& at = e.at("at");
+    if (from && at.is_number_integer() && at.get<int64_t>() >= 0 &&
+        static_cast<size_t>(at.get<int64_t>()) < from->untaped_next_edges().size())
+      found = from->untaped_next_edges()[static_cast<size_t>(at.get<int64_t>())].function;
+  } else {
+    throw std::runtime_error("a node event of an unknown kind");
+  }
+  read_nodes_[id.get<int64_t>()] = found;  // (null: a node the replay has no counterpart for)
+}
+
+// How much of t's backward graph the program read: its nodes, and how many
+// of them had their name() read.
+json Replayer::walked(const Tensor& t) const {
+  std::unordered_set<const gradlab::autograd::Node*> seen;
+  std::vector<const gradlab::autograd::Node*> stack{t.grad_fn().get()};
+  size_t read = 0;
+  while (!stack.empty() && seen.size() < 10000) {
+    const auto* n = stack.back();
+    stack.pop_back();
+    if (!n || !seen.insert(n).second) continue;
+    read += names_read_.count(n);
+    for (const auto& e : n->untaped_next_edges()) stack.push_back(e.function.get());
+  }
+  return {{"nodes", seen.size()}, {"names_read", read}};
+}
+
 json Replayer::provenance() const {
   json out = json::object();
   auto names_of = [&](const std::set<const gradlab::TensorImpl*>& impls) {
@@ -202,6 +249,7 @@ json Replayer::provenance() const {
                       {"grad_route", up.grad.seed.is_object() ? up.grad.seed.value("route", "") : ""},
                       {"grad_root", root_name(up.grad.root, up.grad.root_node)}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
+    if (t.grad_fn()) p["walked"] = walked(t);
     out[name] = p;
   }
   // What the op that raised each recorded error read was computed from.

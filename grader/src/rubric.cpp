@@ -37,7 +37,8 @@ const std::map<std::string, KindSpec>& kinds() {
       {"gradcheck", {{"probe"}, {"same_node"}}},
       // The program's own function on the grader's inputs, against the reference's.
       {"probe_cases", {{"probe"}, {"same_node"}}},
-      {"stdout", {{}, {}}},
+      // "walked": a named tensor whose graph the printed walk must have read.
+      {"stdout", {{}, {"walked"}}},
       // How a tensor came to be, from the replay of the program's op tape.
       {"derives_from", {{"tensor", "source"}, {"through"}}},
       {"updated_from_grad", {{"tensor"}, {"under_no_grad", "from", "curvature"}}},
@@ -314,6 +315,7 @@ void check_kind_fields(const json& c, const Check& ch, const std::set<std::strin
   if (c.contains("source")) string_field(c, "source", path, at);
   if (c.contains("from")) string_field(c, "from", path, at);
   if (c.contains("on")) string_field(c, "on", path, at);
+  if (c.contains("walked")) string_field(c, "walked", path, at);
   if (c.contains("changed_through")) string_field(c, "changed_through", path, at);
   if (c.contains("through")) {
     const json& ops = field(c, "through", path, at, json::value_t::array);

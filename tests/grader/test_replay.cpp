@@ -402,3 +402,44 @@ TEST_CASE("curvature: compared at the reference's point only, and at kept interm
                     alone = "Prod{X}@" + curvature_of(standin, {}, {w, b}, {w, b}).at(w.unsafeGetTensorImpl());
   CHECK_FALSE(routes_agree(alone, real, true));
 }
+
+// The program's reads of a backward graph are on the tape (grad_fn, edges,
+// name) and the replay follows them on its own graph: a walk of d reads
+// every node's name; typed text reads none; a walk of a throwaway graph of
+// the same shape reads the throwaway's, and none of d's.
+TEST_CASE("a walk of d's graph is the program reading d's nodes", "[grader][replay]") {
+  auto walk = [](const std::shared_ptr<torch::autograd::Node>& root) {
+    std::vector<std::shared_ptr<torch::autograd::Node>> stack{root};
+    std::string out;
+    while (!stack.empty()) {
+      auto n = stack.back();
+      stack.pop_back();
+      if (!n) continue;
+      out += n->name() + "\n";
+      for (size_t i = 0; i < n->num_outputs(); ++i) stack.push_back(n->next_edge(i).function);
+    }
+    return out;
+  };
+  auto run = [&](int how) {
+    return record([&](lab::facts::Named& named) {
+      auto a = torch::tensor(1.0, torch::requires_grad()), b = torch::tensor(2.0, torch::requires_grad());
+      auto d = (a + b) * a;
+      if (how == 1) walk(d.grad_fn());
+      if (how == 2) {
+        auto p = torch::tensor(5.0, torch::requires_grad()), q = torch::tensor(7.0, torch::requires_grad());
+        walk(((p + q) * p).grad_fn());
+      }
+      d.backward();
+      name(named, "d", d);
+    });
+  };
+  for (int how : {0, 1, 2}) {
+    Recorded r = run(how);
+    grader::Verified v = grader::verify(r.tape, r.claimed, json::array());
+    INFO("how " << how << ": " << v.failure);
+    REQUIRE(v.replayed);
+    const json walked = v.doc["provenance"]["tensors"]["d"]["walked"];
+    CHECK(walked["nodes"] == 4);
+    CHECK(walked["names_read"] == (how == 1 ? 4 : 0));
+  }
+}

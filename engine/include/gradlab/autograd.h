@@ -78,7 +78,11 @@ class Node : public std::enable_shared_from_this<Node> {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  virtual std::string name() const = 0;
+  // LibTorch's name. The program's own calls are taped (tape.h), as are its
+  // reads of the edges below: a walk of the graph it prints is the program
+  // reading that graph, and the grader can tell it from typed text.
+  // Subclasses name themselves through node_name().
+  std::string name() const;
   virtual variable_list apply(variable_list&& grads) = 0;
   // What the engine calls: apply() over inline lists (the gradients flowing
   // in, which it may consume; those flowing out are returned straight into
@@ -93,9 +97,12 @@ class Node : public std::enable_shared_from_this<Node> {
   bool takes_undefined_grads() const { return takes_undefined_grads_; }
 
   variable_list operator()(variable_list&& grads) { return apply(std::move(grads)); }
-  const edge_list& next_edges() const { return next_edges_; }
+  const edge_list& next_edges() const;  // taped, as name()
   edge_list& mutable_next_edges() { return next_edges_; }
-  const Edge& next_edge(size_t i) const { return next_edges_.at(i); }
+  const Edge& next_edge(size_t i) const;  // taped, as name()
+  // The engine's own reads of the edges (a backward, a drawing): not the
+  // program's, never taped.
+  const edge_list& untaped_next_edges() const { return next_edges_; }
   uint32_t num_outputs() const { return static_cast<uint32_t>(next_edges_.size()); }
   uint32_t num_inputs() const { return static_cast<uint32_t>(input_metadata_.size()); }
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
@@ -123,6 +130,7 @@ class Node : public std::enable_shared_from_this<Node> {
   SmallVector<std::pair<uint32_t, std::shared_ptr<TensorHooks>>, 1> tensor_hooks;
 
  protected:
+  virtual std::string node_name() const = 0;
   edge_list next_edges_;
   SmallVector<InputMetadata, 1> input_metadata_;  // ops have one output, mostly
   uint64_t sequence_nr_;
@@ -142,7 +150,7 @@ class Node : public std::enable_shared_from_this<Node> {
 class AccumulateGrad : public Node {
  public:
   explicit AccumulateGrad(Tensor var);
-  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  std::string node_name() const override { return "torch::autograd::AccumulateGrad"; }
   variable_list apply(variable_list&& grads) override;
   GradList apply_into(GradList& grads) override;
   Tensor variable;

@@ -126,7 +126,7 @@ class CppNodeBase : public Node {
 template <class T>
 class CppNode : public CppNodeBase {
  public:
-  std::string name() const override { return "torch::autograd::CppNode<" + demangle(typeid(T).name()) + ">"; }
+  std::string node_name() const override { return "torch::autograd::CppNode<" + demangle(typeid(T).name()) + ">"; }
   variable_list apply(variable_list&& grads) override {
     materialize(grads);
     return check_and_select(T::backward(&ctx_, std::move(grads)));

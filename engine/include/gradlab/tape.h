@@ -195,6 +195,14 @@ struct Inside {
 
 bool grad_enabled();
 
+// The event "node": the program's own code reading the backward graph, which
+// the replay follows on its own graph. Each node gets a number when first
+// seen: "grad_fn" (a tensor's, `of` its id), "edge" (next edge `at` of node
+// `from`), "name" (its name() was read).
+void read_grad_fn(const Tensor& of, const autograd::Node* node);
+void read_edge(const autograd::Node* from, size_t at, const autograd::Node* node);
+void read_name(const autograd::Node* node);
+
 // Notes an op's grad slot handed to the program (mutable_grad): what it holds
 // is compared before every later taped call, and a change the program made
 // in between (not one the calls made) is written as set_grad.

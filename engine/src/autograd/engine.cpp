@@ -357,7 +357,7 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     while (!stack.empty()) {
       const uint32_t i = stack.back();
       stack.pop_back();
-      for (const Edge& e : state.at(i).node->next_edges()) {
+      for (const Edge& e : state.at(i).node->untaped_next_edges()) {
         uint32_t j = kNoState;
         if (e.function) {
           bool inserted = false;
@@ -458,14 +458,14 @@ variable_list run(TensorList roots, TensorList root_grads, bool keep_graph, bool
     if (should_run && (is_accumulator || !n->tensor_hooks.empty())) run_tensor_hooks(n, in);
     GradList outs = !should_run ? GradList() : n->has_node_hooks() ? apply_with_node_hooks(n, in) : apply_node(n, in);
     if (should_run) {
-      if (!is_accumulator) validate_outputs(n, n->next_edges(), outs, false);
+      if (!is_accumulator) validate_outputs(n, n->untaped_next_edges(), outs, false);
       // Each node lets go of what it saved as soon as it has run, as
       // LibTorch's evaluate_function does: when a later node raises, the
       // graph above it is freed already, and a second backward says so
       // before it finds a saved tensor changed in place.
       if (!keep_graph) n->release_variables();
     }
-    const edge_list& edges = n->next_edges();
+    const edge_list& edges = n->untaped_next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
       const uint32_t j = st.next[i];
       if (j == kNoState) continue;

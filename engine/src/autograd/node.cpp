@@ -9,6 +9,7 @@
 
 #include "gradlab/autograd.h"
 #include "gradlab/node_count.h"
+#include "gradlab/tape.h"
 #include "ops/ops_internal.h"
 
 namespace gradlab::detail {
@@ -70,6 +71,24 @@ std::atomic<uint64_t> g_nodes_made{0};  // every thread's (sequence numbers are 
 }  // namespace
 
 uint64_t nodes_made() { return g_nodes_made.load(std::memory_order_relaxed); }
+
+std::string Node::name() const {
+  if (tape::on()) tape::read_name(this);
+  return node_name();
+}
+
+const edge_list& Node::next_edges() const {
+  if (tape::on())
+    for (size_t i = 0; i < next_edges_.size(); ++i)
+      if (next_edges_[i].function) tape::read_edge(this, i, next_edges_[i].function.get());
+  return next_edges_;
+}
+
+const Edge& Node::next_edge(size_t i) const {
+  const Edge& e = next_edges_.at(i);
+  if (tape::on() && e.function) tape::read_edge(this, i, e.function.get());
+  return e;
+}
 
 Node::Node() : sequence_nr_(t_next_sequence_nr++) {
   g_nodes_made.fetch_add(1, std::memory_order_relaxed);
@@ -354,7 +373,7 @@ struct ParkAccumulator {
   void operator()(AccumulateGrad* acc) const noexcept {
     Tensor leaf = std::move(acc->variable);
     TensorImpl* impl = leaf.unsafeGetTensorImpl();
-    const bool clean = acc->next_edges().empty() && acc->tensor_hooks.empty();
+    const bool clean = acc->untaped_next_edges().empty() && acc->tensor_hooks.empty();
     if (impl && clean && !impl->parked_accumulator) {
       impl->parked_accumulator = acc;
     } else {

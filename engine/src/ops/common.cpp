@@ -475,7 +475,7 @@ void rebase_view_history(const Tensor& self, const std::shared_ptr<autograd::Nod
                                                      CopySlicesState{region, fn});
   auto& edges = cs->mutable_next_edges();
   edges.push_back(base_in_graph(impl) ? autograd::impl::gradient_edge(base) : autograd::Edge());
-  for (size_t i = 1; i < fn->next_edges().size(); ++i) edges.push_back(fn->next_edges()[i]);
+  for (size_t i = 1; i < fn->untaped_next_edges().size(); ++i) edges.push_back(fn->untaped_next_edges()[i]);
   autograd::impl::rebase_history(base, cs);
 
   auto as = detail::make_pooled<Op<AsStridedState>>("AsStridedBackward0", as_strided_backward,

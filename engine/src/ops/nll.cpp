@@ -85,7 +85,7 @@ GradList nll_bw(Op<NllState>& n, Grads& g) {
     auto fn = detail::make_pooled<Op<NllState>>(n.spatial ? "NllLoss2DBackwardBackward0" : "NllLossBackwardBackward0",
                                                 nll_backward_bw, NllState(n));
     connect(*fn, {&g[0]});
-    fn->add_next_edge(n.next_edge(0));
+    fn->add_next_edge(n.untaped_next_edges().at(0));
     fn->save(target);
     if (weight.defined()) fn->save(weight);
     finish(std::move(fn), r);

@@ -41,7 +41,7 @@ using Grads = GradList;
 class OpNode : public autograd::Node {
  public:
   explicit OpNode(const char* name) : name_(name) {}
-  std::string name() const override { return name_; }
+  std::string node_name() const override { return name_; }
   variable_list apply(variable_list&& grads) override {
     GradList in(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end()));
     GradList r = apply_into(in);

@@ -9,13 +9,13 @@ namespace torch::autograd {
 struct UndefinedGradBackward : Node {
   UndefinedGradBackward() = default;
   explicit UndefinedGradBackward(edge_list&& next) { set_next_edges(std::move(next)); }
-  std::string name() const override { return "torch::autograd::UndefinedGradBackward"; }
+  std::string node_name() const override { return "torch::autograd::UndefinedGradBackward"; }
   variable_list apply(variable_list&& grads) override { return variable_list(grads.size()); }
 };
 
 struct UndefinedGrad : Node {
   UndefinedGrad() { add_input_metadata_undefined(); }
-  std::string name() const override { return "torch::autograd::UndefinedGrad"; }
+  std::string node_name() const override { return "torch::autograd::UndefinedGrad"; }
   variable_list apply(variable_list&& inputs) override {
     bool any = false;
     for (const auto& v : inputs) any |= v.defined() && v.requires_grad();
