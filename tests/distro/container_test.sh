@@ -37,7 +37,27 @@ podman info >/dev/null 2>&1 || skip "podman cannot run here: $(podman info 2>&1 
 . "$src/tests/distro/debian_base.sh"
 base=$(debian_base bookworm) || exit $?
 
-rm -rf "$work" && mkdir -p "$work"
+# The images' file trees and the student release are run as the image's
+# user, an unprivileged uid: where WORK sits behind a private folder (a
+# checkout in /root), they go in a folder of root's that every uid can pass.
+traversable() {  # every folder from / down to $1 can be passed by any uid
+  local d m; d=$(readlink -f "$1")
+  while :; do
+    m=$(stat -c %a "$d") || return 1
+    (( 8#$m & 1 )) || return 1
+    [ "$d" = / ] && return 0
+    d=$(dirname "$d")
+  done
+}
+parent=$(dirname "$work") && mkdir -p "$parent" && parent=$(readlink -f "$parent")
+if ! traversable "$parent"; then
+  shared=/var/tmp/gradlab-container/$(echo "$parent/$(basename "$work")" | sha256sum | cut -c1-12)
+  echo "$work is behind a private folder: the container trees go in $shared (linked from there)"
+  rm -rf "$work" && mkdir -p /var/tmp/gradlab-container && chmod 0755 /var/tmp/gradlab-container
+  ln -sfn "$shared" "$work"
+  work=$shared
+fi
+rm -rf "$work" && mkdir -p "$work" && chmod 0755 "$work"
 export GRADLAB_CACHE="$work/cache" NO_COLOR=1
 # The base image, named for its tarball's digest: imported once per tarball.
 tag="localhost/gradlab-base:bookworm-$(sha256sum "$base" | cut -c1-12)"
@@ -111,7 +131,18 @@ if [ "$only" != dev ] && build_image batch "$work/context/grader/batch/Dockerfil
   cp "$fx/exercise3/compile-error.cpp" "$class/cy/exercise3.cpp"
   cp "$src/solutions/exercise5.cpp" "$class/dee/exercise5.cpp"
   "$grade" batch "$class" --exercises exercise3,exercise5 --jobs 2 --no-isolation --out "$work/host" \
-    >"$work/host.log" 2>&1 || no "the host's batch exited $?: $(tail -5 "$work/host.log")"
+    >"$work/host.log" 2>&1
+  code=$?
+  host_refused=0
+  if [ "$code" = 69 ] && grep -q "cannot reach" "$work/host.log"; then
+    # The fallback fence binds nothing, so it refuses a course behind a
+    # private folder up front (grader/SECURITY.md); the image's run is
+    # checked on its own.
+    host_refused=1
+    echo "skipped (not passed): the host's run in the fallback fence, to compare with: the grader refuses this checkout there: $(grep -m1 "cannot reach" "$work/host.log" | cut -c1-200)"
+  elif [ "$code" != 0 ]; then
+    no "the host's batch exited $code: $(tail -5 "$work/host.log")"
+  fi
   mkdir -p "$work/inside" && chmod 0777 "$work/inside"
   run_image batch root /gradlab "$class:/class:ro" "$work/inside:/out" -- \
     /gradlab/build/grader/grade batch /class --exercises exercise3,exercise5 --jobs 2 --out /out \
@@ -119,12 +150,14 @@ if [ "$only" != dev ] && build_image batch "$work/context/grader/batch/Dockerfil
   grep -q "fallback" "$work/inside.log" && ok "inside the image the grader chose the fallback fence and said so" ||
     no "the batch inside the image did not name its fence: $(head -3 "$work/inside.log")"
   same=0
+  [ "$host_refused" = 1 ] && same=5
   for f in gradebook.csv checks.csv summary.json summary.html batch.json; do
+    [ "$host_refused" = 1 ] && break
     if cmp -s "$work/host/$f" "$work/inside/$f"; then same=$((same + 1)); else
       no "$f differs between the host and the image"; diff "$work/host/$f" "$work/inside/$f" | head -8
     fi
   done
-  [ "$same" = 5 ] && ok "gradebook.csv, checks.csv, summary.json, summary.html and batch.json are the host's, byte for byte"
+  [ "$same" = 5 ] && [ "$host_refused" = 0 ] && ok "gradebook.csv, checks.csv, summary.json, summary.html and batch.json are the host's, byte for byte"
   grep -q '^ada,' "$work/inside/gradebook.csv" 2>/dev/null || no "the image's gradebook has no row for ada"
 fi
 
