@@ -18,6 +18,7 @@
 #include "checks.h"
 #include "diagnostics.h"
 #include "python_habits.h"
+#include "runtime_hints.h"
 #include "replay.h"
 #include "facts.h"
 #include "variants.h"
@@ -199,6 +200,8 @@ Run run_program(const BuildOutcome& built, const Rubric& rubric, const Limits& l
   } else if (snap["status"] != "ok") {
     r.status = RunStatus::Exception;
     r.message = "an exception escaped from " + rubric.function + "(): " + snap.value("message", std::string());
+    if (const std::string hint = runtime_hint(snap.value("message", std::string())); !hint.empty())
+      r.message += " Hint: " + hint;
     for (const auto& o : snap.value("trace", json::array())) run.trace.push_back(o.get<uint64_t>());
     // What the program had done before it threw is still its work: the
     // checks read it (partial credit); probes never ran, so theirs fail.

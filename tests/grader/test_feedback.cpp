@@ -4,6 +4,7 @@
 
 #include "blanks.h"
 #include "python_habits.h"
+#include "runtime_hints.h"
 #include "diagnostics.h"
 #include "lines.h"
 #include "suggest.h"
@@ -221,4 +222,22 @@ TEST_CASE("PyTorch's Python spellings get the C++ one beside them, once", "[feed
   CHECK(grader::with_cpp_spelling(said) == said);
   CHECK(grader::with_cpp_spelling("a leaf Variable that requires grad is being used in an in-place operation.") ==
         "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+// Autograd's own errors, as an escaped exception shows them, get the
+// sentence that says what to write; other messages get none.
+TEST_CASE("runtime hints for autograd's errors", "[grader][feedback]") {
+  CHECK(grader::runtime_hint("a leaf Variable that requires grad is being used in an in-place operation.").find(
+            "NoGradGuard") != std::string::npos);
+  CHECK(grader::runtime_hint("Trying to backward through the graph a second time (or directly access saved tensors "
+                             "after they have already been freed).")
+            .find("retain_graph=true") != std::string::npos);
+  CHECK(grader::runtime_hint("grad can be implicitly created only for scalar outputs").find("ones_like") !=
+        std::string::npos);
+  CHECK(grader::runtime_hint("element 0 of tensors does not require grad and does not have a grad_fn")
+            .find("requires_grad()") != std::string::npos);
+  CHECK(grader::runtime_hint("one of the variables needed for gradient computation has been modified by an inplace "
+                             "operation: [CPUFloatType [3]]")
+            .find("in place") != std::string::npos);
+  CHECK(grader::runtime_hint("vector::_M_range_check: __n (which is 3) >= this->size() (which is 1)").empty());
 }
