@@ -303,8 +303,17 @@ inline json call(const TensorFunction& f, const json& p) {
       if (p.value("rewrite_output", false)) c["rewritten"] = detail::rewrite_output(y, seed + static_cast<int64_t>(k));
       torch::Tensor go = torch::randn(y.sizes(), torch::dtype(torch::kFloat)).to(y.scalar_type());
       c["grad_output"] = facts::values_of(go);
+#ifdef GRADLAB_ENGINE
+      const uint64_t nodes_before_backward = gradlab::autograd::nodes_made();
+#endif
       auto g = torch::autograd::grad({y}, {x}, {go}, /*retain_graph=*/false, /*create_graph=*/false,
                                      /*allow_unused=*/true);
+#ifdef GRADLAB_ENGINE
+      // And its backward's: none, as a backward computes with grad mode off.
+      // One that switched it on and handed the derivative to a built-in op's
+      // node (autograd::grad of a sigmoid it made) makes some.
+      c["backward_nodes"] = gradlab::autograd::nodes_made() - nodes_before_backward;
+#endif
       c["grad"] = g[0].defined() ? facts::values_of(g[0]) : json(nullptr);
     });
     if (!why.empty()) c["error"] = why;

@@ -168,6 +168,24 @@ json snapshot_routes(const json& run, const std::string& label, const char* what
   return r ? r->value(what, json::array()) : json::array();
 }
 
+// The i-th snapshot of `label` holds the .grad of another tensor than the
+// reference's: a copy of the parameter made a leaf of its own takes the
+// backward passes (and is never zeroed), the parameter itself does not.
+bool grad_of_another(const json& student, const json& reference, const std::string& label, size_t i, Outcome& o,
+                     std::string& hint) {
+  const json want = snapshot_routes(reference, label, "grad_owner"), got = snapshot_routes(student, label, "grad_owner");
+  if (i >= want.size() || !want[i].is_string() || i >= got.size() || got[i] == want[i]) return false;
+  const std::string owner = want[i].get<std::string>();
+  // Unnamed (the program stopped before naming it), it cannot be told apart.
+  if (!named(student, owner)) return false;
+  o.found = got[i].is_string() ? got[i].get<std::string>() + ".grad" : std::string("the .grad of an unnamed tensor");
+  o.message = "the snapshot \"" + label + "\" holds " + o.found.get<std::string>() + ", where the exercise's holds " +
+              owner + ".grad: the backward passes and the zeroing the exercise shows must happen to " + owner + " itself";
+  hint = "Snapshot " + owner + ".grad() itself, after the backward passes on " + owner +
+         " (not on a copy of it made a leaf of its own).";
+  return true;
+}
+
 // A snapshots check with "from": the i-th snapshot's gradient was written by
 // a backward from that named tensor (or a restatement of it), not from a
 // stand-in with the same gradient.
@@ -222,6 +240,7 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
       if (i >= mine.size()) break;  // no such snapshot: the check says it is missing, not how it came to be
       const json got = mine[i];
       if (got == "backward") {
+        if (grad_of_another(student, reference, label, i, o, hint)) return true;
         if (root_elsewhere(c, student, snapshot_routes(student, label, "roots"), i, "the gradient in the snapshot \"" + label + "\"", o, hint))
           return true;
         const json seeds = snapshot_routes(student, label, "seeds"), want = snapshot_routes(reference, label, "seeds");

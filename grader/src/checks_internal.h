@@ -93,7 +93,7 @@ std::string route_mismatch(const std::string& mine, const std::string& ref, cons
 bool grad_route_wrong(const Check& c, const std::string& name, const json& student, const json& reference, Outcome& o,
                       std::string& hint);
 // An error check's "on" and a value check's "changed_through" (checks_routes.cpp).
-bool error_raised_elsewhere(const Check& c, const json& student, Outcome& o);
+bool error_raised_elsewhere(const Check& c, const json& student, const json& reference, Outcome& o);
 bool changed_elsewhere(const Check& c, const std::string& name, const json& student, Outcome& o);
 // What the replay knew of the record `label` (provenance.records[label]:
 // its gradient routes, the backward passes before it), or null.

@@ -61,6 +61,13 @@ std::string call_differs(const json& mine, const json& ref, const Tolerance& tol
            ": its forward recorded a graph of its own (grad mode switched back on inside forward), whose built-in "
            "backward its own backward can hand the derivative to; the Function's backward must compute it from the saved output";
   }
+  if (ref.contains("backward_nodes") && mine.contains("backward_nodes") && mine["backward_nodes"] != ref["backward_nodes"]) {
+    found = on + ": its backward made " + mine["backward_nodes"].dump() + " autograd nodes";
+    return "on the grader's input " + shown(ref["input"]) + ", " + fn + "'s backward made " + mine["backward_nodes"].dump() +
+           " autograd nodes where the exercise's makes " + ref["backward_nodes"].dump() +
+           ": it switched grad mode on and handed the derivative to autograd (a built-in op's node); the Function's "
+           "backward must compute it itself, from the output its forward saved";
+  }
   const json& rg = ref.value("grad", json());
   const json& mg = mine.value("grad", json());
   if (rg.is_null() && mg.is_null()) return "";

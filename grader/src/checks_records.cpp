@@ -124,7 +124,7 @@ Outcome check_error(const Check& c, const json& student, const json& reference) 
   } else {
     o.pass = s->value("message", "").find(want) != std::string::npos;
     if (!o.pass) o.message = "a different error was raised";
-    if (o.pass && error_raised_elsewhere(c, student, o)) o.pass = false;
+    if (o.pass && error_raised_elsewhere(c, student, reference, o)) o.pass = false;
   }
   return o;
 }

@@ -426,8 +426,21 @@ Outcome check_reuses_graph(const Check& c, const json& student) {
 // An error check with "on": the op that raised the error read a tensor
 // computed from that named tensor. The same error provoked on a throwaway
 // tensor shows the rule, not that the exercise's computation meets it.
-bool error_raised_elsewhere(const Check& c, const json& student, Outcome& o) {
+bool error_raised_elsewhere(const Check& c, const json& student, const json& reference, Outcome& o) {
   const std::string on = c.spec.value("on", "");
+  // A backward of the named leaf itself (w.backward() on a 3×3 parameter)
+  // raises the error the exercise provokes through a result computed from
+  // it: the rule shown on the parameter alone, not on the computation.
+  const std::string label = c.spec["label"].get<std::string>();
+  const json* mine = on.empty() ? nullptr : record_route(student, label);
+  const json* want = on.empty() ? nullptr : record_route(reference, label);
+  if (mine && want && mine->value("error_from_leaf", false) && want->contains("error_from_leaf") &&
+      !want->value("error_from_leaf", false) && named(student, on)) {
+    o.found = "raised by a backward from a leaf";
+    o.message = "the error was raised by a backward that starts from a leaf (" + on +
+                " itself, or another tensor no op made), where the exercise's starts from a result computed from " + on;
+    return true;
+  }
   // Unnamed (the program stopped before naming it), it cannot be told apart.
   const json* r = on.empty() || !named(student, on) ? nullptr : record_route(student, c.spec["label"].get<std::string>());
   if (!r || !r->contains("error_from") || holds((*r)["error_from"], on)) return false;

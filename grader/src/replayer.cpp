@@ -64,6 +64,7 @@ void Replayer::made(const json& e, bool taint) {
   if (e.contains("throws")) {
     last_error_ = e.at("throws");
     error_from_.clear();  // a factory's error reads no tensor
+    error_from_leaf_ = false;
     return;
   }
   // A tensor with a history the tape never saw made: every op a program can
@@ -204,9 +205,13 @@ void Replayer::op(const json& e) {
     // any other op's operands. An error provoked on a throwaway tensor that
     // only takes the named one as an argument is not the named one's.
     std::vector<Tensor> about;
-    if (backward || name == "autograd::grad")
+    error_from_leaf_ = false;
+    if (backward || name == "autograd::grad") {
       about = backward_error_about(args, name == "autograd::grad" ? 2 : 1, thrown);
-    else if (name.size() > 1 && name.back() == '_' && !inputs_.empty())
+      const auto roots = backward_roots(args, name == "autograd::grad" ? 2 : 1);
+      error_from_leaf_ = !roots.empty();
+      for (const auto& [r, given] : roots) error_from_leaf_ = error_from_leaf_ && r.defined() && !r.grad_fn();
+    } else if (name.size() > 1 && name.back() == '_' && !inputs_.empty())
       about.push_back(inputs_[0]);
     else
       about = inputs_;
@@ -431,6 +436,10 @@ Tensor Replayer::grad_memory_owner(const Tensor& t) const {
 
 // How a tensor that is some tensor's .grad (or shares its memory) came to
 // hold its values; null for any other tensor.
+const gradlab::TensorImpl* Replayer::grad_owner_of(const Tensor& t) const {
+  return grad_route_of(t) ? *lineage.at(t.unsafeGetTensorImpl()).grad_of.begin() : nullptr;
+}
+
 const Replayer::Origin* Replayer::grad_route_of(const Tensor& t) const {
   if (!t.defined()) return nullptr;
   if (const Tensor owner = grad_memory_owner(t); owner.defined()) {

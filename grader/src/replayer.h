@@ -251,6 +251,10 @@ class Replayer final : public replay::Tensors {
   bool watching_ = false;  // the changed gradient is out; the next update of its tensor is observed
   std::unordered_map<const gradlab::TensorImpl*, int> pending_;  // the latest gradient of each, not yet followed
   const Origin* grad_route_of(const Tensor& t) const;
+  // Whose .grad a snapshot holds (grad_route_of's tensor), or null.
+  const gradlab::TensorImpl* grad_owner_of(const Tensor& t) const;
+  // Per label, the owner of each snapshot's gradient, in order (null: none).
+  std::map<std::string, std::vector<const gradlab::TensorImpl*>> record_owners_;
   Tensor grad_memory_owner(const Tensor& t) const;
 
   std::unordered_map<int64_t, Tensor> tensors_;
@@ -268,6 +272,10 @@ class Replayer final : public replay::Tensors {
   // record's label, that of the error it took (named at the end).
   std::set<const gradlab::TensorImpl*> error_from_;
   std::map<std::string, std::set<const gradlab::TensorImpl*>> error_sources_;
+  // Whether the error came from a backward whose every root was a leaf
+  // (w.backward() on the parameter itself); by label too.
+  bool error_from_leaf_ = false;
+  std::map<std::string, bool> error_leaf_roots_;
 };
 
 }  // namespace grader::replay

@@ -49,6 +49,7 @@ void Replayer::lab(const json& e) {
     record_routes[label]["grads"].push_back(o ? json(o->how) : json(nullptr));
     record_routes[label]["seeds"].push_back(o ? o->seed : json(nullptr));
     record_roots[label].emplace_back(o ? o->root : Tensor(), o ? o->root_node : nullptr);
+    record_owners_[label].push_back(grad_owner_of(t));
   } else if (kind == "value") {
     const json& value = e.at("value");
     // A number the program records is one its tensors gave (item()), not
@@ -83,6 +84,7 @@ void Replayer::lab(const json& e) {
                           last_error_.empty() ? "no op the program called raised an error" : cut(last_error_)});
     records.push_back({{"kind", "error"}, {"label", label}, {"message", message}});
     error_sources_[label] = message == last_error_ ? error_from_ : std::set<const gradlab::TensorImpl*>{};
+    error_leaf_roots_[label] = message == last_error_ && error_from_leaf_;
   } else if (kind == "no_error") {
     records.push_back({{"kind", "no_error"}, {"label", label}});
   } else {
@@ -255,9 +257,20 @@ json Replayer::provenance() const {
   // What the op that raised each recorded error read was computed from.
   json routes = record_routes;
   for (const auto& [label, from] : error_sources_) routes[label]["error_from"] = names_of(from);
+  for (const auto& [label, leaf] : error_leaf_roots_) routes[label]["error_from_leaf"] = leaf;
   for (const auto& [label, roots] : record_roots) {
     json& r = routes[label]["roots"] = json::array();
     for (const auto& [root, node] : roots) r.push_back(root_name(root, node));
+  }
+  // Whose gradient each snapshot holds: a named tensor's, or another's
+  // (null: a leaf of the program's own, such as a copy of a parameter made
+  // a leaf to take the backward passes the exercise asks of the parameter).
+  for (const auto& [label, owners] : record_owners_) {
+    json& o = routes[label]["grad_owner"] = json::array();
+    for (const auto* impl : owners) {
+      const json names = impl ? names_of({impl}) : json::array();
+      o.push_back(names.empty() ? json(nullptr) : names[0]);
+    }
   }
   // The roots whose kept graphs a backward went through again, by record.
   for (const auto& [label, roots] : record_reused_) {
