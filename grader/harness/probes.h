@@ -305,6 +305,7 @@ inline json call(const TensorFunction& f, const json& p) {
       c["grad_output"] = facts::values_of(go);
 #ifdef GRADLAB_ENGINE
       const uint64_t nodes_before_backward = gradlab::autograd::nodes_made();
+      const uint64_t ops_before_backward = gradlab::autograd::op_nodes_run();
 #endif
       auto g = torch::autograd::grad({y}, {x}, {go}, /*retain_graph=*/false, /*create_graph=*/false,
                                      /*allow_unused=*/true);
@@ -313,6 +314,9 @@ inline json call(const TensorFunction& f, const json& p) {
       // One that switched it on and handed the derivative to a built-in op's
       // node (autograd::grad of a sigmoid it made) makes some.
       c["backward_nodes"] = gradlab::autograd::nodes_made() - nodes_before_backward;
+      // And the built-in op nodes that ran: none where the Function's own
+      // backward computes; one it made elsewhere and applies by hand, some.
+      c["backward_ops_run"] = gradlab::autograd::op_nodes_run() - ops_before_backward;
 #endif
       c["grad"] = g[0].defined() ? facts::values_of(g[0]) : json(nullptr);
     });

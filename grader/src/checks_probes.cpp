@@ -68,6 +68,14 @@ std::string call_differs(const json& mine, const json& ref, const Tolerance& tol
            ": it switched grad mode on and handed the derivative to autograd (a built-in op's node); the Function's "
            "backward must compute it itself, from the output its forward saved";
   }
+  if (ref.contains("backward_ops_run") && mine.contains("backward_ops_run") &&
+      mine["backward_ops_run"] != ref["backward_ops_run"]) {
+    found = on + ": its backward ran " + mine["backward_ops_run"].dump() + " built-in op nodes";
+    return "on the grader's input " + shown(ref["input"]) + ", " + fn + "'s backward ran " + mine["backward_ops_run"].dump() +
+           " built-in op nodes where the exercise's runs " + ref["backward_ops_run"].dump() +
+           ": it handed the derivative to a built-in op's node (its saved result set to the output); the Function's "
+           "backward must compute it itself, from the output its forward saved";
+  }
   const json& rg = ref.value("grad", json());
   const json& mg = mine.value("grad", json());
   if (rg.is_null() && mg.is_null()) return "";

@@ -83,6 +83,14 @@ std::vector<std::pair<Tensor, Tensor>> Replayer::backward_roots(const json& args
 std::vector<Tensor> Replayer::backward_error_about(const json& args, size_t given_at, const std::string& error) const {
   std::vector<Tensor> about;
   const auto failed = gradlab::autograd::last_failed_node();
+  if (const void* stale = gradlab::autograd::last_stale_storage();
+      stale && error.find("modified by an inplace operation") != std::string::npos) {
+    // The tensor changed in place is the one over that storage: e = w.exp()
+    // changed after exp saved it, not a data tensor a product saved.
+    for (const auto& [id, t] : tensors_)
+      if (t.defined() && t.unsafeGetTensorImpl()->storage.get() == stale) about.push_back(t);
+    if (!about.empty()) return about;
+  }
   if (failed && error.find("modified by an inplace operation") != std::string::npos) {
     // The leaves the failing node's graph reaches (bounded: a forged graph
     // buys nothing by being long).

@@ -307,9 +307,10 @@ void probe_case(const json& c, const std::string& at) {
   object(c, at);
   keys(c, at, {{"input", false}, {"values", false}, {"shape", false}, {"grad_output", false}, {"grad", false},
                {"graph", false}, {"expression", false}, {"output", false}, {"error", false}, {"grad_fn", false},
-               {"seed", false}, {"rewritten", false}, {"nodes", false}, {"backward_nodes", false}});
+               {"seed", false}, {"rewritten", false}, {"nodes", false}, {"backward_nodes", false},
+               {"backward_ops_run", false}});
   if (c.contains("seed")) count(c["seed"], field(at, "seed"));
-  for (const char* k : {"nodes", "backward_nodes"})
+  for (const char* k : {"nodes", "backward_nodes", "backward_ops_run"})
     if (c.contains(k)) count(c[k], field(at, k));
   if (c.contains("input")) nested_numbers(c["input"], field(at, "input"), 0);
   for (const char* k : {"values", "grad_output", "grad", "rewritten"})

@@ -2,6 +2,7 @@
 #include "reference.h"
 
 #include <gradlab/failed_node.h>
+#include <gradlab/node_count.h>
 
 using torch::Tensor;
 
@@ -216,8 +217,24 @@ TEST_CASE("the node a failed backward raised in", "[engine]") {
   REQUIRE(failed);
   CHECK(failed->name() == "ExpBackward0");
   CHECK(failed->next_edges().at(0).function->name() == "torch::autograd::AccumulateGrad");
+  // The saved tensor found changed is e's memory (exp saved its output).
+  CHECK(gradlab::autograd::last_stale_storage() == e.unsafeGetTensorImpl()->storage.get());
   gradlab::autograd::clear_failed_node();
   CHECK_FALSE(gradlab::autograd::last_failed_node());
+  CHECK(gradlab::autograd::last_stale_storage() == nullptr);
+}
+
+// Built-in op nodes that run their backward are counted whoever runs them
+// (gradlab/node_count.h): the engine, or a program applying one by hand.
+TEST_CASE("the built-in op nodes a backward runs are counted", "[engine]") {
+  Tensor a = torch::tensor({1.0, 2.0}, torch::requires_grad()), b = torch::tensor({3.0, 4.0});
+  const uint64_t before = gradlab::autograd::op_nodes_run();
+  (a * b).sum().backward();  // SumBackward0, MulBackward0 (AccumulateGrad is no op's)
+  CHECK(gradlab::autograd::op_nodes_run() - before == 2);
+  Tensor r = torch::sigmoid(a);
+  const uint64_t by_hand = gradlab::autograd::op_nodes_run();
+  r.grad_fn()->apply({torch::ones_like(r)});
+  CHECK(gradlab::autograd::op_nodes_run() - by_hand == 1);
 }
 
 // torch::Reduction is at::Reduction, as LibTorch's torch namespace takes in

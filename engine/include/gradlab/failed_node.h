@@ -13,6 +13,10 @@ class Node;
 // The node, while something still holds it; null when none raised since the
 // last clear, or when it is gone.
 std::shared_ptr<Node> last_failed_node();
-void clear_failed_node();
+// The storage of the saved tensor whose version check failed last (it was
+// changed in place since it was saved), or null; an address to compare with
+// the program's tensors', never to read through.
+const void* last_stale_storage();
+void clear_failed_node();  // both
 
 }  // namespace gradlab::autograd

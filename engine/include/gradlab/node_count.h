@@ -11,4 +11,12 @@ namespace gradlab::autograd {
 
 uint64_t nodes_made();
 
+// How many times a built-in op's node has run its backward, on every thread,
+// whoever asked (the engine, or a program calling node->apply() itself). A
+// probe reads it around one backward through a custom Function: the
+// Function's own backward computes with plain ops and runs no built-in
+// node; one that hands the derivative to a built-in op's node (made when and
+// where it likes, its saved result planted) runs some.
+uint64_t op_nodes_run();
+
 }  // namespace gradlab::autograd

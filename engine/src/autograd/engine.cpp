@@ -524,6 +524,7 @@ std::shared_ptr<Node> last_failed_node() {
 void clear_failed_node() {
   std::lock_guard<std::mutex> lock(g_failed_mutex);
   g_failed.reset();
+  note_stale_storage(nullptr);
 }
 
 bool Node::task_should_compute_output(size_t i) const {

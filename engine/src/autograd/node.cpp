@@ -8,6 +8,7 @@
 #include "autograd/anomaly.h"
 
 #include "gradlab/autograd.h"
+#include "gradlab/failed_node.h"
 #include "gradlab/node_count.h"
 #include "gradlab/tape.h"
 #include "ops/ops_internal.h"
@@ -68,9 +69,18 @@ std::shared_ptr<Node> parent_of(const Node* n) {
 
 namespace {
 std::atomic<uint64_t> g_nodes_made{0};  // every thread's (sequence numbers are each thread's own)
+std::atomic<uint64_t> g_op_nodes_run{0};
 }  // namespace
 
 uint64_t nodes_made() { return g_nodes_made.load(std::memory_order_relaxed); }
+
+namespace {
+std::atomic<const void*> g_stale_storage{nullptr};
+}  // namespace
+const void* last_stale_storage() { return g_stale_storage.load(); }
+void note_stale_storage(const void* storage) { g_stale_storage.store(storage); }
+uint64_t op_nodes_run() { return g_op_nodes_run.load(std::memory_order_relaxed); }
+void note_op_node_run() { g_op_nodes_run.fetch_add(1, std::memory_order_relaxed); }
 
 std::string Node::name() const {
   if (tape::on()) tape::read_name(this);
@@ -301,6 +311,7 @@ Tensor SavedVariable::unpack_for(Node* saved_for, bool with_history) const {
   Node* grad_fn = is_output_ && !is_leaf_ ? saved_for : data_.grad_fn().get();
   if (!is_leaf_ && !grad_fn) grad_fn = saved_for;
   if (current != saved_version_) {
+    note_stale_storage(data_.unsafeGetTensorImpl()->storage.get());
     std::string m = str_cat("one of the variables needed for gradient computation has been modified by an "
                             "inplace operation: [",
                             data_.toString(), " ", data_.sizes(), "]");

@@ -38,6 +38,13 @@ using Grads = GradList;
 // What every op's node has: its grad_fn name and the tensors it saved (with
 // their versions). The numbers a backward needs are the op's own, typed
 // state: see Op below.
+namespace autograd {
+// Counts a built-in op's node running its backward (gradlab/node_count.h).
+void note_op_node_run();
+// Keeps the storage of a saved tensor found changed (gradlab/failed_node.h).
+void note_stale_storage(const void* storage);
+}  // namespace autograd
+
 class OpNode : public autograd::Node {
  public:
   explicit OpNode(const char* name) : name_(name) {}
@@ -79,7 +86,10 @@ class Op final : public OpNode, public State {
  public:
   using Backward = GradList (*)(Op& self, Grads& grads);
   Op(const char* name, Backward fn, State state) : OpNode(name), State(std::move(state)), fn_(fn) {}
-  GradList apply_into(GradList& grads) override { return fn_(*this, grads); }
+  GradList apply_into(GradList& grads) override {
+    autograd::note_op_node_run();
+    return fn_(*this, grads);
+  }
   void release_variables() override {
     OpNode::release_variables();
     if constexpr (requires(State& s) { s.release_variables(); }) State::release_variables();
