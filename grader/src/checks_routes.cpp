@@ -229,6 +229,27 @@ std::string snapshots_shadow_differs(const Check& c, const json& student, const 
   return "";
 }
 
+namespace {
+
+// Where the reference's `op` (a detach) took a result computed from `source`
+// (fake = G_w·z, then fake.detach()), the program's must too: not only
+// `source` itself (G_w.detach(), the fake rebuilt from it). Where the
+// reference's took `source` itself (x.detach()), any is accepted. (A clone's
+// place on the way is a spelling: x.clone().detach() is a copy as well.)
+bool applied_to_source_itself(const std::string& op, const std::string& source, const json& mine, const json* ref) {
+  auto kinds = [&](const json& p) {
+    std::set<std::string> k;
+    for (const auto& t : p.value("through_inputs", json::object()).value(op, json::array()))
+      k.insert(t.value("is", json()) == source ? "itself" : holds(t.value("from", json::array()), source) ? "computed" : "other");
+    return k;
+  };
+  if (!ref || !kinds(*ref).count("computed") || kinds(*ref).count("itself")) return false;
+  const auto m = kinds(mine);
+  return m.count("itself") && !m.count("computed");
+}
+
+}  // namespace
+
 Outcome check_derives_from(const Check& c, const std::string& name, const json& student, const json& reference) {
   const std::string source = c.spec["source"];
   const json through = c.spec.value("through", json::array());
@@ -262,6 +283,12 @@ Outcome check_derives_from(const Check& c, const std::string& name, const json& 
     if (!holds((*p)["ops"], op.get<std::string>())) {
       o.message = name + " comes from " + source + ", but not through " + op.get<std::string>() + "()";
       o.found = "ops on the way: " + listed((*p)["ops"]);
+      return o;
+    } else if (op == "detach" && applied_to_source_itself("detach", source, *p, provenance_of(reference, name))) {
+      o.message = name + " comes from " + source + " through " + op.get<std::string>() + "(), but the " +
+                  op.get<std::string>() + "() took " + source + " itself, where the exercise's takes a result computed from " +
+                  source + ": a result computed again from a detached " + source + " is not the one the exercise detaches";
+      o.found = op.get<std::string>() + "() of " + source + " itself";
       return o;
     }
   o.message = shadow_differs(c, student, reference, name, source, false, o.found);

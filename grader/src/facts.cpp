@@ -83,6 +83,9 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
     if (!kept.empty()) body["provenance"] = {{"records", kept}};
     // And how each named tensor's gradient was written: how its backward started.
     const json tensors = snapshot["provenance"].value("tensors", json::object());
+    // And what each detach() and clone() on the way to a named tensor took.
+    for (const auto& [name, p] : tensors.items())
+      if (p.contains("through_inputs")) body["provenance"]["tensors"][name]["through_inputs"] = p["through_inputs"];
     for (const auto& [name, p] : tensors.items())
       if (p.value("grad", "") == "backward" && p.contains("seed")) {
         body["provenance"]["tensors"][name] = {{"grad", "backward"}, {"seed", p["seed"]}};

@@ -392,7 +392,10 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
         l.built_graph |= o.built_graph || (!no_grad && in.requires_grad());
         l.from_param |= o.from_param;
         l.grad_mode_on_param |= o.grad_mode_on_param || (!no_grad && o.from_param);
+        for (const auto& [op, on] : o.applied_to) merge(l.applied_to[op], on);
       }
+      if ((name == "detach" || name == "clone") && !inputs_.empty())
+        l.applied_to[name].insert(inputs_[0].unsafeGetTensorImpl());
     }
     l.ops.insert(name);
     l.made_by = name;

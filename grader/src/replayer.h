@@ -132,6 +132,10 @@ class Replayer final : public replay::Tensors {
     // is not.
     bool from_param = false;
     bool grad_mode_on_param = false;
+    // What each detach() and clone() on the way was applied to: the
+    // parameter itself (G_w.detach() * z, a fake rebuilt) or a result
+    // computed from it (fake.detach()).
+    std::map<std::string, std::set<const gradlab::TensorImpl*>> applied_to;
   };
   struct Update {
     std::string op;

@@ -240,6 +240,15 @@ json Replayer::provenance() const {
       p["from"] = names_of(from);
       p["ops"] = l->second.ops;
       p["grad_of"] = names_of(l->second.grad_of);
+      // What each detach() and clone() on the way took: a named tensor, or
+      // a result computed from which named tensors.
+      for (const auto& [op, on] : l->second.applied_to)
+        for (const auto* in : on) {
+          const auto il = lineage.find(in);
+          const json is = names_of({in});
+          p["through_inputs"][op].push_back({{"is", is.empty() ? json(nullptr) : is[0]},
+                                            {"from", il == lineage.end() ? json::array() : names_of(il->second.from)}});
+        }
     }
     // Its in-place changes, made through it or through a tensor over the
     // same memory (data(), a detached alias, a view).
