@@ -123,6 +123,18 @@ std::string route_to(const Tensor& target, const std::shared_ptr<gradlab::autogr
   return Route(target).from(root);
 }
 
+std::unordered_set<const gradlab::autograd::Node*> nodes_under(const gradlab::autograd::Node* root, size_t limit) {
+  std::unordered_set<const gradlab::autograd::Node*> seen;
+  std::vector<const gradlab::autograd::Node*> stack{root};
+  while (!stack.empty() && seen.size() < limit) {
+    const auto* n = stack.back();
+    stack.pop_back();
+    if (!n || !seen.insert(n).second) continue;
+    for (const auto& e : n->untaped_next_edges()) stack.push_back(e.function.get());
+  }
+  return seen;
+}
+
 namespace {
 
 // A number in [-1, 1] for element `i` of probe vector `k`: the same in every replay.
@@ -146,17 +158,11 @@ constexpr size_t kMaxProbeLeaves = 32, kMaxProbeNodes = 20000;
 // The leaves the root's graph reaches (their AccumulateGrad nodes), in the
 // order of `candidates`; none when the graph is past kMaxProbeNodes nodes.
 std::vector<Tensor> reached_leaves(const Tensor& root, const std::vector<Tensor>& candidates) {
+  const auto seen = nodes_under(root.grad_fn().get(), kMaxProbeNodes + 1);
+  if (seen.size() > kMaxProbeNodes) return {};  // none past the bound
   std::unordered_set<const gradlab::TensorImpl*> reached;
-  std::unordered_set<const gradlab::autograd::Node*> seen;
-  std::vector<const gradlab::autograd::Node*> stack{root.grad_fn().get()};
-  while (!stack.empty()) {
-    const auto* n = stack.back();
-    stack.pop_back();
-    if (!n || !seen.insert(n).second) continue;
-    if (seen.size() > kMaxProbeNodes) return {};
+  for (const auto* n : seen)
     if (const auto* acc = dynamic_cast<const torch::autograd::AccumulateGrad*>(n)) reached.insert(acc->variable.unsafeGetTensorImpl());
-    for (const auto& e : n->next_edges()) stack.push_back(e.function.get());
-  }
   std::vector<Tensor> out;
   for (const Tensor& t : candidates)
     if (reached.count(t.unsafeGetTensorImpl())) out.push_back(t);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace grader::replay {
@@ -16,6 +17,11 @@ namespace grader::replay {
 // of a leaf): "" when the graph does not reach it, "?" when it is too large
 // or deep to follow.
 std::string route_to(const torch::Tensor& target, const std::shared_ptr<gradlab::autograd::Node>& root);
+
+// The nodes of the graph below `root` (itself included), walked without
+// recursion, at most `limit` of them (a forged or padded graph costs the
+// grader no more than that).
+std::unordered_set<const gradlab::autograd::Node*> nodes_under(const gradlab::autograd::Node* root, size_t limit);
 
 // How the root, as a function of `leaves` (every other input held at the
 // values it had), curves: four projections of its Hessian-vector product

@@ -3,6 +3,7 @@
 // gradient came to be, and the named tensor a backward's root is or restates.
 #include <set>
 
+#include "replay_route.h"
 #include "replayer.h"
 
 namespace grader::replay {
@@ -194,16 +195,9 @@ void Replayer::node_read(const json& e) {
 // How much of t's backward graph the program read: its nodes, and how many
 // of them had their name() read.
 json Replayer::walked(const Tensor& t) const {
-  std::unordered_set<const gradlab::autograd::Node*> seen;
-  std::vector<const gradlab::autograd::Node*> stack{t.grad_fn().get()};
+  const auto seen = replay::nodes_under(t.grad_fn().get(), 10000);
   size_t read = 0;
-  while (!stack.empty() && seen.size() < 10000) {
-    const auto* n = stack.back();
-    stack.pop_back();
-    if (!n || !seen.insert(n).second) continue;
-    read += names_read_.count(n);
-    for (const auto& e : n->untaped_next_edges()) stack.push_back(e.function.get());
-  }
+  for (const auto* n : seen) read += names_read_.count(n);
   return {{"nodes", seen.size()}, {"names_read", read}};
 }
 

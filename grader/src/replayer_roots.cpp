@@ -94,15 +94,9 @@ std::vector<Tensor> Replayer::backward_error_about(const json& args, size_t give
   if (failed && error.find("modified by an inplace operation") != std::string::npos) {
     // The leaves the failing node's graph reaches (bounded: a forged graph
     // buys nothing by being long).
-    std::unordered_set<const gradlab::autograd::Node*> seen;
-    std::vector<const gradlab::autograd::Node*> stack{failed.get()};
-    while (!stack.empty() && seen.size() < 20000) {
-      const auto* n = stack.back();
-      stack.pop_back();
-      if (!n || !seen.insert(n).second) continue;
+    const auto seen = replay::nodes_under(failed.get(), 20000);
+    for (const auto* n : seen)
       if (const auto* acc = dynamic_cast<const torch::autograd::AccumulateGrad*>(n)) about.push_back(acc->variable);
-      for (const auto& e : n->next_edges()) stack.push_back(e.function.get());
-    }
     // And the program's tensors computed in that graph (w rebound to w − lr·g
     // is no leaf, but the tensor the node saved came from it).
     for (const auto& [id, t] : tensors_)

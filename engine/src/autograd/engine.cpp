@@ -6,6 +6,7 @@
 // the shapes recorded at forward time (reducing broadcast gradients), and
 // frees saved tensors unless the graph is retained.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -264,8 +265,10 @@ bool any_defined(const GradList& grads) {
   return false;
 }
 
+// What a failed backward leaves for a replay (gradlab/failed_node.h).
 std::mutex g_failed_mutex;
 std::weak_ptr<Node> g_failed;
+std::atomic<const void*> g_stale_storage{nullptr};
 
 void note_failed(Node* n) {
   std::lock_guard<std::mutex> lock(g_failed_mutex);
@@ -516,6 +519,9 @@ auto run_with_room(F&& f) {
 
 }  // namespace
 
+const void* last_stale_storage() { return g_stale_storage.load(); }
+void note_stale_storage(const void* storage) { g_stale_storage.store(storage); }
+
 std::shared_ptr<Node> last_failed_node() {
   std::lock_guard<std::mutex> lock(g_failed_mutex);
   return g_failed.lock();
@@ -524,7 +530,7 @@ std::shared_ptr<Node> last_failed_node() {
 void clear_failed_node() {
   std::lock_guard<std::mutex> lock(g_failed_mutex);
   g_failed.reset();
-  note_stale_storage(nullptr);
+  g_stale_storage.store(nullptr);
 }
 
 bool Node::task_should_compute_output(size_t i) const {

@@ -8,7 +8,6 @@
 #include "autograd/anomaly.h"
 
 #include "gradlab/autograd.h"
-#include "gradlab/failed_node.h"
 #include "gradlab/node_count.h"
 #include "gradlab/tape.h"
 #include "ops/ops_internal.h"
@@ -73,12 +72,6 @@ std::atomic<uint64_t> g_op_nodes_run{0};
 }  // namespace
 
 uint64_t nodes_made() { return g_nodes_made.load(std::memory_order_relaxed); }
-
-namespace {
-std::atomic<const void*> g_stale_storage{nullptr};
-}  // namespace
-const void* last_stale_storage() { return g_stale_storage.load(); }
-void note_stale_storage(const void* storage) { g_stale_storage.store(storage); }
 uint64_t op_nodes_run() { return g_op_nodes_run.load(std::memory_order_relaxed); }
 void note_op_node_run() { g_op_nodes_run.fetch_add(1, std::memory_order_relaxed); }
 
