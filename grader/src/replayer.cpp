@@ -83,7 +83,7 @@ void Replayer::made(const json& e, bool taint) {
       Tensor i = at(in);
       custom_upstream.insert(i.unsafeGetTensorImpl());
       auto l = lineage.find(i.unsafeGetTensorImpl());
-      if (l != lineage.end()) custom_upstream.insert(l->second.from.begin(), l->second.from.end());
+      if (l != lineage.end()) custom_upstream.insert(l->second.from.items().begin(), l->second.from.items().end());
     }
   }
   Tensor t = rebuild(e);
@@ -102,7 +102,7 @@ void Replayer::refill(const json& e) {
   if (e.contains("throws")) {
     last_error_ = e.at("throws");
     auto l = lineage.find(t.unsafeGetTensorImpl());
-    error_from_ = l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.graph_from;
+    error_from_ = l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.graph_from.items();
     error_from_.insert(t.unsafeGetTensorImpl());
     return;
   }
@@ -218,7 +218,7 @@ void Replayer::op(const json& e) {
     for (const Tensor& in : about) {
       if (!in.defined()) continue;
       auto l = lineage.find(in.unsafeGetTensorImpl());
-      if (l != lineage.end()) error_from_.insert(l->second.graph_from.begin(), l->second.graph_from.end());
+      if (l != lineage.end()) error_from_.insert(l->second.graph_from.items().begin(), l->second.graph_from.items().end());
       error_from_.insert(in.unsafeGetTensorImpl());
     }
     return;
@@ -301,12 +301,15 @@ void Replayer::op(const json& e) {
   }
   if (name == "item" && !out.value.is_null() && out.value.is_number() && !inputs_.empty()) {
     auto l = lineage.find(inputs_[0].unsafeGetTensorImpl());
-    items.push_back({out.value.get<double>(), l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.from});
+    items.push_back({out.value.get<double>(), l == lineage.end() ? TensorSet{} : l->second.from});
   }
   trace(name, e, out);
 }
 
 void Replayer::trace(const std::string& name, const json& e, const replay::Outcome& out) {
+  // The small sets (op names, the gradients read, what each detach took) are
+  // copied, within a bound; what a tensor was computed from is shared
+  // (TensorSet), and so costs no copy along a long chain.
   constexpr size_t kMaxLineage = 512;
   auto merge = [](auto& into, const auto& from) {
     for (const auto& x : from)
@@ -323,11 +326,11 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     const bool graphed = inputs_[0].grad_fn() != nullptr;
     for (size_t i = 1; i < inputs_.size(); ++i) {
       const Lineage& o = lineage[inputs_[i].unsafeGetTensorImpl()];
-      if (graphed) merge(l.graph_from, o.graph_from), l.graph_from.insert(inputs_[i].unsafeGetTensorImpl());
-      merge(l.from, o.from);
+      if (graphed) l.graph_from.merge(o.graph_from), l.graph_from.insert(inputs_[i].unsafeGetTensorImpl());
+      l.from.merge(o.from);
       merge(l.grad_of, o.grad_of);
       merge(l.given_grads, o.given_grads);
-      merge(l.via_grad, o.via_grad);
+      l.via_grad.merge(o.via_grad);
       for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
       // A step computed from what autograd::grad gave for this tensor: that gradient's origin.
       for (const gradlab::TensorImpl* g : o.given_grads)
@@ -367,14 +370,14 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       auto o = grad_origin.find(inputs_[0].unsafeGetTensorImpl());
       if (o != grad_origin.end() && o->second.root.defined()) {
         auto rl = lineage.find(o->second.root.unsafeGetTensorImpl());
-        if (rl != lineage.end()) merge(l.via_grad, rl->second.from), merge(l.via_grad, rl->second.via_grad);
+        if (rl != lineage.end()) l.via_grad.merge(rl->second.from), l.via_grad.merge(rl->second.via_grad);
       }
     } else if (name == "autograd::grad") {
       l.given_grads.insert(impl);
       // Computed from what its roots were, as a gradient a backward wrote.
       if (auto g = given_origin.find(impl); g != given_origin.end() && g->second.second.root.defined())
         if (auto rl = lineage.find(g->second.second.root.unsafeGetTensorImpl()); rl != lineage.end())
-          merge(l.via_grad, rl->second.from), merge(l.via_grad, rl->second.via_grad);
+          l.via_grad.merge(rl->second.from), l.via_grad.merge(rl->second.via_grad);
       // The k-th gradient autograd::grad gives is the gradient of its k-th input.
       const json& ins = e.at("args").size() > 1 ? e.at("args")[1] : json();
       if (ins.is_array() && k < ins.size() && ins[k].is_number_integer() && tensors_.count(ins[k].get<int64_t>()))
@@ -383,12 +386,12 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       const bool graphed = t.grad_fn() != nullptr;
       for (const Tensor& in : inputs_) {
         const Lineage& o = lineage[in.unsafeGetTensorImpl()];
-        if (graphed) merge(l.graph_from, o.graph_from), l.graph_from.insert(in.unsafeGetTensorImpl());
-        merge(l.from, o.from);
+        if (graphed) l.graph_from.merge(o.graph_from), l.graph_from.insert(in.unsafeGetTensorImpl());
+        l.from.merge(o.from);
         merge(l.ops, o.ops);
         merge(l.grad_of, o.grad_of);
         merge(l.given_grads, o.given_grads);
-        merge(l.via_grad, o.via_grad);
+        l.via_grad.merge(o.via_grad);
         l.built_graph |= o.built_graph || (!no_grad && in.requires_grad());
         l.from_param |= o.from_param;
         l.grad_mode_on_param |= o.grad_mode_on_param || (!no_grad && o.from_param);
@@ -490,7 +493,7 @@ void Replayer::check_values() {
   for (const auto& [label, value, sources] : values_to_check) {
     bool named_source = false;
     for (const auto& from : sources)
-      for (const auto& [n, t] : named) named_source |= t.defined() && from.count(t.unsafeGetTensorImpl()) > 0;
+      for (const auto& [n, t] : named) named_source |= t.defined() && from.contains(t.unsafeGetTensorImpl());
     if (!named_source)
       problems.push_back({"record \"" + label + "\"", "value", value,
                           "no item() of a tensor computed from the exercise's named tensors gave it"});

@@ -17,6 +17,7 @@
 #include "../harness/facts_of.h"
 #include "replay.h"
 #include "replay_ops.h"
+#include "tensor_set.h"
 
 namespace grader::replay {
 
@@ -108,17 +109,17 @@ class Replayer final : public replay::Tensors {
   // from, what made it and whether grad mode was off then; and the in-place
   // changes made to it afterwards. Sets stop growing at kMaxLineage.
   struct Lineage {
-    std::set<const gradlab::TensorImpl*> from;
+    TensorSet from;
     // What its graph reaches: `from` less what a detach() (or an op under
     // no_grad) cut off. An error about a graph is an error about these.
-    std::set<const gradlab::TensorImpl*> graph_from;
+    TensorSet graph_from;
     std::set<std::string> ops;
     std::set<const gradlab::TensorImpl*> grad_of;
     std::set<const gradlab::TensorImpl*> given_grads;  // the outputs of autograd::grad it was computed from
     // What the roots of the backward passes that wrote those gradients were
     // computed from: w's steps follow the data its loss read. Kept apart
     // from `from`, which says which tensors a value is a version of.
-    std::set<const gradlab::TensorImpl*> via_grad;
+    TensorSet via_grad;
     std::string made_by;
     bool no_grad = false;
     // Whether any op on the way recorded a graph (ran with grad mode on, on
@@ -153,14 +154,14 @@ class Replayer final : public replay::Tensors {
   // each snapshot's tensor came to be when it is a gradient.
   struct Item {
     double value;
-    std::set<const gradlab::TensorImpl*> from;  // what the tensor it was read from was computed from
+    TensorSet from;  // what the tensor it was read from was computed from
   };
   std::vector<Item> items;
   // Value records whose item() must come from the exercise's tensors, held
   // to the names known at the end: (label, the lineages of the items that gave the number).
   struct ValueRecord {
     std::string label, value;
-    std::vector<std::set<const gradlab::TensorImpl*>> sources;
+    std::vector<TensorSet> sources;
   };
   std::vector<ValueRecord> values_to_check;
   // For each value record in order, the item() it was read from (the latest
@@ -180,7 +181,7 @@ class Replayer final : public replay::Tensors {
   std::vector<std::unordered_map<const gradlab::TensorImpl*, Then>> record_sources;
   std::unordered_map<const gradlab::TensorImpl*, Then> then_;
   size_t made_count_ = 0;
-  void note_record_source(const std::set<const gradlab::TensorImpl*>& from);
+  void note_record_source(const TensorSet& from);
   // The tape id of the first name the tape gave this tensor (-1: none).
   int64_t id_of(const gradlab::TensorImpl* impl) const;
   // The tensors that were `source` before it was last replaced out of place:

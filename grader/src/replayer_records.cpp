@@ -42,7 +42,7 @@ void Replayer::lab(const json& e) {
     if (tainted || (grads_tainted && grad_of_upstream(t))) r["unverified"] = true;
     records.push_back(std::move(r));
     auto l = t.defined() ? lineage.find(t.unsafeGetTensorImpl()) : lineage.end();
-    note_record_source(l == lineage.end() ? std::set<const gradlab::TensorImpl*>{} : l->second.from);
+    note_record_source(l == lineage.end() ? TensorSet{} : l->second.from);
     // How each snapshot under this label came to be, in order: a gradient
     // and its route, or null for any other tensor.
     const Origin* o = grad_route_of(t);
@@ -55,7 +55,7 @@ void Replayer::lab(const json& e) {
     const json& value = e.at("value");
     // A number the program records is one its tensors gave (item()), not
     // one it typed or worked out beside them.
-    std::vector<std::set<const gradlab::TensorImpl*>> sources;
+    std::vector<TensorSet> sources;
     int latest = -1;
     if (value.is_number())
       for (size_t k = 0; k < items.size(); ++k)
@@ -75,7 +75,7 @@ void Replayer::lab(const json& e) {
       if (k >= 0 && static_cast<size_t>(k) < items.size()) recorded = items[static_cast<size_t>(k)].value;
     }
     value_items.push_back(latest);
-    note_record_source(latest >= 0 ? items[static_cast<size_t>(latest)].from : std::set<const gradlab::TensorImpl*>{});
+    note_record_source(latest >= 0 ? items[static_cast<size_t>(latest)].from : TensorSet{});
     records.push_back({{"kind", "value"}, {"label", label}, {"value", recorded}});
   } else if (kind == "error") {
     const std::string message = e.value("message", std::string());
@@ -229,8 +229,8 @@ json Replayer::provenance() const {
       p["no_grad"] = l->second.no_grad;
       p["built_graph"] = l->second.built_graph;
       p["grad_mode_on_param"] = l->second.grad_mode_on_param;
-      std::set<const gradlab::TensorImpl*> from = l->second.from;
-      from.insert(l->second.via_grad.begin(), l->second.via_grad.end());
+      std::set<const gradlab::TensorImpl*> from = l->second.from.items();
+      from.insert(l->second.via_grad.items().begin(), l->second.via_grad.items().end());
       p["from"] = names_of(from);
       p["ops"] = l->second.ops;
       p["grad_of"] = names_of(l->second.grad_of);
@@ -241,7 +241,7 @@ json Replayer::provenance() const {
           const auto il = lineage.find(in);
           const json is = names_of({in});
           p["through_inputs"][op].push_back({{"is", is.empty() ? json(nullptr) : is[0]},
-                                            {"from", il == lineage.end() ? json::array() : names_of(il->second.from)}});
+                                            {"from", il == lineage.end() ? json::array() : names_of(il->second.from.items())}});
         }
     }
     // Its in-place changes, made through it or through a tensor over the

@@ -80,9 +80,9 @@ void Replayer::watch_update(const Tensor& target) {
   watching_ = false;
 }
 
-void Replayer::note_record_source(const std::set<const gradlab::TensorImpl*>& from) {
+void Replayer::note_record_source(const TensorSet& from) {
   std::unordered_map<const gradlab::TensorImpl*, Then> now;
-  for (const gradlab::TensorImpl* impl : from)
+  for (const gradlab::TensorImpl* impl : from.items())
     if (auto it = then_.find(impl); it != then_.end()) now.emplace(impl, it->second);
   record_sources.push_back(std::move(now));
 }
@@ -108,7 +108,7 @@ std::set<const gradlab::TensorImpl*> Replayer::versions_of(const Tensor& source)
     return false;
   };
   for (const auto& [id, t] : tensors_)
-    if (l->second.from.count(t.unsafeGetTensorImpl()) && t.is_leaf() && t.requires_grad() && t.sizes() == source.sizes() &&
+    if (l->second.from.contains(t.unsafeGetTensorImpl()) && t.is_leaf() && t.requires_grad() && t.sizes() == source.sizes() &&
         !named_otherwise(t))
       out.insert(t.unsafeGetTensorImpl());
   return out;

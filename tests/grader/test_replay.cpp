@@ -13,6 +13,7 @@
 #include "catch_compat.h"
 #include "replay.h"
 #include "replay_route.h"
+#include "tensor_set.h"
 
 namespace {
 
@@ -442,4 +443,67 @@ TEST_CASE("a walk of d's graph is the program reading d's nodes", "[grader][repl
     CHECK(walked["nodes"] == 4);
     CHECK(walked["names_read"] == (how == 1 ? 4 : 0));
   }
+}
+
+// What a replayed tensor was computed from (tensor_set.h): shared, not copied,
+// along a chain; an in-place change after a tensor was used leaves what was
+// computed before it as it was.
+TEST_CASE("a tensor set shares its inputs' sets and keeps what it held before a change", "[grader][replay]") {
+  using grader::replay::TensorSet;
+  int cells[4] = {};
+  auto e = [&](int k) { return reinterpret_cast<TensorSet::Elem>(&cells[k]); };
+  TensorSet w, y;
+  w.insert(e(0));
+  y.insert(e(1));
+  y.merge(w);  // y computed from w
+  CHECK(y.contains(e(0)));
+  CHECK(y.items().size() == 2);
+  w.insert(e(2));  // w changed in place after y was made from it
+  CHECK(w.contains(e(2)));
+  CHECK_FALSE(y.contains(e(2)));
+  w.merge(w);  // x.add_(x): nothing new, and no loop
+  CHECK(w.items().size() == 2);
+  TensorSet empty;
+  CHECK(empty.items().empty());
+  y.merge(empty);
+  CHECK(y.items().size() == 2);
+  // A chain far deeper than any call stack is walked and freed, and every
+  // link holds the first element (an earlier version kept 512 of them, in
+  // pointer order).
+  std::vector<int> chain(200000);
+  TensorSet tail;
+  tail.insert(e(3));
+  for (int& c : chain) {
+    TensorSet next;
+    next.insert(reinterpret_cast<TensorSet::Elem>(&c));
+    next.merge(tail);
+    tail = next;
+  }
+  CHECK(tail.contains(e(3)));
+  CHECK(tail.items().size() == chain.size() + 1);
+}
+
+TEST_CASE("a number read at the end of a long chain is read from the tensor the chain began at", "[grader][replay]") {
+  json claimed_records = json::array();
+  Recorded r = record([&](lab::facts::Named& named) {
+    auto w = torch::tensor({0.5}, torch::requires_grad());
+    auto c = w * 1.0;
+    for (int k = 0; k < 2000; ++k) c = c + 0.0;
+    auto put = [&](const char* label, double v) {
+      gradlab::tape::lab_record("value", label, nullptr, "", v);
+      claimed_records.push_back({{"kind", "value"}, {"label", label}, {"value", v}});
+    };
+    put("read", c.sum().item<double>());
+    auto typed = torch::tensor({0.25});
+    for (int k = 0; k < 2000; ++k) typed = typed + 0.0;
+    put("typed", typed.sum().item<double>());
+    name(named, "w", w);
+  });
+  r.claimed["records"] = claimed_records;
+  grader::Verified v = grader::verify(r.tape, r.claimed, json::array());
+  INFO(v.failure);
+  REQUIRE(v.replayed);
+  // The typed number's chain never met w: one problem, about it alone.
+  REQUIRE(v.mismatches.size() == 1);
+  CHECK(v.mismatches[0].what == "record \"typed\"");
 }
