@@ -1,6 +1,6 @@
 // Every student program's main, the same for every exercise and compiled
 // once with the build: the link points gradlab_exercise at the exercise's
-// own function (ld's --defsym, grader/src/build.cpp), so that a student's
+// own function (ld's --defsym, grader/src/compile/build.cpp), so that a student's
 // first grade compiles the student's file and nothing else.
 namespace lab {
 class Lab;

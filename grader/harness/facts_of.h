@@ -1,6 +1,6 @@
 // What the grader knows of a tensor and its graph, as JSON: written by the
 // harness inside the student's program, and by the grader's replay of the op
-// tape (grader/src/replay.cpp) from its own engine, so that the two can be
+// tape (grader/src/judge/replay.cpp) from its own engine, so that the two can be
 // compared field by field. Header-only and written against the torch:: API
 // alone: the harness is also compiled against LibTorch, as one file.
 #ifndef GRADLAB_FACTS_OF_H

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A root grader wherever root keeps things. Its runs are a leased uid's,
 # which cannot pass a private folder; each case below made every compile
-# fail before the staging folder (grader/src/staging.h):
+# fail before the staging folder (grader/src/fence/staging.h):
 #   - the checkout behind a 0700 folder (as a clone in /root is): made here
 #     by a private mount namespace whose tmpfs over the checkout's parent
 #     has mode 0700, with the checkout bound back at its own path;

@@ -27,10 +27,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "archives.h"
-#include "chooser.h"
-#include "intake.h"
-#include "seccomp.h"
+#include "cohort/archives.h"
+#include "cohort/chooser.h"
+#include "cohort/intake.h"
+#include "fence/seccomp.h"
 #include "temp_dir.h"
 
 namespace fs = std::filesystem;

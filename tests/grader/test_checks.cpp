@@ -2,8 +2,8 @@
 // snapshot): these tests feed it snapshots in the harness's format.
 #include "catch_compat.h"
 
-#include "checks.h"
-#include "sha256.h"
+#include "judge/checks.h"
+#include "common/sha256.h"
 
 using grader::json;
 

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "facts.h"
-#include "files.h"
-#include "release.h"
-#include "rubric.h"
+#include "judge/facts.h"
+#include "common/files.h"
+#include "course/release.h"
+#include "judge/rubric.h"
 
 namespace fs = std::filesystem;
 using grader::json;

@@ -2,12 +2,12 @@
 // output, the blanks of a starter, typos of names, the program's line table.
 #include "catch_compat.h"
 
-#include "blanks.h"
-#include "python_habits.h"
-#include "runtime_hints.h"
-#include "diagnostics.h"
-#include "lines.h"
-#include "suggest.h"
+#include "source/blanks.h"
+#include "source/python_habits.h"
+#include "judge/runtime_hints.h"
+#include "compile/diagnostics.h"
+#include "source/lines.h"
+#include "cli/suggest.h"
 
 TEST_CASE("a compile error is summarised at the student's line, candidates without header paths", "[feedback]") {
   // GCC 12's output for torch::pow(x, "2") (paths shortened).

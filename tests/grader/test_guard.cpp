@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "guard.h"
+#include "compile/guard.h"
 
 using grader::check_source;
 using grader::check_symbols;

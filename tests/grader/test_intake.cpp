@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "intake.h"
-#include "lookalikes.h"
+#include "cohort/intake.h"
+#include "cohort/lookalikes.h"
 #include "temp_dir.h"
 
 namespace fs = std::filesystem;

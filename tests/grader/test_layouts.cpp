@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "intake.h"
+#include "cohort/intake.h"
 #include "temp_dir.h"
-#include "roster.h"
+#include "cohort/roster.h"
 
 namespace fs = std::filesystem;
 using grader::Layout;

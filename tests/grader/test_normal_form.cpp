@@ -6,8 +6,8 @@
 
 #include <map>
 
-#include "checks.h"
-#include "normal_form.h"
+#include "judge/checks.h"
+#include "judge/normal_form.h"
 
 using grader::json;
 

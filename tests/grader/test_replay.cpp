@@ -11,9 +11,9 @@
 #include "../../grader/harness/facts_of.h"
 #include "../../grader/harness/random_graphs.h"
 #include "catch_compat.h"
-#include "replay.h"
-#include "replay_route.h"
-#include "tensor_set.h"
+#include "judge/replay.h"
+#include "judge/replay_route.h"
+#include "judge/tensor_set.h"
 
 namespace {
 

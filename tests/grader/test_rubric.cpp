@@ -2,7 +2,7 @@
 // error that names the file and the field.
 #include "catch_compat.h"
 
-#include "rubric.h"
+#include "judge/rubric.h"
 
 using grader::json;
 using grader::parse_rubric;

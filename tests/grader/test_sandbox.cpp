@@ -14,8 +14,8 @@
 #include <set>
 #include <sstream>
 
-#include "sandbox.h"
-#include "watch.h"
+#include "fence/sandbox.h"
+#include "fence/watch.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The check of the harness's result (grader/src/snapshot.h) on real results,
+// The check of the harness's result (grader/src/judge/snapshot.h) on real results,
 // written by the harness for the course's solutions (tests/grader/snapshots/),
 // and on those results forged: each forgery is refused with where and what,
 // and none crashes the grader.
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "checks.h"
-#include "snapshot.h"
+#include "judge/checks.h"
+#include "judge/snapshot.h"
 
 using grader::json;
 

@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "rubric.h"
-#include "variants.h"
+#include "judge/rubric.h"
+#include "judge/variants.h"
 
 using grader::json;
 

@@ -5,7 +5,7 @@
 // error it raised, whether grad mode was on), and the lab's records. Each
 // event is written out through a sink the moment it happens, before control
 // returns to the program, so nothing the program does afterwards can change
-// it. The grader replays the tape in its own engine (grader/src/replay.cpp)
+// it. The grader replays the tape in its own engine (grader/src/judge/replay.cpp)
 // and believes only what the replay computes.
 //
 // An op is taped at its entry with one line, and only when it was called

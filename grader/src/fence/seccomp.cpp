@@ -1,0 +1,240 @@
+#include "fence/seccomp.h"
+
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <initializer_list>
+
+namespace grader {
+namespace {
+
+#if defined(__x86_64__)
+constexpr unsigned kArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr unsigned kArch = AUDIT_ARCH_AARCH64;
+#else
+#error "gradlab's seccomp filter knows x86_64 and aarch64"
+#endif
+
+constexpr unsigned kNr = offsetof(seccomp_data, nr);
+constexpr unsigned kArchOff = offsetof(seccomp_data, arch);
+constexpr unsigned kArg0 = offsetof(seccomp_data, args[0]);  // its low 32 bits (little-endian)
+constexpr unsigned kArg1 = offsetof(seccomp_data, args[1]);
+
+// Every namespace flag clone() takes (CLONE_NEWTIME shares its bit with the
+// exit signal, and needs CAP_SYS_ADMIN in any case).
+constexpr unsigned kNamespaceFlags =
+    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
+
+// Calls no grading work needs and every escape likes. Numbers absent on an
+// architecture are -1 and skipped.
+constexpr long kDenied[] = {
+    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
+    SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
+    SYS_keyctl, SYS_add_key, SYS_request_key, SYS_bpf, SYS_perf_event_open, SYS_userfaultfd,
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_pidfd_getfd, SYS_kcmp,
+    SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_kexec_file_load,
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+    SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_quotactl, SYS_swapon, SYS_swapoff, SYS_reboot,
+    SYS_acct, SYS_syslog, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex,
+    SYS_sethostname, SYS_setdomainname, SYS_vhangup, SYS_socket,
+    // SysV IPC: shared memory is not address space (RLIMIT_AS does not see
+    // it), and its objects outlive the run where no IPC namespace ends them.
+    SYS_shmget, SYS_shmat, SYS_shmdt, SYS_shmctl, SYS_msgget, SYS_msgsnd, SYS_msgrcv, SYS_msgctl,
+    SYS_semget, SYS_semop, SYS_semtimedop, SYS_semctl,
+    // Watches on files hold kernel memory charged to the uid, not the run.
+    SYS_inotify_init1, SYS_inotify_add_watch, SYS_inotify_rm_watch, SYS_fanotify_init, SYS_fanotify_mark,
+    // Scheduling reaches past the run: setpriority(PRIO_USER, ...) renices
+    // every process of its uid (other runs, the grader, a user's shell) where
+    // the fallback fence has no pid namespace; the rest pin or starve them.
+    SYS_setpriority, SYS_sched_setscheduler, SYS_sched_setparam, SYS_sched_setattr, SYS_sched_setaffinity,
+    SYS_ioprio_set, SYS_migrate_pages, SYS_move_pages,
+    // POSIX message queues: where no IPC namespace ends them (the fallback
+    // fence) they outlive the run, fill the host's queue table and carry
+    // names from one run to the next; Landlock refuses the open only after
+    // the kernel made the queue.
+    SYS_mq_open, SYS_mq_unlink, SYS_mq_timedsend, SYS_mq_timedreceive, SYS_mq_notify, SYS_mq_getsetattr,
+    // Linux AIO: fs.aio-max-nr is one count for the whole machine, which a
+    // single io_setup(65536) takes from every other process.
+    SYS_io_setup, SYS_io_submit,
+#if defined(__x86_64__)
+    SYS_iopl, SYS_ioperm, SYS_uselib, SYS_create_module, SYS_inotify_init,
+#endif
+};
+
+// Jump targets, resolved once every block is laid out.
+enum Label : unsigned char { kNone, kAllow, kDeny, kNoSys, kCloneCheck, kSignalCheck, kPrlimitCheck, kFcntlCheck,
+                             kIoctlCheck, kPersonalityCheck, kLabels };
+
+// personality(): the query and the plain Linux domains only (as Docker's
+// profile); ADDR_NO_RANDOMIZE or READ_IMPLIES_EXEC would prepare an exploit.
+constexpr unsigned kPersonalities[] = {0x0, 0x8, 0x20000, 0x20008, 0xffffffff};
+
+// A file's owner receives SIGIO and SIGURG from it: fcntl(F_SETOWN) and the
+// ioctls below aim signals at any process without kill(). TIOCSTI and
+// TIOCLINUX type into a terminal.
+constexpr unsigned kFSetOwn = 8, kFSetOwnEx = 15, kFSetPipeSz = 1031;
+constexpr unsigned kOwnerIoctls[] = {0x8901 /* FIOSETOWN */, 0x8902 /* SIOCSPGRP */, 0x5412 /* TIOCSTI */,
+                                     0x541C /* TIOCLINUX */};
+
+struct Builder {
+  SeccompFilter& f;
+  unsigned char jt_label[160] = {}, jf_label[160] = {};
+  unsigned short at[kLabels] = {};
+
+  // (A filter longer than its array is a bug of this file: stop, never write past it.)
+  void room() const {
+    if (f.length >= sizeof(f.code) / sizeof(f.code[0])) std::abort();
+  }
+  void stmt(unsigned short code, unsigned k) {
+    room();
+    f.code[f.length++] = {code, 0, 0, k};
+  }
+  void jump(unsigned short code, unsigned k, Label jt, Label jf) {
+    room();
+    jt_label[f.length] = jt, jf_label[f.length] = jf;
+    f.code[f.length++] = {code, 0, 0, k};
+  }
+  void eq(unsigned k, Label to) { jump(BPF_JMP | BPF_JEQ | BPF_K, k, to, kNone); }
+  void load(unsigned offset) { stmt(BPF_LD | BPF_W | BPF_ABS, offset); }
+  void here(Label l) { at[l] = f.length; }
+  void resolve() {
+    for (unsigned short i = 0; i < f.length; ++i) {
+      if (jt_label[i]) f.code[i].jt = static_cast<unsigned char>(at[jt_label[i]] - i - 1);
+      if (jf_label[i]) f.code[i].jf = static_cast<unsigned char>(at[jf_label[i]] - i - 1);
+    }
+  }
+};
+
+// The system call number's checks: straight verdicts, or a jump to a check
+// of its first argument.
+void dispatch(Builder& b, const SeccompPolicy& p) {
+  b.load(kArchOff);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, kArch, kNone, kDeny);
+  b.load(kNr);
+#if defined(__x86_64__)
+  b.jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, kDeny, kNone);  // the x32 ABI
+  if (!p.allow_processes) {
+    b.eq(SYS_fork, kDeny);
+    b.eq(SYS_vfork, kDeny);
+  }
+#endif
+  for (long nr : kDenied)
+    if (nr >= 0) b.eq(static_cast<unsigned>(nr), kDeny);
+  if (!p.allow_processes) {
+    // The program's run only (a linker may fallocate its output):
+    // vmsplice pins whole (huge) pages in a pipe's slots after they are
+    // unmapped, memory no rlimit sees (8 GiB against a 1 GiB limit);
+    // splice and tee move pages the same way; fallocate with KEEP_SIZE
+    // reserves disk past the file-size limit, on an unlinked file no walk
+    // of the work folder sees (30 GiB against 64 MiB).
+    b.eq(SYS_vmsplice, kDeny);
+    b.eq(SYS_splice, kDeny);
+    b.eq(SYS_tee, kDeny);
+    b.eq(SYS_fallocate, kDeny);
+  }
+  b.eq(SYS_clone3, kNoSys);
+  b.eq(SYS_clone, kCloneCheck);
+  b.eq(SYS_prlimit64, kPrlimitCheck);
+  b.eq(SYS_fcntl, kFcntlCheck);
+  b.eq(SYS_personality, kPersonalityCheck);
+  b.eq(SYS_ioctl, kIoctlCheck);
+  if (p.self) {
+    for (long nr : {SYS_kill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo}) b.eq(static_cast<unsigned>(nr), kSignalCheck);
+    b.eq(SYS_tkill, kDeny);  // a thread id of any process: nothing the program needs
+    b.eq(SYS_pidfd_send_signal, kDeny);
+    b.eq(SYS_pidfd_open, kDeny);
+  }
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);  // every other call
+}
+
+// The argument checks, then the verdicts: BPF jumps only forward.
+void checks(Builder& b, const SeccompPolicy& p) {
+  b.here(kCloneCheck);
+  b.load(kArg0);
+  b.jump(BPF_JMP | BPF_JSET | BPF_K, kNamespaceFlags, kDeny, kNone);
+  if (p.allow_processes) b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  else b.jump(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, kAllow, kDeny);
+  // prlimit64(pid, ...): glibc's setrlimit and getrlimit pass 0, itself.
+  b.here(kPrlimitCheck);
+  b.load(kArg0);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, kAllow, kNone);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(p.self), p.self ? kAllow : kDeny, kDeny);
+  b.here(kFcntlCheck);
+  b.load(kArg1);
+  b.eq(kFSetOwn, kDeny);
+  b.eq(kFSetPipeSz, kDeny);  // a pipe's slots: each holds a page no rlimit counts
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, kFSetOwnEx, kDeny, kAllow);
+  b.here(kPersonalityCheck);
+  b.load(kArg0);
+  for (unsigned persona : kPersonalities) b.eq(persona, kAllow);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  b.here(kIoctlCheck);
+  b.load(kArg1);
+  for (unsigned request : kOwnerIoctls) b.eq(request, kDeny);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  if (p.self) {
+    // kill(pid, sig), tgkill(tgid, ...), rt_sigqueueinfo(tgid, ...): itself,
+    // or its own process group (0); raise, abort and pthread_kill stay.
+    b.here(kSignalCheck);
+    b.load(kArg0);
+    b.jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(p.self), kAllow, kNone);
+    b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, kAllow, kDeny);
+  }
+  b.here(kNoSys);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+  b.here(kAllow);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  b.here(kDeny);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+}
+
+}  // namespace
+
+void build_seccomp_filter(SeccompFilter& f, const SeccompPolicy& policy) {
+  f.length = 0;
+  Builder b{f};
+  dispatch(b, policy);
+  checks(b, policy);
+  b.resolve();
+}
+
+void build_parser_filter(SeccompFilter& f) {
+  f.length = 0;
+  Builder b{f};
+  b.load(kArchOff);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, kArch, kNone, kDeny);
+  b.load(kNr);
+  // Reading what it was handed, writing its answer, memory, and ending.
+  for (long nr : {SYS_read, SYS_write, SYS_close, SYS_brk, SYS_mmap, SYS_munmap, SYS_mremap, SYS_mprotect,
+                  SYS_madvise, SYS_futex, SYS_exit, SYS_exit_group, SYS_rt_sigreturn})
+    b.eq(static_cast<unsigned>(nr), kAllow);
+  b.here(kDeny);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  b.here(kAllow);
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  b.resolve();
+}
+
+bool install_seccomp_filter(const SeccompFilter& f) {
+  sock_fprog prog{f.length, const_cast<sock_filter*>(f.code)};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
+}
+
+bool drop_capabilities() {
+  for (int cap = 0; cap <= 63; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);  // EINVAL past the last one
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  return syscall(SYS_capset, &header, data) == 0;
+}
+
+}  // namespace grader

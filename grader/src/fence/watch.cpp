@@ -1,0 +1,225 @@
+// Watching a sandboxed child: its pipes, its clock, its CPU and its
+// working folder (collect), and cleaning up after it (remove_tree).
+#include "fence/watch.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <vector>
+
+namespace grader {
+namespace fs = std::filesystem;
+
+// Visits every entry under `root`, folders before what they hold, without
+// following links, until `visit(stat)` returns false. Where the
+// run shares the grader's uid (no root, no lease), a folder it shut (mode
+// 000) is opened again; as root the grader reads it anyway, and changes no
+// mode in a tree a run could still be rearranging.
+namespace {
+
+constexpr auto kWatchEvery = std::chrono::milliseconds(50);
+
+// Folders deeper than this are not walked, and a folder that holds them is
+// over its limits: an exercise writes no folders at all, and past PATH_MAX a
+// folder cannot be opened by its path, so what lies below would go unseen.
+constexpr size_t kMaxFolderDepth = 64;
+
+// Returns false when some folder was too deep to walk.
+template <class Visit>
+bool walk_folder(const std::string& root, Visit&& visit) {
+  std::vector<std::pair<std::string, size_t>> todo{{root, 0}};
+  bool whole = true;
+  while (!todo.empty()) {
+    const auto [dir, depth] = std::move(todo.back());
+    todo.pop_back();
+    if (depth > kMaxFolderDepth) {
+      whole = false;
+      continue;
+    }
+    int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES && geteuid() != 0 && fchmodat(AT_FDCWD, dir.c_str(), 0700, AT_SYMLINK_NOFOLLOW) == 0)
+      fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR* d = fd >= 0 ? fdopendir(fd) : nullptr;
+    if (!d) {
+      if (fd >= 0) close(fd);
+      continue;
+    }
+    while (const dirent* e = readdir(d)) {
+      if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+      struct stat st{};
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (!visit(st)) {
+        closedir(d);
+        return whole;
+      }
+      if (S_ISDIR(st.st_mode)) todo.emplace_back(dir + "/" + e->d_name, depth + 1);
+    }
+    closedir(d);
+  }
+  return whole;
+}
+
+// Whether a folder holds more than `max_bytes` (allocated blocks, so a
+// sparse file counts what it holds) or more than `max_entries` entries.
+bool folder_over(const std::string& root, uintmax_t max_bytes, size_t max_entries) {
+  uintmax_t bytes = 0;
+  size_t entries = 0;
+  const bool whole = walk_folder(root, [&](const struct stat& st) {
+    bytes += static_cast<uintmax_t>(st.st_blocks) * 512;
+    return ++entries <= max_entries && bytes <= max_bytes;
+  });
+  return !whole || entries > max_entries || bytes > max_bytes;
+}
+
+}  // namespace
+
+// Removes a folder a run wrote in, folders it shut (mode 000) included.
+void remove_tree(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+  if (!ec || geteuid() == 0) return;
+  walk_folder(path, [](const struct stat&) { return true; });  // reopens shut folders
+  fs::remove_all(path, ec);
+}
+
+// CPU seconds used so far by `pid` and every process below it (under
+// bubblewrap the program is a grandchild), from /proc.
+namespace {
+
+double tree_cpu_seconds(pid_t pid, int depth = 0) {
+  static const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the name may hold blanks and parentheses
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string f;
+  double ticks = 0;
+  for (int k = 3; k <= 15 && fields >> f; ++k)
+    if (k == 14 || k == 15) ticks += std::atof(f.c_str());  // utime, stime
+  double total = ticks / tick;
+  if (depth > 8) return total;
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream children(task.path() / "children");
+    for (pid_t child; children >> child;) total += tree_cpu_seconds(child, depth + 1);
+  }
+  return total;
+}
+
+// The seconds the process tree spent runnable but waiting for a CPU
+// (/proc/PID/task/TID/schedstat's second field, in ns); -1 when the kernel
+// keeps no schedstat.
+double tree_waited_seconds(pid_t pid, int depth = 0) {
+  double total = 0;
+  bool known = false;
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream stat(task.path() / "schedstat");
+    double ran = 0, waited = 0;
+    if (stat >> ran >> waited) total += waited / 1e9, known = true;
+    if (depth > 8) continue;
+    std::ifstream children(task.path() / "children");
+    for (pid_t child; children >> child;)
+      if (const double w = tree_waited_seconds(child, depth + 1); w >= 0) total += w;
+  }
+  return known ? total : -1;
+}
+
+}  // namespace
+
+bool deserves_more_time(double elapsed, double cpu, double waited) {
+  return cpu >= 0.1 * elapsed && (waited < 0 || waited >= 0.1 * elapsed);
+}
+
+// Reads the child's pipes until it is gone, or kills it at the deadline,
+// past an output cap, or once `watched` (the fallback's working folder)
+// holds too much. Returns its wait status.
+int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
+            std::chrono::steady_clock::time_point start, SandboxOutcome& o, rusage& ru, const std::string& watched) {
+  auto next_watch = start + kWatchEvery;
+  auto deadline = start + std::chrono::duration<double>(wall_seconds);
+  // A program that is computing on a machine busy with other work gets more
+  // wall-clock time (deserves_more_time), so that it meets its CPU limit as
+  // it would on an idle machine: a verdict must not depend on what else the
+  // machine was doing.
+  const auto last_deadline = start + std::chrono::duration<double>(3 * wall_seconds);
+  auto kill_group = [&] {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+  };
+  int status = 0;
+  bool reaped = false;
+  char buf[65536];
+  for (;;) {
+    if (!reaped && wait4(pid, &status, WNOHANG, &ru) == pid) {
+      reaped = true;
+      kill(-pid, SIGKILL);  // whatever it left running goes with it
+    }
+    pollfd pf[3];
+    Stream* which[3];
+    int n = 0;
+    for (size_t i = 0; i < n_streams; ++i)
+      if (streams[i].open) pf[n] = {streams[i].fd, POLLIN, 0}, which[n++] = &streams[i];
+    if (n == 0 && reaped) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline && !reaped && deadline < last_deadline) {
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      if (deserves_more_time(elapsed, tree_cpu_seconds(pid), tree_waited_seconds(pid))) {
+        deadline = std::min(last_deadline, deadline + std::chrono::duration<double>(wall_seconds / 2));
+        continue;
+      }
+    }
+    if (now >= deadline) {
+      o.timed_out = !reaped;
+      kill_group();
+      if (!reaped) wait4(pid, &status, 0, &ru), reaped = true;
+      break;
+    }
+    if (!reaped && !watched.empty() && now >= next_watch) {
+      next_watch = now + kWatchEvery;
+      if (folder_over(watched, kWorkFolderBytes, kWorkFolderEntries)) {
+        o.disk_limit = true;
+        kill_group();
+      }
+    }
+    if (n == 0) {
+      usleep(1000);
+      continue;
+    }
+    if (poll(pf, static_cast<nfds_t>(n), reaped ? 50 : 10) < 0 && errno != EINTR) break;
+    for (int i = 0; i < n; ++i) {
+      if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Stream& s = *which[i];
+      const ssize_t got = read(s.fd, buf, sizeof buf);
+      if (got <= 0) {
+        s.open = false;
+        continue;
+      }
+      const size_t room = s.cap > s.buf->size() ? s.cap - s.buf->size() : 0;
+      s.buf->append(buf, std::min(room, static_cast<size_t>(got)));
+      if (static_cast<size_t>(got) > room) {
+        if (s.truncated) *s.truncated = true;
+        o.output_limit = true;
+        kill_group();
+      }
+    }
+  }
+  for (size_t i = 0; i < n_streams; ++i) close(streams[i].fd);
+  if (!reaped) wait4(pid, &status, 0, &ru);
+  return status;
+}
+
+}  // namespace grader
