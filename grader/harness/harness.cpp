@@ -15,6 +15,7 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -269,9 +270,17 @@ __attribute__((constructor(101))) void take_request() {
   std::string text;
   char buf[65536];
   for (ssize_t got; (got = read(kRequestFd, buf, sizeof buf)) > 0 && text.size() < kMaxRequest;) text.append(buf, static_cast<size_t>(got));
-  close(kRequestFd);
   const size_t space = text.find(' '), eol = text.find('\n');
-  if (space == std::string::npos || eol == std::string::npos || space > eol) return;
+  if (space == std::string::npos || eol == std::string::npos || space > eol) {
+    close(kRequestFd);
+    return;
+  }
+  // The grader's memfd (only a memfd has seals to ask about; a file a shell
+  // left on fd 3 is never emptied), emptied of the request and the nonce, is
+  // kept as the probes' capture file (probes.h: capture_sink).
+  if (fcntl(kRequestFd, F_GET_SEALS) >= 0 && ftruncate(kRequestFd, 0) == 0)
+    lab::probes::detail::capture_sink() = fcntl(kRequestFd, F_DUPFD_CLOEXEC, 3);
+  close(kRequestFd);
   Request& r = request_slot();
   r.present = true;
   r.channel = std::atoi(text.substr(0, space).c_str());
