@@ -217,10 +217,15 @@ TEST_CASE("the fallback fence: Landlock keeps the work to its paths, with the sa
 
 TEST_CASE("more wall-clock time only for a program kept from the CPU by other work", "[sandbox]") {
   using grader::deserves_more_time;
-  CHECK(deserves_more_time(10, 9, 4));     // computing, and waited 40% of the time: a busy machine
-  CHECK_FALSE(deserves_more_time(10, 9, 0.2));  // computing on an idle machine: its CPU limit comes first
-  CHECK_FALSE(deserves_more_time(10, 2, 0));    // bursts and sleeps on an idle machine: its limit, no more
-  CHECK_FALSE(deserves_more_time(10, 0.5, 6));  // waiting on something else than the CPU
-  CHECK(deserves_more_time(10, 2, -1));         // no schedstat: computing is enough, as before
-  CHECK_FALSE(deserves_more_time(10, 0.5, -1));
+  CHECK(deserves_more_time(10, 9, 4, 8));          // computing, waited 40% of the time, others busy: a busy machine
+  CHECK_FALSE(deserves_more_time(10, 9, 0.2, 8));  // computing, hardly waiting: its CPU limit comes first
+  CHECK_FALSE(deserves_more_time(10, 2, 0, 0));    // bursts and sleeps on an idle machine: its limit, no more
+  CHECK_FALSE(deserves_more_time(10, 0.5, 6, 8));  // waiting on something else than the CPU
+  // Its own threads queueing behind each other while the rest of the machine
+  // idles (resource red team 3): waiting, but on nobody else.
+  CHECK_FALSE(deserves_more_time(10, 2, 30, 0.5));
+  CHECK(deserves_more_time(10, 2, 30, 2.5));       // the same with a quarter of a CPU's worth of other work
+  CHECK(deserves_more_time(10, 2, 4, -1));         // the machine's load unknown: waiting is enough
+  CHECK(deserves_more_time(10, 2, -1, -1));        // no schedstat either: computing is enough, as before
+  CHECK_FALSE(deserves_more_time(10, 0.5, -1, -1));
 }

@@ -138,10 +138,30 @@ double tree_waited_seconds(pid_t pid, int depth = 0) {
   return known ? total : -1;
 }
 
+// CPU seconds the machine has spent busy since it started (/proc/stat's
+// first line: user, system, irq, softirq and steal), -1 when unreadable.
+// Niced work is left out (it hardly delays a run at the default priority),
+// unless the grader itself runs niced, when its runs compete with it.
+double machine_busy_seconds() {
+  static const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  static const bool niced = getpriority(PRIO_PROCESS, 0) > 0;
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu") return -1;
+  return (user + (niced ? nice : 0) + system + irq + softirq + steal) / tick;
+}
+
+double own_cpu_seconds() {
+  rusage me{};
+  getrusage(RUSAGE_SELF, &me);
+  return double(me.ru_utime.tv_sec + me.ru_stime.tv_sec) + 1e-6 * double(me.ru_utime.tv_usec + me.ru_stime.tv_usec);
+}
+
 }  // namespace
 
-bool deserves_more_time(double elapsed, double cpu, double waited) {
-  return cpu >= 0.1 * elapsed && (waited < 0 || waited >= 0.1 * elapsed);
+bool deserves_more_time(double elapsed, double cpu, double waited, double others) {
+  return cpu >= 0.1 * elapsed && (waited < 0 || waited >= 0.1 * elapsed) && (others < 0 || others >= 0.25 * elapsed);
 }
 
 // Reads the child's pipes until it is gone, or kills it at the deadline,
@@ -156,6 +176,10 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
   // it would on an idle machine: a verdict must not depend on what else the
   // machine was doing.
   const auto last_deadline = start + std::chrono::duration<double>(3 * wall_seconds);
+  // What the rest of the machine computed meanwhile: the busy time of every
+  // CPU, less the run's and the grader's own. A run whose threads queue
+  // behind each other waits too, but on nobody else's work.
+  const double busy_at_start = machine_busy_seconds(), own_at_start = own_cpu_seconds();
   auto kill_group = [&] {
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
@@ -177,7 +201,10 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline && !reaped && deadline < last_deadline) {
       const double elapsed = std::chrono::duration<double>(now - start).count();
-      if (deserves_more_time(elapsed, tree_cpu_seconds(pid), tree_waited_seconds(pid))) {
+      const double cpu = tree_cpu_seconds(pid), busy = machine_busy_seconds();
+      const double others = busy < 0 || busy_at_start < 0 ? -1
+                                                          : std::max(0.0, busy - busy_at_start - cpu - (own_cpu_seconds() - own_at_start));
+      if (deserves_more_time(elapsed, cpu, tree_waited_seconds(pid), others)) {
         deadline = std::min(last_deadline, deadline + std::chrono::duration<double>(wall_seconds / 2));
         continue;
       }

@@ -22,11 +22,16 @@ struct Stream {
 // Whether a run at its wall-clock deadline gets more wall-clock time (up to
 // three times the limit): it was computing (CPU time at least a tenth of the
 // time so far) and other work kept it from the CPU (it waited to run, as the
-// kernel's schedstat counts, at least a tenth of the time so far). A busy
+// kernel's schedstat counts, at least a tenth of the time so far), and the
+// rest of the machine was computing. A busy
 // machine changes no verdict; on an idle one, a program that sleeps between
 // bursts gets its limit and no more. `waited` < 0: the kernel does not say
 // (no schedstat), and computing is enough, as before.
-bool deserves_more_time(double elapsed, double cpu, double waited);
+// `others`: the CPU seconds the rest of the machine computed meanwhile (not
+// the run, not the grader), -1 when unknown; it must be at least a quarter of
+// a CPU's worth, so that threads of the run's own, queueing behind each other
+// on an otherwise idle machine, buy nothing (15 of them did: 15 s, not 5).
+bool deserves_more_time(double elapsed, double cpu, double waited, double others);
 
 // Reads the child's pipes until it is gone, or kills it at the deadline,
 // past an output cap, or once `watched` (the fallback's working folder)
