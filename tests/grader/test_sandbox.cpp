@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "fence/fence.h"
 #include "fence/sandbox.h"
 #include "fence/watch.h"
 
@@ -228,4 +230,38 @@ TEST_CASE("more wall-clock time only for a program kept from the CPU by other wo
   CHECK(deserves_more_time(10, 2, 4, -1));         // the machine's load unknown: waiting is enough
   CHECK(deserves_more_time(10, 2, -1, -1));        // no schedstat either: computing is enough, as before
   CHECK_FALSE(deserves_more_time(10, 0.5, -1, -1));
+}
+
+// A lease is given back with nothing of its uid left running: a process of
+// the uid that outlived its run (the kernel ends a pid namespace's processes
+// after bubblewrap is gone) is killed and waited for.
+TEST_CASE("a uid lease ends every process of its uid before it is given back", "[sandbox]") {
+  if (geteuid() != 0) return;  // leases are a root grader's (Catch2 2.13 has no SKIP)
+  grader::UidLease lease;
+  REQUIRE(lease.active());
+  const uid_t uid = lease.uid();
+  const pid_t left = fork();
+  if (left == 0) {
+    if (setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0) {
+      const pid_t orphan = fork();  // not the grader's child: nobody reaps it early
+      if (orphan == 0) {
+        sleep(60);
+        _exit(0);
+      }
+    }
+    _exit(0);
+  }
+  waitpid(left, nullptr, 0);
+  auto running = [&] {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      struct stat st{};
+      const std::string name = e.path().filename();
+      if (!name.empty() && name[0] >= '1' && name[0] <= '9' && stat(e.path().c_str(), &st) == 0 && st.st_uid == uid) ++n;
+    }
+    return n;
+  };
+  REQUIRE(running() == 1);
+  lease.end_processes();
+  CHECK(running() == 0);
 }

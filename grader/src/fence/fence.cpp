@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -85,6 +86,48 @@ bool add_rule(int ruleset, const char* path, uint64_t dir_rights, uint64_t file_
 
 }  // namespace
 
+namespace {
+
+// Whether any process runs as `uid` (its /proc folder is the uid's).
+bool uid_has_processes(uid_t uid) {
+  DIR* d = opendir("/proc");
+  if (!d) return false;
+  bool found = false;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    struct stat st{};
+    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_uid == uid) {
+      found = true;
+      break;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+}  // namespace
+
+// A run's processes can outlive what the grader waited for: in the
+// namespaces, the grader waits for bubblewrap, and the kernel ends what was
+// left in the run's pid namespace after it, freeing its memory (4 GiB held
+// 0.4 s after the grade returned, a process alive 2 s after its lease). So a
+// lease kills every process of its uid (kill(-1) as that uid reaches all of
+// them, whatever their namespace) and waits until none is left, up to 10 s,
+// before it is given back; and a new lease does the same, for what a grader
+// that crashed left behind.
+void UidLease::end_processes() const {
+  if (!active()) return;
+  for (int round = 0; round < 1000 && uid_has_processes(uid_); ++round) {
+    const pid_t killer = fork_between_writes();
+    if (killer == 0) {
+      if (setresuid(uid_, uid_, uid_) == 0) kill(-1, SIGKILL);
+      _exit(0);
+    }
+    if (killer > 0) waitpid(killer, nullptr, 0);
+    usleep(10000);
+  }
+}
+
 UidLease::UidLease() {
   if (geteuid() != 0) return;
   const std::string dir = lease_dir(error_);
@@ -96,6 +139,7 @@ UidLease::UidLease() {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
       lock_fd_ = fd;
       uid_ = kFirstUid + static_cast<uid_t>(i);
+      end_processes();
       return;
     }
     close(fd);
@@ -106,6 +150,7 @@ UidLease::UidLease() {
 bool UidLease::is_leased(uid_t uid) { return uid >= kFirstUid && uid < kFirstUid + kUids; }
 
 UidLease::~UidLease() {
+  end_processes();
   if (lock_fd_ >= 0) close(lock_fd_);  // closing releases the lock
 }
 

@@ -48,6 +48,9 @@ class UidLease {
   static bool is_leased(uid_t uid);  // one of the uids leases hand out
   uid_t uid() const { return uid_; }
   const std::string& error() const { return error_; }  // why a root grader got no uid
+  // Kills every process of the uid and waits until none is left (up to
+  // 10 s): done when the lease is taken and when it is given back.
+  void end_processes() const;
 
  private:
   uid_t uid_ = 0;
