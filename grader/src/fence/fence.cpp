@@ -283,8 +283,9 @@ std::vector<std::string> bwrap_arguments(const FenceView& view, int seccomp_fd, 
   return a;
 }
 
-LandlockPlan landlock_plan(const FenceView& view, bool gpu) {
+LandlockPlan landlock_plan(const FenceView& view, bool gpu, bool removals) {
   LandlockPlan p;
+  p.removals = removals;
   p.read_only = system_paths();
   p.read_only.insert(p.read_only.end(), view.read_only.begin(), view.read_only.end());
   for (const auto& [host, inside] : view.read_only_at) p.read_only.push_back(host);
@@ -319,7 +320,9 @@ bool confine(const LandlockPlan& plan) {
   for (const char* p : plan.read_only_c) ok = ok && add_rule(ruleset, p, kReadDir, kReadFile);
   const uint64_t file_rights = attr.fs & (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
                                           LANDLOCK_ACCESS_FS_READ_FILE | kTruncate | kIoctlDev);
-  for (const char* p : plan.writable_c) ok = ok && add_rule(ruleset, p, attr.fs, file_rights);
+  const uint64_t removals = LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR;
+  const uint64_t dir_rights = plan.removals ? attr.fs : attr.fs & ~removals;
+  for (const char* p : plan.writable_c) ok = ok && add_rule(ruleset, p, dir_rights, file_rights);
   ok = ok && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;
   close(ruleset);
   return ok;

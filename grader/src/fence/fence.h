@@ -70,10 +70,16 @@ std::vector<std::string> bwrap_arguments(const FenceView& view, int seccomp_fd, 
 // The Landlock rules for a view, prepared before fork; `confine` applies them
 // in the child (async-signal-safe: open, the three landlock calls, close).
 struct LandlockPlan {
+  // Whether files and folders may be removed (or renamed) where it writes:
+  // a tool's temporary files yes; a program's no, so that every byte it
+  // writes in the fallback's work folder stays where the watch sees it (a
+  // file mapped, closed and unlinked held disk no walk saw: 2 GiB against
+  // 64 MiB).
+  bool removals = true;
   std::vector<std::string> read_only, writable;
   std::vector<const char*> read_only_c, writable_c;
 };
-LandlockPlan landlock_plan(const FenceView& view, bool gpu);
+LandlockPlan landlock_plan(const FenceView& view, bool gpu, bool removals);
 bool confine(const LandlockPlan& plan);
 
 // In the child, before exec: become the leased uid (root only), all

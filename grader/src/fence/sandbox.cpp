@@ -469,7 +469,7 @@ ChildPlan plan_child(const SandboxSpec& spec, bool tool, const Place& at) {
   p.env_s = environment(spec, tool ? view.chdir : fallback ? at.workdir : "/box", tool);
   p.argv = c_strings(p.argv_s);
   p.envp = c_strings(p.env_s);
-  if (fallback) p.landlock = landlock_plan(view, spec.gpu);
+  if (fallback) p.landlock = landlock_plan(view, spec.gpu, /*removals=*/tool);
   p.cpu = static_cast<rlim_t>(std::ceil(L.cpu_seconds));
   p.memory = static_cast<rlim_t>(L.memory_mb) << 20;
   p.fsize = static_cast<rlim_t>(spec.file_size_kb > 0 ? spec.file_size_kb : L.output_kb) << 10;

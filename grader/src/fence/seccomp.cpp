@@ -27,6 +27,10 @@ constexpr unsigned kNr = offsetof(seccomp_data, nr);
 constexpr unsigned kArchOff = offsetof(seccomp_data, arch);
 constexpr unsigned kArg0 = offsetof(seccomp_data, args[0]);  // its low 32 bits (little-endian)
 constexpr unsigned kArg1 = offsetof(seccomp_data, args[1]);
+constexpr unsigned kArg2 = offsetof(seccomp_data, args[2]);
+// open's O_TMPFILE bit (with O_DIRECTORY): a file made with no name, which no
+// walk of the work folder sees.
+constexpr unsigned kTmpFileFlag = 020000000;
 
 // Every namespace flag clone() takes (CLONE_NEWTIME shares its bit with the
 // exit signal, and needs CAP_SYS_ADMIN in any case).
@@ -71,7 +75,7 @@ constexpr long kDenied[] = {
 
 // Jump targets, resolved once every block is laid out.
 enum Label : unsigned char { kNone, kAllow, kDeny, kNoSys, kCloneCheck, kSignalCheck, kPrlimitCheck, kFcntlCheck,
-                             kIoctlCheck, kPersonalityCheck, kLabels };
+                             kIoctlCheck, kPersonalityCheck, kOpenFlagsArg1, kOpenFlagsArg2, kLabels };
 
 // personality(): the query and the plain Linux domains only (as Docker's
 // profile); ADDR_NO_RANDOMIZE or READ_IMPLIES_EXEC would prepare an exploit.
@@ -148,6 +152,16 @@ void dispatch(Builder& b, const SeccompPolicy& p) {
     b.eq(SYS_splice, kDeny);
     b.eq(SYS_tee, kDeny);
     b.eq(SYS_fallocate, kDeny);
+    // A file without a name (O_TMPFILE): in the fallback's work folder on
+    // the machine's disk, held by a mapping after its fd is closed, it is
+    // disk no walk sees (as an unlinked one would be, which Landlock
+    // refuses: fence.cpp). openat2's flags are behind a pointer: ENOSYS, and
+    // glibc uses openat.
+#ifdef SYS_open
+    b.eq(SYS_open, kOpenFlagsArg1);
+#endif
+    b.eq(SYS_openat, kOpenFlagsArg2);
+    b.eq(SYS_openat2, kNoSys);
   }
   b.eq(SYS_clone3, kNoSys);
   b.eq(SYS_clone, kCloneCheck);
@@ -185,6 +199,14 @@ void checks(Builder& b, const SeccompPolicy& p) {
   b.load(kArg0);
   for (unsigned persona : kPersonalities) b.eq(persona, kAllow);
   b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  if (!p.allow_processes) {
+    b.here(kOpenFlagsArg1);
+    b.load(kArg1);
+    b.jump(BPF_JMP | BPF_JSET | BPF_K, kTmpFileFlag, kDeny, kAllow);
+    b.here(kOpenFlagsArg2);
+    b.load(kArg2);
+    b.jump(BPF_JMP | BPF_JSET | BPF_K, kTmpFileFlag, kDeny, kAllow);
+  }
   b.here(kIoctlCheck);
   b.load(kArg1);
   for (unsigned request : kOwnerIoctls) b.eq(request, kDeny);
