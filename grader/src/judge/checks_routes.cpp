@@ -312,6 +312,12 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
   }
   const json* rp = provenance_of(reference, name);
   const json ref_updates = rp ? rp->value("updates", json::array()) : json::array();
+  // How each step came about is held to the reference's (its backward's
+  // curvature, how many passes its gradient added up) where the parameter
+  // ended right: where it did not, the value checks say so, and an honest
+  // mistake (gradients never zeroed) is not charged twice.
+  const json *mine_t = named(student, name), *ref_t = named(reference, name);
+  const bool numbers_right = mine_t && ref_t && close(mine_t->value("values", json()), ref_t->value("values", json()), c.tol);
   for (size_t k = 0; k < updates.size(); ++k) {
     const json& u = updates[k];
     const std::string op = u.value("op", "");
@@ -331,10 +337,22 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
                   r + ", where the exercise's step follows a backward from " + from;
       return o;
     }
-    if (u.value("from_own_grad", false) && !route.empty() && !want.empty() && !replay::routes_agree(route, want, c.spec.value("curvature", false))) {
+    if (u.value("from_own_grad", false) && !route.empty() && !want.empty() &&
+        !replay::routes_agree(route, want, c.spec.value("curvature", false) && numbers_right, replay::OffPoint::Compare)) {
       o.found = op + " from a gradient whose backward went through " + route_words(route);
       o.message = name + " was changed in place (" + op + ") from " + name + ".grad, but the backward that wrote it reached " +
                   name + " through " + route_mismatch(route, want, name) + ": the step must come from the loss's own backward";
+      return o;
+    }
+    // The step read a gradient that added up another number of backward
+    // passes than the reference's: the loss's gradient reached by a pass
+    // that cancels what was left in .grad, never zeroed (red team 13).
+    const int passes = u.value("grad_passes", 0), want_passes = k < ref_updates.size() ? ref_updates[k].value("grad_passes", 0) : 0;
+    if (numbers_right && u.value("from_own_grad", false) && passes > 0 && want_passes > 0 && passes != want_passes) {
+      o.found = op + " from " + name + ".grad holding " + std::to_string(passes) + " backward passes added up";
+      o.message = name + " was changed in place (" + op + ") from " + name + ".grad holding " + std::to_string(passes) +
+                  " backward passes added up since it was last zeroed, where the exercise's step reads " +
+                  std::to_string(want_passes) + ": zero the gradients before each step's backward";
       return o;
     }
     if (!u.value("no_grad", false)) {

@@ -91,12 +91,13 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
         body["provenance"]["tensors"][name] = {{"grad", "backward"}, {"seed", p["seed"]}};
         if (p.contains("root") && p["root"].is_string()) body["provenance"]["tensors"][name]["root"] = p["root"];
       }
-    // And the route of the backward behind each in-place update's gradient.
+    // And the route of the backward behind each in-place update's gradient,
+    // and how many passes that gradient had added up.
     for (const auto& [name, p] : tensors.items()) {
       json routes = json::array();
       bool any = false;
       for (const auto& u : p.value("updates", json::array())) {
-        routes.push_back({{"grad_route", u.value("grad_route", "")}});
+        routes.push_back({{"grad_route", u.value("grad_route", "")}, {"grad_passes", u.value("grad_passes", 0)}});
         any |= !routes.back()["grad_route"].get<std::string>().empty();
       }
       if (any) body["provenance"]["tensors"][name]["updates"] = routes;

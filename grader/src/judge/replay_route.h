@@ -48,6 +48,11 @@ std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const t
 // where the statement names its loss a graph check already says so; where a
 // loss is made anew each step, with no name, the curvature is what tells a
 // stand-in from it.)
-bool routes_agree(const std::string& a, const std::string& b, bool curvature);
+// How curvature counts off the reference's point: not at all (a gradient:
+// an honest typo in another leaf moves the point, and the curvature with it),
+// or at a looser tolerance (a step of a parameter whose whole trajectory
+// matched the reference's, which an honest program follows at its points).
+enum class OffPoint { Skip, Compare };
+bool routes_agree(const std::string& a, const std::string& b, bool curvature, OffPoint off_point = OffPoint::Skip);
 
 }  // namespace grader::replay

@@ -252,6 +252,7 @@ json Replayer::provenance() const {
         us.push_back({{"op", up.op}, {"no_grad", up.no_grad}, {"grad_mode_off", up.grad_mode_off}, {"from_own_grad", up.from_own_grad},
                       {"by_number", up.by_number}, {"grad_how", up.grad.how},
                       {"grad_route", up.grad.seed.is_object() ? up.grad.seed.value("route", "") : ""},
+                      {"grad_passes", up.grad.seed.is_object() ? up.grad.seed.value("passes", 0) : 0},
                       {"grad_root", root_name(up.grad.root, up.grad.root_node)}, {"through", names_of({target})}});
     if (!us.empty()) p["updates"] = us;
     if (t.grad_fn()) p["walked"] = walked(t);
