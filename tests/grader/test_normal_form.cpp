@@ -167,6 +167,14 @@ TEST_CASE("a sum over every dimension is sum() when its result is a scalar", "[c
   CHECK(grader::reduction_name("SumBackward1", true) == "SumBackward0");
   CHECK(grader::reduction_name("SumBackward1", false) == "SumBackward1");
   CHECK(grader::reduction_name("MeanBackward1", true) == "MeanBackward0");
+  // The sum of a sum over some dimensions is the sum of it all: L.sum(0).sum().
+  Graph twice;
+  twice.op("SumBackward0", {twice.op("SumBackward1", {twice.op("TanhBackward0", {twice.leaf("w")}, {"h"})})}, {"out"});
+  CHECK(same(twice, all, rubric(), shapes({{"out", json::array()}, {"h", {3, 1}}})));
+  // Not a mean of a sum, nor a sum of a partial mean.
+  Graph mean_of_sum;
+  mean_of_sum.op("MeanBackward0", {mean_of_sum.op("SumBackward1", {mean_of_sum.op("TanhBackward0", {mean_of_sum.leaf("w")}, {"h"})})}, {"out"});
+  CHECK_FALSE(same(mean_of_sum, all, rubric(), shapes({{"out", json::array()}, {"h", {3, 1}}})));
 }
 
 TEST_CASE("normal forms stay linear on deep and much-shared graphs", "[checks][graph][normal]") {

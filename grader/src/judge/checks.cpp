@@ -487,7 +487,7 @@ std::vector<CheckResult> evaluate(const Rubric& rubric, const json& student, con
       r.hint = route_hint;
       if (!wrong_numbers.is_null()) o.found = wrong_numbers;
     }
-    if (c.kind == "snapshots" && snapshot_route_wrong(c, student, reference, o, route_hint)) {
+    if (c.kind == "snapshots" && snapshot_route_wrong(rubric, c, student, reference, o, route_hint)) {
       o.pass = false;
       r.hint = route_hint;
       if (!wrong_numbers.is_null()) o.found = wrong_numbers;

@@ -3,9 +3,12 @@
 // backward that started elsewhere than the reference's (another root, shape
 // or seed), reached the tensor through other ops, or added up another number
 // of passes; and when each snapshot was taken.
+#include <set>
 #include <string>
 
 #include "judge/checks_internal.h"
+#include "judge/normal_form.h"
+#include "judge/replay.h"
 #include "judge/replay_route.h"
 
 namespace grader::check_detail {
@@ -205,6 +208,58 @@ bool root_elsewhere(const Check& c, const json& student, const json& roots, size
 
 }  // namespace
 
+// With "root_graph": the backward that wrote the i-th snapshot of `label`
+// started from a graph of the reference's normal form (the sum of 10 − d,
+// however spelled), where the statement names no tensor to hold it to with
+// "from". A stand-in that feeds a hand-worked gradient through w, such as
+// (w.mm(I) * G).sum(), reaches w through a route alike and is linear as the
+// loss is, so neither the route nor its curvature tells it (red team 13).
+bool root_graph_differs(const Rubric& rubric, const Check& c, const json& student, const json& reference,
+                        const std::string& label, size_t i, Outcome& o, std::string& hint) {
+  // Only where the numbers are right: wrong ones are the value check's to
+  // explain (a mean for a sum gives a ninth of the gradient).
+  if (!c.spec.value("root_graph", false) || !o.pass) return false;
+  const json mine = snapshot_routes(student, label, "root_graphs"), want = snapshot_routes(reference, label, "root_graphs");
+  if (i >= mine.size() || i >= want.size() || !want[i].is_object()) return false;
+  // The names the reference's graph uses, and the root's shape: names the
+  // program added are not the question, and after an exception the names
+  // given at the end are missing (nothing to compare then).
+  json ref_graph = want[i].value("graph", json::array()), ref_tensors = json::object();
+  std::set<std::string> names;
+  for (const auto& n : ref_graph)
+    for (const auto& t : n.value("tensors", json::array())) names.insert(t.get<std::string>());
+  names.erase(kBackwardRoot);
+  for (const auto& n : names) {
+    if (!named(student, n)) return false;
+    ref_tensors[n] = *named(reference, n);
+  }
+  ref_tensors[kBackwardRoot] = {{"shape", want[i].value("shape", json::array())}};
+  json my_graph = mine[i].is_object() ? mine[i].value("graph", json::array()) : json::array(), my_tensors = ref_tensors;
+  for (auto& n : my_graph) {
+    json kept = json::array();
+    for (const auto& t : n.value("tensors", json::array()))
+      if (t == kBackwardRoot || names.count(t.get<std::string>())) kept.push_back(t);
+    n["tensors"] = kept;
+  }
+  for (const auto& n : names) my_tensors[n] = *named(student, n);
+  if (mine[i].is_object()) my_tensors[kBackwardRoot] = {{"shape", mine[i].value("shape", json::array())}};
+  if (!my_graph.empty() && same_normal_form(my_graph, my_tensors, ref_graph, ref_tensors, rubric)) return false;
+  const std::string what = "the gradient in the snapshot \"" + label + "\"";
+  auto text = [&](const json& graph, const json& tensors) {
+    std::string t = normal_form_text(graph, tensors, rubric);
+    const std::string tag = std::string(kBackwardRoot) + "=";
+    if (t.rfind(tag, 0) == 0) t.erase(0, tag.size());  // the root is the one the message speaks of
+    return t;
+  };
+  const std::string from = my_graph.empty() ? std::string("no graph") : text(my_graph, my_tensors);
+  o.found = "a backward from " + from;
+  o.message = what + " was written by a backward from " + from + ", where the exercise's starts from " +
+              text(ref_graph, ref_tensors) +
+              ": the same gradient reached through another computation is not the one the statement asks for";
+  hint = "Call backward() on the result the statement describes, computed as it says.";
+  return true;
+}
+
 // A snapshots check with "at_backward": each record taken after as many
 // backward passes as the reference's ("a before backward" before any).
 bool snapshot_taken_elsewhen(const Check& c, const json& student, const json& reference, Outcome& o) {
@@ -231,7 +286,8 @@ bool snapshot_taken_elsewhen(const Check& c, const json& student, const json& re
 
 // A snapshot of a gradient the program set or changed by hand, or of
 // numbers where the reference snapshots a gradient a backward wrote.
-bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint) {
+bool snapshot_route_wrong(const Rubric& rubric, const Check& c, const json& student, const json& reference, Outcome& o,
+                          std::string& hint) {
   for (const auto& l : c.spec.value("labels", json::array())) {
     const std::string label = l.get<std::string>();
     const json mine = snapshot_routes(student, label), ref = snapshot_routes(reference, label);
@@ -248,6 +304,7 @@ bool snapshot_route_wrong(const Check& c, const json& student, const json& refer
             started_elsewhere(seeds[i], want[i], "the gradient in the snapshot \"" + label + "\"", o, hint,
                               curvature_counts(c, o), o.pass))
           return true;
+        if (root_graph_differs(rubric, c, student, reference, label, i, o, hint)) return true;
         continue;
       }
       o.message = "the snapshot \"" + label + "\" holds " +

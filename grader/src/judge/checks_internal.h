@@ -104,6 +104,7 @@ std::string cut_values(const json& values);
 // source in the shadow replay as the reference's do ("" when they do).
 std::string snapshots_shadow_differs(const Check& c, const json& student, const json& reference, json& found);
 bool snapshot_taken_elsewhen(const Check& c, const json& student, const json& reference, Outcome& o);
-bool snapshot_route_wrong(const Check& c, const json& student, const json& reference, Outcome& o, std::string& hint);
+bool snapshot_route_wrong(const Rubric& rubric, const Check& c, const json& student, const json& reference, Outcome& o,
+                          std::string& hint);
 
 }  // namespace grader::check_detail

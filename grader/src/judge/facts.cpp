@@ -77,7 +77,7 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
     for (const auto& r : body.value("records", json::array())) {
       const std::string label = r.value("label", "");
       if (!records.contains(label)) continue;
-      for (const char* k : {"grads", "seeds", "backward_passes", "after_backwards", "grad_owner", "error_from_leaf"})
+      for (const char* k : {"grads", "seeds", "backward_passes", "after_backwards", "grad_owner", "error_from_leaf", "root_graphs"})
         if (records[label].contains(k)) kept[label][k] = records[label][k];
     }
     if (!kept.empty()) body["provenance"] = {{"records", kept}};

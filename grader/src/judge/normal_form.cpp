@@ -226,6 +226,9 @@ class Terms {
 
   int sum(int operand) {
     if (operand == none_) return none_;
+    // The sum of a sum over some dimensions is the sum of it all:
+    // L.sum(0).sum() ≡ L.sum().
+    if (at(operand).op == "SumBackward1" && at(operand).kids.size() == 1) return sum(at(operand).kids[0]);
     // Σ(c·x) = c·Σx for a number c (so Σ(−x) = −Σx); not for a tensor
     // that needs no gradient: Σ(w·x) is no multiple of Σw.
     if (at(operand).op == "mul") {

@@ -11,7 +11,8 @@
 //     (-x ≡ -1.0·x ≡ x·-1), and a sum of a product with a number is that
 //     number times the sum: Σ(−x) ≡ −Σx ≡ -1·Σx;
 //   - a sum over every dimension of a tensor whose result is a scalar is
-//     sum(): next_h.sum({0, 1}) ≡ next_h.sum();
+//     sum(): next_h.sum({0, 1}) ≡ next_h.sum(), and so is the sum of a sum
+//     over some of them: next_h.sum(0).sum() ≡ next_h.sum();
 //   - where the rubric's `graph_rules` allow "sum_distributes", the sum of a
 //     sum is the sum of the sums: (y + z).sum() ≡ y.sum() + z.sum().
 // Values are the value checks' business: x·x·x and x.pow(2) both count as

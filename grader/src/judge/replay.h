@@ -26,6 +26,9 @@ struct Mismatch {
 inline constexpr const char* kThroughOwnFunction =
     "through a custom autograd Function of the program's own, which this exercise does not ask for";
 
+// The name a backward's root takes in the root graphs a replay records.
+inline constexpr const char* kBackwardRoot = "(backward root)";
+
 struct Verified {
   bool replayed = false;        // a tape was there and replayed to its end
   std::string failure;          // why it could not be (malformed, too large, an op it cannot redo)

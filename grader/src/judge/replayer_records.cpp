@@ -264,7 +264,21 @@ json Replayer::provenance() const {
   for (const auto& [label, leaf] : error_leaf_roots_) routes[label]["error_from_leaf"] = leaf;
   for (const auto& [label, roots] : record_roots) {
     json& r = routes[label]["roots"] = json::array();
-    for (const auto& [root, node] : roots) r.push_back(root_name(root, node));
+    json& g = routes[label]["root_graphs"] = json::array();
+    for (const auto& [root, node] : roots) {
+      r.push_back(root_name(root, node));
+      // The graph the backward started from, for a check that holds it to the
+      // reference's ("root_graph"): a sum of 10 − d, not of a stand-in. The
+      // root is named (kBackwardRoot) so that its shape can say that a sum
+      // over every dimension left a scalar.
+      if (!root.defined() || !root.grad_fn()) {
+        g.push_back(nullptr);
+        continue;
+      }
+      auto with_root = named;
+      with_root.emplace_back(kBackwardRoot, root);
+      g.push_back({{"graph", lab::facts::graph_of(root, with_root)}, {"shape", root.sizes().vec()}});
+    }
   }
   // Whose gradient each snapshot holds: a named tensor's, or another's
   // (null: a leaf of the program's own, such as a copy of a parameter made

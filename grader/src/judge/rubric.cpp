@@ -30,7 +30,7 @@ const std::map<std::string, KindSpec>& kinds() {
       {"dtype", {{"tensor"}, {"expected"}}},
       {"grad_fn", {{"tensor"}, {"expected", "accept"}}},
       {"graph", {{"tensor"}, {"root"}}},
-      {"snapshots", {{"labels"}, {"fields", "source", "at_backward", "from", "curvature"}}},
+      {"snapshots", {{"labels"}, {"fields", "source", "at_backward", "from", "curvature", "root_graph"}}},
       {"error", {{"label"}, {"contains", "on"}}},
       {"no_error", {{"label"}, {}}},
       {"probe", {{"probe", "expect"}, {"contains", "grad_of"}}},
