@@ -74,11 +74,19 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
   if (snapshot.contains("provenance") && snapshot["provenance"].is_object()) {
     json records = snapshot["provenance"].value("records", json::object());
     json kept = json::object();
+    // The graphs behind the backward roots, only for the labels a check
+    // holds to them (they show the reference's computation).
+    std::set<std::string> root_graph_labels;
+    for (const Check& c : rubric.checks)
+      if (c.kind == "snapshots" && c.spec.value("root_graph", false) && !(visible_only && c.hidden))
+        for (const auto& l : c.spec.value("labels", json::array())) root_graph_labels.insert(l.get<std::string>());
     for (const auto& r : body.value("records", json::array())) {
       const std::string label = r.value("label", "");
       if (!records.contains(label)) continue;
-      for (const char* k : {"grads", "seeds", "backward_passes", "after_backwards", "grad_owner", "error_from_leaf", "root_graphs"})
+      for (const char* k : {"grads", "seeds", "backward_passes", "after_backwards", "grad_owner", "error_from_leaf"})
         if (records[label].contains(k)) kept[label][k] = records[label][k];
+      if (root_graph_labels.count(label) && records[label].contains("root_graphs"))
+        kept[label]["root_graphs"] = records[label]["root_graphs"];
     }
     if (!kept.empty()) body["provenance"] = {{"records", kept}};
     // And how each named tensor's gradient was written: how its backward started.
