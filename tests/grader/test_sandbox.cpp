@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <csignal>
 #include <unistd.h>
 
 #include <algorithm>
@@ -264,4 +266,41 @@ TEST_CASE("a uid lease ends every process of its uid before it is given back", "
   REQUIRE(running() == 1);
   lease.end_processes();
   CHECK(running() == 0);
+}
+
+// A uid some process already runs as is not leased, whatever the lock files
+// say: a grader with lease folders of its own (a chroot's /run) in this pid
+// namespace, or what a killed grader left, keeps it, and is never ended.
+TEST_CASE("a uid that a process runs as is not leased", "[sandbox]") {
+  if (geteuid() != 0) return;  // leases are a root grader's
+  uid_t free_uid = 0;
+  {
+    grader::UidLease probe;
+    REQUIRE(probe.active());
+    free_uid = probe.uid();
+  }
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  const pid_t foreign = fork();
+  if (foreign == 0) {
+    close(ready[0]);
+    if (setresgid(free_uid, free_uid, free_uid) == 0 && setresuid(free_uid, free_uid, free_uid) == 0) {
+      (void)!write(ready[1], "x", 1);
+      sleep(60);
+    }
+    _exit(0);
+  }
+  close(ready[1]);
+  char c = 0;
+  REQUIRE(read(ready[0], &c, 1) == 1);
+  close(ready[0]);
+  {
+    grader::UidLease lease;
+    REQUIRE(lease.active());
+    CHECK(lease.uid() != free_uid);
+  }
+  // Its lease given back, the other uid's process lives on.
+  CHECK(kill(foreign, 0) == 0);
+  kill(foreign, SIGKILL);
+  waitpid(foreign, nullptr, 0);
 }

@@ -113,8 +113,7 @@ bool uid_has_processes(uid_t uid) {
 // 0.4 s after the grade returned, a process alive 2 s after its lease). So a
 // lease kills every process of its uid (kill(-1) as that uid reaches all of
 // them, whatever their namespace) and waits until none is left, up to 10 s,
-// before it is given back; and a new lease does the same, for what a grader
-// that crashed left behind.
+// before it is given back.
 void UidLease::end_processes() const {
   if (!active()) return;
   for (int round = 0; round < 1000 && uid_has_processes(uid_); ++round) {
@@ -137,9 +136,15 @@ UidLease::UidLease() {
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) continue;
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      // A uid some process runs as is not free, whatever the lock says: a
+      // grader with another lease folder (a container's own /run, a chroot)
+      // in this pid namespace, or what a killed grader left. Never ours to end.
+      if (uid_has_processes(kFirstUid + static_cast<uid_t>(i))) {
+        close(fd);
+        continue;
+      }
       lock_fd_ = fd;
       uid_ = kFirstUid + static_cast<uid_t>(i);
-      end_processes();
       return;
     }
     close(fd);

@@ -49,7 +49,8 @@ class UidLease {
   uid_t uid() const { return uid_; }
   const std::string& error() const { return error_; }  // why a root grader got no uid
   // Kills every process of the uid and waits until none is left (up to
-  // 10 s): done when the lease is taken and when it is given back.
+  // 10 s): done when the lease is given back. (A uid any process runs as is
+  // never leased: its processes are someone else's.)
   void end_processes() const;
 
  private:
