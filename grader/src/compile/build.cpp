@@ -1,5 +1,7 @@
 #include "compile/build.h"
+#include "compile/diagnostics.h"
 #include "source/lines.h"
+#include "source/python_habits.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -515,6 +517,21 @@ void store(const fs::path& tmp, const fs::path& dir, BuildOutcome& b) {
 
 }  // namespace
 
+namespace {
+
+// The Python habits on the lines the compiler refused (python_habits.h).
+std::vector<CompileHint> compile_hints(const std::string& diagnostics, const std::string& path,
+                                                const std::string& source) {
+  std::vector<int> lines;
+  for (const auto& e : summarize_compile(diagnostics, path, source).errors)
+    if (e.line > 0) lines.push_back(e.line);
+  std::vector<CompileHint> out;
+  for (auto& h : python_habits(source, lines)) out.push_back({h.line, std::move(h.hint)});
+  return out;
+}
+
+}  // namespace
+
 BuildOutcome build_program(const BuildRequest& req) {
   BuildOutcome b;
   const auto start = std::chrono::steady_clock::now();
@@ -524,6 +541,7 @@ BuildOutcome build_program(const BuildRequest& req) {
   auto finish = [&] {
     b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     b.source_sha256 = source_hash;
+    if (!b.ok && b.failure.empty() && req.guarded) b.hints = compile_hints(b.diagnostics, req.source, source);
     return b;
   };
   const std::string tool_key = toolchain_key(req.engine);
@@ -584,6 +602,14 @@ BuildOutcome build_program(const BuildRequest& req) {
   }
   store(tmp, dir, b);
   return finish();
+}
+
+int student_line(const BuildOutcome& built, const std::vector<uint64_t>& trace) {
+  if (trace.empty() || built.program.empty()) return 0;
+  const auto table = read_file((fs::path(built.program).parent_path() / "lines.txt").string());
+  for (int line : student_lines(table.value_or(""), trace))
+    if (line > 0) return line;
+  return 0;
 }
 
 }  // namespace grader

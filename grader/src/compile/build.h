@@ -4,8 +4,11 @@
 // the toolchain and the libraries), so grading an unchanged file again skips
 // the compiler; compile errors are cached too.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "reports/result.h"
 
 namespace grader {
 
@@ -28,12 +31,23 @@ struct BuildOutcome {
   bool cached = false;
   std::string program;      // the executable, when ok
   std::string diagnostics;  // compiler and linker output, plus our hint for common link errors
+  // Python habits on the lines the compiler refused (python_habits.h), for
+  // a guarded file that did not compile.
+  std::vector<CompileHint> hints;
   double seconds = 0;
   std::string failure;      // the grader could not even try (cache not writable, compiler missing)
   std::string source_sha256;  // of the file's text: what the program is, whatever built it
 };
 
+// The one call that turns a student's file into a runnable program: the
+// cache, the guard, the fenced compile and link, the names restored in the
+// diagnostics and the line table, behind it.
 BuildOutcome build_program(const BuildRequest& req);
+
+// The line of the student's file where the innermost of these frames (a
+// stack trace's return addresses, as the harness reports them) lies, from
+// the program's line table; 0 when none does.
+int student_line(const BuildOutcome& built, const std::vector<uint64_t>& trace);
 
 // The compile cache's location: $GRADLAB_CACHE, else $XDG_CACHE_HOME/gradlab,
 // else ~/.cache/gradlab.

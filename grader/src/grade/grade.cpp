@@ -1,5 +1,4 @@
 #include "grade/grade.h"
-#include "source/lines.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -17,8 +16,8 @@
 #include "compile/build.h"
 #include "judge/checks.h"
 #include "compile/diagnostics.h"
-#include "source/python_habits.h"
 #include "judge/runtime_hints.h"
+#include "source/python_habits.h"  // with_cpp_spelling
 #include "judge/replay.h"
 #include "judge/facts.h"
 #include "judge/variants.h"
@@ -271,17 +270,6 @@ json reference_snapshot(const BuildOutcome& b, const Rubric& rubric, bool isolat
 }
 
 
-// The Python habits on the lines the compiler refused (python_habits.h).
-std::vector<CompileHint> compile_hints(const std::string& diagnostics, const std::string& submission) {
-  const std::string source = read_file(submission).value_or("");
-  std::vector<int> lines;
-  for (const auto& e : summarize_compile(diagnostics, submission, source).errors)
-    if (e.line > 0) lines.push_back(e.line);
-  std::vector<CompileHint> out;
-  for (auto& h : python_habits(source, lines)) out.push_back({h.line, std::move(h.hint)});
-  return out;
-}
-
 // PyTorch's messages name Python spellings (retain_graph=True): wherever a
 // result shows one, the C++ spelling goes beside it.
 void spell_for_cpp(Result& res) {
@@ -393,16 +381,6 @@ Limits run_limits(const Rubric& rubric, const GradeRequest& req) {
   return limits;
 }
 
-// The innermost frame of an escaped exception in the student's file: the
-// line to look at (0: none).
-int exception_line(const BuildOutcome& build, const Run& run) {
-  if (run.trace.empty()) return 0;
-  const auto table = read_file((fs::path(build.program).parent_path() / "lines.txt").string());
-  for (int line : student_lines(table.value_or(""), run.trace))
-    if (line > 0) return line;
-  return 0;
-}
-
 // Where the program's inputs are not the statement's numbers (a tensor named
 // like a number the statement gives, holding another value: the lesson's
 // numbers in a variant's file, or a typo), what to say: "" when they agree.
@@ -507,14 +485,14 @@ Result grade(const Rubric& full_rubric, const GradeRequest& req) {
   };
   if (!b.student.ok) {
     res.verdict = Verdict::CompileError;
-    res.compile.hints = compile_hints(res.compile.diagnostics, req.submission);
+    res.compile.hints = b.student.hints;
     res.checks = not_run(rubric, "the file does not compile");
     return done();
   }
   Run student = run_program(b.student, rubric, run_limits(rubric, req), req.isolate, req.device,
                             /*taped=*/req.engine != "libtorch", given);
   res.run = student.info;
-  res.run.line = exception_line(b.student, student);
+  res.run.line = student_line(b.student, student.trace);
   // An escaped exception ends the run, not the grading: the facts recorded
   // before it are checked and scored, and the exception is a failed check
   // of its own (when nothing was named before it, there is nothing to score).
