@@ -20,6 +20,15 @@ const json* named(const json& snap, const std::string& name) {
   return &snap["tensors"][name];
 }
 
+bool check_detail::target_unnamed(const json& student, const std::string& name, const std::string& role, Outcome& o) {
+  if (name.empty() || named(student, name) || student.value("status", "") != "ok") return false;
+  o.pass = false;
+  o.found = name + " not named";
+  o.message = "the program did not name " + name + " (lab.name(\"" + name + "\", " + name + ")), so the grader cannot see " +
+              role + ": keep the starter's lab.name lines, and let the program reach them";
+  return true;
+}
+
 void check_detail::rubric_bug(const Check& c, const std::string& what) {
   throw std::logic_error("check \"" + c.id + "\": " + what);
 }

@@ -179,8 +179,10 @@ bool grad_of_another(const json& student, const json& reference, const std::stri
   const json want = snapshot_routes(reference, label, "grad_owner"), got = snapshot_routes(student, label, "grad_owner");
   if (i >= want.size() || !want[i].is_string() || i >= got.size() || got[i] == want[i]) return false;
   const std::string owner = want[i].get<std::string>();
-  // Unnamed (the program stopped before naming it), it cannot be told apart.
-  if (!named(student, owner)) return false;
+  if (!named(student, owner)) {
+    hint.clear();
+    return target_unnamed(student, owner, "whose gradient the snapshot \"" + label + "\" holds", o);
+  }
   o.found = got[i].is_string() ? got[i].get<std::string>() + ".grad" : std::string("the .grad of an unnamed tensor");
   o.message = "the snapshot \"" + label + "\" holds " + o.found.get<std::string>() + ", where the exercise's holds " +
               owner + ".grad: the backward passes and the zeroing the exercise shows must happen to " + owner + " itself";
@@ -195,8 +197,8 @@ bool grad_of_another(const json& student, const json& reference, const std::stri
 bool root_elsewhere(const Check& c, const json& student, const json& roots, size_t i, const std::string& what, Outcome& o,
                     std::string& hint) {
   const std::string from = c.spec.value("from", "");
-  // Unnamed (the program stopped before naming it), it cannot be told apart.
-  if (from.empty() || !named(student, from) || i >= roots.size() || !roots[i].is_object()) return false;
+  if (from.empty() || i >= roots.size() || !roots[i].is_object()) return false;
+  if (!named(student, from)) return target_unnamed(student, from, "that " + what + " came from a backward from " + from, o);
   const json& r = roots[i];
   if (root_is(r.value("name", json()), r.value("restates", json()), from)) return false;
   const std::string root = r["name"].is_string() ? r["name"].get<std::string>() : std::string("an unnamed tensor");

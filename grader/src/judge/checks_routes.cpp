@@ -329,6 +329,9 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
     // restatement of it), as the loss was when the backward ran.
     const std::string from = c.spec.value("from", "");
     const json root = u.value("grad_root", json());
+    if (u.value("from_own_grad", false) && !from.empty() && root.is_object() && !named(student, from) &&
+        target_unnamed(student, from, "that " + name + "'s step follows a backward from " + from, o))
+      return o;
     if (u.value("from_own_grad", false) && !from.empty() && named(student, from) && root.is_object() &&
         !root_is(root.value("name", json()), root.value("restates", json()), from)) {
       const std::string r = root["name"].is_string() ? root["name"].get<std::string>() : std::string("an unnamed tensor");
@@ -486,8 +489,9 @@ bool error_raised_elsewhere(const Check& c, const json& student, const json& ref
                 " itself, or another tensor no op made), where the exercise's starts from a result computed from " + on;
     return true;
   }
-  // Unnamed (the program stopped before naming it), it cannot be told apart.
-  const json* r = on.empty() || !named(student, on) ? nullptr : record_route(student, c.spec["label"].get<std::string>());
+  if (!on.empty() && record_route(student, label) && !named(student, on))
+    return target_unnamed(student, on, "that the error was about " + on, o);
+  const json* r = on.empty() ? nullptr : record_route(student, label);
   if (!r || !r->contains("error_from") || holds((*r)["error_from"], on)) return false;
   o.found = "raised by an op on " + ((*r)["error_from"].empty() ? std::string("tensors none of the exercise's names came from")
                                                                 : listed((*r)["error_from"]));

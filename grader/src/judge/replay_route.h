@@ -36,10 +36,16 @@ std::unordered_set<const gradlab::autograd::Node*> nodes_under(const gradlab::au
 // retain_grad wrote meanwhile put back); empty when the graph cannot be
 // differentiated twice. Of `leaves`, those the root's graph reaches are
 // probed. `grads` are the tensors whose .grad must not change.
+// Each leaf's values when it was made (values_sketch), for the point to say
+// which leaves were moved since.
+using MadeAs = std::unordered_map<const gradlab::TensorImpl*, std::string>;
+std::string values_sketch(const torch::Tensor& t);
+
 std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const torch::Tensor& root,
                                                                          const torch::Tensor& given,
                                                                          const std::vector<torch::Tensor>& leaves,
-                                                                         const std::vector<torch::Tensor>& grads);
+                                                                         const std::vector<torch::Tensor>& grads,
+                                                                         const MadeAs& made_as = MadeAs{});
 
 // Whether two routes (route_to's, with curvature_of's numbers after '@')
 // agree: the same ops, and with `curvature`, where both have them and were

@@ -93,6 +93,8 @@ void Replayer::made(const json& e, bool taint) {
   l.from.insert(t.unsafeGetTensorImpl());
   l.made_by = kind == "new" ? e.value("op", std::string("new")) : kind;
   l.from_param = t.requires_grad();
+  // Its values as made, for a backward's point to tell a leaf moved since.
+  if (probe_curvature && t.defined() && t.numel() <= (int64_t{1} << 16)) made_as_[t.unsafeGetTensorImpl()] = replay::values_sketch(t);
 }
 
 // A random in-place fill: the values it left, written into the replay's

@@ -17,6 +17,7 @@
 #include "../../harness/facts_of.h"
 #include "judge/replay.h"
 #include "judge/replay_ops.h"
+#include "judge/replay_route.h"
 #include "judge/tensor_set.h"
 
 namespace grader::replay {
@@ -232,6 +233,7 @@ class Replayer final : public replay::Tensors {
       const json& args, size_t given_at, const std::vector<std::tuple<Tensor, const gradlab::TensorImpl*, int64_t>>& before);
   static constexpr int kMaxCurvatureProbes = 200;  // the backwards probed in one replay (a long loop: the first)
   int curvature_probes_ = 0;
+  replay::MadeAs made_as_;  // each tensor's values as made (curvature's point: which leaves moved)
   void lab(const json& e);
   void bind(const json& id, const Tensor& t, bool taint) {
     if (!id.is_number_integer()) throw std::runtime_error("an output id that is not an integer");

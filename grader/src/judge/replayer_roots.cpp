@@ -119,7 +119,7 @@ std::vector<Replayer::Curvatures> Replayer::curvature_before_backward(
   }
   std::vector<Curvatures> out;
   for (const auto& [root, given] : roots)
-    out.push_back(++curvature_probes_ > kMaxCurvatureProbes ? Curvatures{} : replay::curvature_of(root, given, leaves, grads));
+    out.push_back(++curvature_probes_ > kMaxCurvatureProbes ? Curvatures{} : replay::curvature_of(root, given, leaves, grads, made_as_));
   return out;
 }
 
