@@ -4,6 +4,7 @@
 #include "catch_compat.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -303,4 +304,36 @@ TEST_CASE("a uid that a process runs as is not leased", "[sandbox]") {
   CHECK(kill(foreign, 0) == 0);
   kill(foreign, SIGKILL);
   waitpid(foreign, nullptr, 0);
+}
+
+// What a run leaves is removed whatever its shape, with a few folders open
+// at a time: a chain of folders far deeper than the open-file limit (a
+// run's 7 000-level chain outlived the grader: resource red team 4), a wide
+// folder, files at every level, and names near NAME_MAX.
+TEST_CASE("a work folder is removed however deep its folders go", "[sandbox]") {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / ("gradlab-deep-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root);
+  const std::string name(200, 'd');
+  int fd = open(root.c_str(), O_RDONLY | O_DIRECTORY);
+  REQUIRE(fd >= 0);
+  int level = 0;
+  for (; level < 5000 && mkdirat(fd, name.c_str(), 0700) == 0; ++level) {
+    const int file = openat(fd, "f", O_WRONLY | O_CREAT, 0600);
+    if (file >= 0) close(file);
+    const int next = openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY);
+    close(fd);
+    fd = next;
+    if (fd < 0) break;
+  }
+  if (fd >= 0) close(fd);
+  REQUIRE(level == 5000);
+  for (int i = 0; i < 2000; ++i) std::filesystem::create_directory(root / ("w" + std::to_string(i)));
+  struct rlimit was{}, low{};
+  getrlimit(RLIMIT_NOFILE, &was);
+  low = was;
+  low.rlim_cur = 128;  // far below the chain's depth
+  setrlimit(RLIMIT_NOFILE, &low);
+  grader::remove_tree(root.string());
+  setrlimit(RLIMIT_NOFILE, &was);
+  CHECK_FALSE(std::filesystem::exists(root));
 }

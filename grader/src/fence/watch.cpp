@@ -53,7 +53,11 @@ bool walk_folder(const std::string& root, Visit&& visit) {
       fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     DIR* d = fd >= 0 ? fdopendir(fd) : nullptr;
     if (!d) {
+      // A folder that cannot be opened hides what it holds: past PATH_MAX
+      // (255-byte names 16 deep) a walk by path skipped 1 GiB in 24 000
+      // entries (resource red team 4). Not walked whole, so over its limits.
       if (fd >= 0) close(fd);
+      else if (errno != ENOENT) whole = false;
       continue;
     }
     while (const dirent* e = readdir(d)) {
@@ -85,13 +89,87 @@ bool folder_over(const std::string& root, uintmax_t max_bytes, size_t max_entrie
 
 }  // namespace
 
-// Removes a folder a run wrote in, folders it shut (mode 000) included.
+namespace {
+
+// The subfolders of `dir`, once every other entry of it is unlinked.
+std::vector<std::string> clear_files(int dir) {
+  std::vector<std::string> subs;
+  const int fd = dup(dir);
+  DIR* d = fd >= 0 ? fdopendir(fd) : nullptr;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return subs;
+  }
+  rewinddir(d);
+  while (const dirent* e = readdir(d)) {
+    if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+    struct stat st{};
+    if (fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode)) subs.push_back(e->d_name);
+    else unlinkat(dir, e->d_name, 0);
+  }
+  closedir(d);
+  return subs;
+}
+
+// A folder opened below `dir`, made searchable and writable first where the
+// grader owns it (a run under the grader's uid may shut its folders).
+int open_below(int dir, const std::string& name) {
+  int fd = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES && geteuid() != 0 && fchmodat(dir, name.c_str(), 0700, 0) == 0)
+    fd = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && geteuid() != 0) fchmod(fd, 0700);
+  return fd;
+}
+
+}  // namespace
+
+// Removes a folder a run wrote in, folders it shut (mode 000) included, with
+// at most kOpen folders open at a time. std::filesystem::remove_all keeps one
+// open per level, so a chain of folders deeper than the grader's open-file
+// limit outlived the run, the grader and the next start's sweep (resource
+// red team 4: 7 000 levels, 262 MiB left). Here a chain is cut where it gets
+// too deep, and its lower part moved up beside the top, then removed in turn.
 void remove_tree(const std::string& path) {
-  std::error_code ec;
-  fs::remove_all(path, ec);
-  if (!ec || geteuid() == 0) return;
-  walk_folder(path, [](const struct stat&) { return true; });  // reopens shut folders
-  fs::remove_all(path, ec);
+  constexpr size_t kOpen = 32;
+  const int top = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (top < 0) {
+    std::error_code ec;
+    fs::remove(path, ec);  // a file, or nothing
+    return;
+  }
+  if (geteuid() != 0) fchmod(top, 0700);
+  // Depth first: each open folder with the subfolders still to remove.
+  struct Frame {
+    int fd;
+    std::string name;  // in the folder above
+    std::vector<std::string> subs;
+  };
+  std::vector<Frame> stack{{top, "", clear_files(top)}};
+  unsigned long cut = 0;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (!f.subs.empty()) {
+      const std::string sub = f.subs.back();
+      f.subs.pop_back();
+      if (stack.size() >= kOpen) {  // too deep: this part moves up beside the top, and comes later
+        const std::string up = ".cut-" + std::to_string(cut++);
+        if (renameat(f.fd, sub.c_str(), top, up.c_str()) == 0) stack.front().subs.push_back(up);
+        continue;
+      }
+      const int fd = open_below(f.fd, sub);
+      if (fd >= 0) stack.push_back({fd, sub, clear_files(fd)});
+      continue;
+    }
+    // Every subfolder of this one is gone (or could not be): it goes too.
+    const Frame done = std::move(stack.back());
+    stack.pop_back();
+    if (stack.empty()) break;
+    close(done.fd);
+    unlinkat(stack.back().fd, done.name.c_str(), AT_REMOVEDIR);
+  }
+  close(top);
+  rmdir(path.c_str());
 }
 
 // CPU seconds used so far by `pid` and every process below it (under
