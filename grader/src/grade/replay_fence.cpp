@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <limits>
 #include <new>
 
 namespace grader {
@@ -66,8 +65,10 @@ FencedReplay replay_fenced(std::string_view tape, const json& claimed, const jso
                            const std::vector<Shadow>& shadows, bool own_functions, bool curvature) {
   const ChildAnswer a = fork_and_read(
       [&](int fd) { replay_child(fd, tape, claimed, probes, key, shadows, own_functions, curvature); }, kReplayWallSeconds,
-      std::numeric_limits<size_t>::max());
+      kReplayAnswerBytes);
   if (!a.failed.empty()) return failed(claimed, "the grader could not start the replay (" + a.failed + ")");
+  if (a.too_long)
+    return failed(claimed, "the replay's answer was larger than " + std::to_string(kReplayAnswerBytes >> 20) + " MiB");
   if (!a.late && WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0) {
     json out = json::parse(a.text, nullptr, false);
     if (out.is_object() && out.contains("doc") && out.contains("computation"))

@@ -23,6 +23,10 @@ json computation_of(const Verified& v);
 constexpr long kReplayMemoryBytes = 2L << 30;
 constexpr int kReplayCpuSeconds = 25;
 constexpr int kReplayWallSeconds = 35;
+// And its answer: the result as replayed is the program's (capped at the
+// channel's 64 MiB) with provenance beside it; past this the grader stops
+// reading (an answer inflated to 394 MB had cost the grader as much memory).
+constexpr size_t kReplayAnswerBytes = size_t{256} << 20;
 
 struct FencedReplay {
   json doc;          // the result with the replay's facts in place of the program's (or as claimed, on failure)
