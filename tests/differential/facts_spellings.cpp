@@ -198,6 +198,60 @@ void kept_for_backward() {
   }
 }
 
+// PyTorch's other names for ops (the API sweep's first todo group): the
+// same values, the same nodes, the same gradients, methods and free
+// functions, in-place forms bumping the version as the op's do.
+void other_names() {
+  Tensor x = torch::tensor({0.25, -0.5, 0.75}, torch::requires_grad());
+  Tensor y = torch::tensor({2.0, -4.0, 0.5}, torch::requires_grad());
+  const std::vector<std::pair<const char*, Tensor>> unary = {
+      {"absolute", x.absolute()}, {"torch::absolute", torch::absolute(x)}, {"arccos", x.arccos()},
+      {"torch::arccos", torch::arccos(x)}, {"arcsin", x.arcsin()},        {"torch::arcsin", torch::arcsin(x)},
+      {"arctan", x.arctan()},     {"torch::arctan", torch::arctan(x)},     {"negative", x.negative()},
+      {"torch::negative", torch::negative(x)}, {"fix", (x * 3).fix()},    {"torch::fix", torch::fix(x * 3)},
+      {"clip", x.clip(-0.3, 0.3)}, {"torch::clip", torch::clip(x, -0.3, 0.3)}, {"clip min only", x.clip(0.0)},
+      {"ravel", (x * 1).view({3, 1}).t().ravel()}, {"torch::ravel", torch::ravel(x.view({3, 1}))},
+  };
+  Tensor total = torch::zeros({}, torch::kDouble);
+  for (const auto& [label, t] : unary) {
+    fact(std::string("name.") + label, t);
+    total = total + t.sum();
+  }
+  const std::vector<std::pair<const char*, Tensor>> binary = {
+      {"multiply", x.multiply(y)},       {"multiply number", x.multiply(3)},    {"torch::multiply", torch::multiply(x, y)},
+      {"divide", x.divide(y)},           {"divide number", x.divide(4)},        {"torch::divide", torch::divide(x, y)},
+      {"true_divide", x.true_divide(y)}, {"torch::true_divide", torch::true_divide(x, 2)},
+      {"subtract", x.subtract(y)},       {"subtract alpha", x.subtract(y, 2)},  {"subtract number", x.subtract(1)},
+      {"torch::subtract", torch::subtract(x, y, 3)},
+  };
+  for (const auto& [label, t] : binary) {
+    fact(std::string("name.") + label, t);
+    total = total + t.sum();
+  }
+  total.backward();
+  fact("name.all: x.grad", x.grad());
+  fact("name.all: y.grad", y.grad());
+  fact("name.greater", x.greater(y));
+  fact("name.greater_equal number", x.greater_equal(0.25));
+  fact("name.less", torch::less(x, y));
+  fact("name.less_equal", x.less_equal(y));
+  fact("name.not_equal number", torch::not_equal(x, 0.25));
+  Tensor m = torch::arange(6, torch::kDouble).view({2, 3}).requires_grad_();
+  fact("name.swapaxes", m.swapaxes(0, 1));
+  fact("name.torch::swapdims", torch::swapdims(m * 1, 1, 0));
+  fact("name.concat", torch::concat({m, m * 2}, 1));
+  fact("name.concatenate", torch::concatenate({m, m}));
+  Tensor h = x * 1;  // in-place forms on a non-leaf
+  h.absolute_();
+  h.negative_();
+  h.clip_(-0.6, 0.6);
+  h.multiply_(2);
+  h.divide_(y);
+  h.subtract_(x, 0.5);
+  h.fix_();
+  fact("name.in place", h);
+}
+
 }  // namespace
 
 int main() {
@@ -208,4 +262,5 @@ int main() {
   tensor_lists();
   fused_forms();
   kept_for_backward();
+  other_names();
 }
