@@ -313,49 +313,25 @@ class Tensor {
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  // PyTorch's other names for the same ops: the same op runs and records the
-  // same node (x.absolute() records AbsBackward0, x.divide(y) DivBackward0,
-  // x.swapaxes(0, 1) TransposeBackward0), as in LibTorch, where they alias.
-  Tensor absolute() const { return abs(); }
-  Tensor& absolute_() const { return abs_(); }
-  Tensor arccos() const { return acos(); }
-  Tensor& arccos_() const { return acos_(); }
-  Tensor arcsin() const { return asin(); }
-  Tensor& arcsin_() const { return asin_(); }
-  Tensor arctan() const { return atan(); }
-  Tensor& arctan_() const { return atan_(); }
-  Tensor negative() const { return neg(); }
-  Tensor& negative_() const { return neg_(); }
-  Tensor fix() const { return trunc(); }
-  Tensor& fix_() const { return trunc_(); }
+  // PyTorch's other names for the same ops (gradlab/other_names.h), and the
+  // ones whose arguments differ.
+#define GRADLAB_OTHER_UNARY(name, op)           \
+  Tensor name() const { return op(); }          \
+  Tensor& name##_() const { return op##_(); }
+#define GRADLAB_OTHER_BINARY(name, op, inplace)                                     \
+  Tensor name(const Tensor& o) const { return op(o); }                              \
+  Tensor name(Scalar o) const { return op(o); }                                     \
+  GRADLAB_WHEN_##inplace(Tensor& name##_(const Tensor& o) const { return op##_(o); } \
+                         Tensor& name##_(Scalar o) const { return op##_(o); })
+#include "gradlab/other_names.h"
+#undef GRADLAB_OTHER_UNARY
+#undef GRADLAB_OTHER_BINARY
   Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const { return clamp(min, max); }
   Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const { return clamp_(min, max); }
-  Tensor multiply(const Tensor& o) const { return mul(o); }
-  Tensor multiply(Scalar o) const { return mul(o); }
-  Tensor& multiply_(const Tensor& o) const { return mul_(o); }
-  Tensor& multiply_(Scalar o) const { return mul_(o); }
-  Tensor divide(const Tensor& o) const { return div(o); }
-  Tensor divide(Scalar o) const { return div(o); }
-  Tensor& divide_(const Tensor& o) const { return div_(o); }
-  Tensor& divide_(Scalar o) const { return div_(o); }
-  Tensor true_divide(const Tensor& o) const { return div(o); }
-  Tensor true_divide(Scalar o) const { return div(o); }
-  Tensor& true_divide_(const Tensor& o) const { return div_(o); }
-  Tensor& true_divide_(Scalar o) const { return div_(o); }
   Tensor subtract(const Tensor& o, Scalar alpha = 1) const { return sub(o, alpha); }
   Tensor subtract(Scalar o, Scalar alpha = 1) const { return sub(o, alpha); }
   Tensor& subtract_(const Tensor& o, Scalar alpha = 1) const { return sub_(o, alpha); }
   Tensor& subtract_(Scalar o, Scalar alpha = 1) const { return sub_(o, alpha); }
-  Tensor greater(const Tensor& o) const { return gt(o); }
-  Tensor greater(Scalar o) const { return gt(o); }
-  Tensor greater_equal(const Tensor& o) const { return ge(o); }
-  Tensor greater_equal(Scalar o) const { return ge(o); }
-  Tensor less(const Tensor& o) const { return lt(o); }
-  Tensor less(Scalar o) const { return lt(o); }
-  Tensor less_equal(const Tensor& o) const { return le(o); }
-  Tensor less_equal(Scalar o) const { return le(o); }
-  Tensor not_equal(const Tensor& o) const { return ne(o); }
-  Tensor not_equal(Scalar o) const { return ne(o); }
   Tensor swapaxes(int64_t a, int64_t b) const { return transpose(a, b); }
   Tensor swapdims(int64_t a, int64_t b) const { return transpose(a, b); }
   // x.contiguous().view(-1), as ATen writes it (a copy only where needed).

@@ -219,34 +219,21 @@ using gradlab::binary_cross_entropy;
 using gradlab::binary_cross_entropy_with_logits;
 using gradlab::bmm;
 using gradlab::cat;
-// PyTorch's other names for the same ops (Tensor's methods of the same names).
-inline Tensor absolute(const Tensor& t) { return t.abs(); }
-inline Tensor arccos(const Tensor& t) { return t.acos(); }
-inline Tensor arcsin(const Tensor& t) { return t.asin(); }
-inline Tensor arctan(const Tensor& t) { return t.atan(); }
-inline Tensor negative(const Tensor& t) { return t.neg(); }
-inline Tensor fix(const Tensor& t) { return t.trunc(); }
+// PyTorch's other names for the same ops (gradlab/other_names.h), and the
+// ones whose arguments differ.
+#define GRADLAB_OTHER_UNARY(name, op) \
+  inline Tensor name(const Tensor& t) { return t.op(); }
+#define GRADLAB_OTHER_BINARY(name, op, inplace)                             \
+  inline Tensor name(const Tensor& a, const Tensor& b) { return a.op(b); } \
+  inline Tensor name(const Tensor& a, Scalar b) { return a.op(b); }
+#include "gradlab/other_names.h"
+#undef GRADLAB_OTHER_UNARY
+#undef GRADLAB_OTHER_BINARY
 inline Tensor clip(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) {
   return t.clamp(min, max);
 }
-inline Tensor multiply(const Tensor& a, const Tensor& b) { return a.mul(b); }
-inline Tensor multiply(const Tensor& a, Scalar b) { return a.mul(b); }
-inline Tensor divide(const Tensor& a, const Tensor& b) { return a.div(b); }
-inline Tensor divide(const Tensor& a, Scalar b) { return a.div(b); }
-inline Tensor true_divide(const Tensor& a, const Tensor& b) { return a.div(b); }
-inline Tensor true_divide(const Tensor& a, Scalar b) { return a.div(b); }
 inline Tensor subtract(const Tensor& a, const Tensor& b, Scalar alpha = 1) { return a.sub(b, alpha); }
 inline Tensor subtract(const Tensor& a, Scalar b, Scalar alpha = 1) { return a.sub(b, alpha); }
-inline Tensor greater(const Tensor& a, const Tensor& b) { return a.gt(b); }
-inline Tensor greater(const Tensor& a, Scalar b) { return a.gt(b); }
-inline Tensor greater_equal(const Tensor& a, const Tensor& b) { return a.ge(b); }
-inline Tensor greater_equal(const Tensor& a, Scalar b) { return a.ge(b); }
-inline Tensor less(const Tensor& a, const Tensor& b) { return a.lt(b); }
-inline Tensor less(const Tensor& a, Scalar b) { return a.lt(b); }
-inline Tensor less_equal(const Tensor& a, const Tensor& b) { return a.le(b); }
-inline Tensor less_equal(const Tensor& a, Scalar b) { return a.le(b); }
-inline Tensor not_equal(const Tensor& a, const Tensor& b) { return a.ne(b); }
-inline Tensor not_equal(const Tensor& a, Scalar b) { return a.ne(b); }
 inline Tensor swapaxes(const Tensor& t, int64_t a, int64_t b) { return t.transpose(a, b); }
 inline Tensor swapdims(const Tensor& t, int64_t a, int64_t b) { return t.transpose(a, b); }
 inline Tensor ravel(const Tensor& t) { return t.ravel(); }

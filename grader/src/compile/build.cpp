@@ -1,7 +1,6 @@
 #include "compile/build.h"
 #include "compile/diagnostics.h"
 #include "source/lines.h"
-#include "source/python_habits.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -513,21 +512,6 @@ void store(const fs::path& tmp, const fs::path& dir, BuildOutcome& b) {
   fs::rename(tmp, dir, ec);
   if (ec) fs::remove_all(tmp, ec);  // another grader finished first; its copy is as good
   b.program = (dir / "program").string();
-}
-
-}  // namespace
-
-namespace {
-
-// The Python habits on the lines the compiler refused (python_habits.h).
-std::vector<CompileHint> compile_hints(const std::string& diagnostics, const std::string& path,
-                                                const std::string& source) {
-  std::vector<int> lines;
-  for (const auto& e : summarize_compile(diagnostics, path, source).errors)
-    if (e.line > 0) lines.push_back(e.line);
-  std::vector<CompileHint> out;
-  for (auto& h : python_habits(source, lines)) out.push_back({h.line, std::move(h.hint)});
-  return out;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "reports/escape.h"
+#include "source/python_habits.h"
 
 namespace grader {
 namespace {
@@ -177,6 +178,16 @@ std::string compile_summary_text(const CompileSummary& s, const std::string& stu
   }
   if (s.errors.size() > max_errors)
     out += "  and " + std::to_string(s.errors.size() - max_errors) + " more error(s)\n";
+  return out;
+}
+
+std::vector<CompileHint> compile_hints(const std::string& diagnostics, const std::string& student_file,
+                                       const std::string& source) {
+  std::vector<int> lines;
+  for (const auto& e : summarize_compile(diagnostics, student_file, source).errors)
+    if (e.line > 0) lines.push_back(e.line);
+  std::vector<CompileHint> out;
+  for (auto& h : python_habits(source, lines)) out.push_back({h.line, std::move(h.hint)});
   return out;
 }
 

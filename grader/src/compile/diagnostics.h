@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/result.h"
+
 namespace grader {
 
 struct CompileError {
@@ -27,6 +29,11 @@ struct CompileSummary {
 // header (it quotes the header's line, not the student's).
 CompileSummary summarize_compile(const std::string& diagnostics, const std::string& student_file,
                                  const std::string& source = "");
+
+// The Python habits (source/python_habits.h) on the lines the compiler
+// refused, each with its hint.
+std::vector<CompileHint> compile_hints(const std::string& diagnostics, const std::string& student_file,
+                                       const std::string& source);
 
 // Line `line` of `source` as GCC quotes code, "    6 |   m[x] = 1;", or ""
 // when the source has no such line.
