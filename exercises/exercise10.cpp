@@ -23,6 +23,7 @@ void exercise10(lab::Lab& lab) {
   torch::Tensor b = torch::tensor({0.0}, torch::requires_grad());
   const double lr = 0.05;
   torch::Tensor pred_no_grad;
+  lab::Names names(lab, {{"pred_no_grad", pred_no_grad}, {"w", w}, {"b", b}, {"y", y}});
 
   // START CODE HERE
   // 1. Inference under a NoGradGuard (4 lines with the braces).
@@ -35,9 +36,4 @@ void exercise10(lab::Lab& lab) {
 
     // END CODE HERE
   }
-
-  lab.name("pred_no_grad", pred_no_grad);
-  lab.name("w", w);
-  lab.name("b", b);
-  lab.name("y", y);
 }

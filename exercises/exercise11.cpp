@@ -44,6 +44,7 @@ void exercise11(lab::Lab& lab) {
   torch::Tensor b = torch::tensor(2.0, torch::requires_grad());
   torch::Tensor c = a + b;
   torch::Tensor d = c * a;
+  lab::Names names(lab, {{"a", a}, {"b", b}, {"c", c}, {"d", d}});
 
   // START CODE HERE
   // 2. Walk d's graph from depth 0, then backward (2 lines).
@@ -51,9 +52,4 @@ void exercise11(lab::Lab& lab) {
   // END CODE HERE
 
   lab.function("walk_graph", walk_graph);  // the grader also walks graphs of its own
-
-  lab.name("a", a);
-  lab.name("b", b);
-  lab.name("c", c);
-  lab.name("d", d);
 }

@@ -28,6 +28,8 @@ void exercise2(lab::Lab& lab) {
   torch::Tensor next_h = (i2h + h2h).tanh();
   torch::Tensor out = next_h.sum();
   torch::Tensor out2;
+  lab::Names names(lab, {{"Wx", Wx}, {"Wh", Wh}, {"x", x},
+                          {"h", h}, {"next_h", next_h}, {"out", out}, {"out2", out2}});
 
   // START CODE HERE
   // 1. Backpropagate from out (1 line).
@@ -42,12 +44,4 @@ void exercise2(lab::Lab& lab) {
   // 3. out2, then two backward calls, the first keeping the graph (3 lines).
 
   // END CODE HERE
-
-  lab.name("Wx", Wx);
-  lab.name("Wh", Wh);
-  lab.name("x", x);
-  lab.name("h", h);
-  lab.name("next_h", next_h);
-  lab.name("out", out);
-  lab.name("out2", out2);
 }

@@ -17,11 +17,12 @@
 //     df/dp = z = 3,       df/dq = z = 3.
 //
 // Submit: fill in the blanks below, then run `./grade exercise3`.
-// Keep the lab.name(...) lines: they tell the grader which tensor is which.
+// Keep the lab::Names line: it tells the grader which tensor is which.
 #include <gradlab/lab.h>
 
 void exercise3(lab::Lab& lab) {
   torch::Tensor x, y, z, p, q, f;
+  lab::Names names(lab, {{"x", x}, {"y", y}, {"z", z}, {"p", p}, {"q", q}, {"f", f}});
 
   // START CODE HERE
   // Create x, y and z as scalar tensors that require grad (3 lines).
@@ -33,11 +34,4 @@ void exercise3(lab::Lab& lab) {
   // Run backpropagation from f (1 line).
 
   // END CODE HERE
-
-  lab.name("x", x);
-  lab.name("y", y);
-  lab.name("z", z);
-  lab.name("p", p);
-  lab.name("q", q);
-  lab.name("f", f);
 }

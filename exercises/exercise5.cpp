@@ -21,6 +21,7 @@ void exercise5(lab::Lab& lab) {
   torch::Tensor w2 = torch::tensor(2.0, torch::requires_grad());
   torch::Tensor x = torch::tensor(4.0, torch::requires_grad());
   torch::Tensor y, y_first, out;
+  lab::Names names(lab, {{"w1", w1}, {"w2", w2}, {"x", x}, {"y_first", y_first}, {"y", y}, {"out", out}});
 
   // START CODE HERE
   // 1. y = w1·x and y_first (2 lines).
@@ -30,11 +31,4 @@ void exercise5(lab::Lab& lab) {
   // 3. out = y², and backward (2 lines).
 
   // END CODE HERE
-
-  lab.name("w1", w1);
-  lab.name("w2", w2);
-  lab.name("x", x);
-  lab.name("y_first", y_first);
-  lab.name("y", y);
-  lab.name("out", out);
 }

@@ -27,6 +27,7 @@ void exercise6(lab::Lab& lab) {
   torch::Tensor x = torch::tensor({1.0, 2.0, 3.0});
   const double lr = 0.01;
   torch::Tensor loss = (w * x).pow(2).sum();
+  lab::Names names(lab, {{"w", w}, {"loss", loss}});
   lab.snapshot("w before the step", w);
 
   // START CODE HERE
@@ -41,7 +42,4 @@ void exercise6(lab::Lab& lab) {
   // 3. e = w.exp(); then, inside lab.attempt, e += 1 and backward (4 lines).
 
   // END CODE HERE
-
-  lab.name("w", w);
-  lab.name("loss", loss);
 }

@@ -22,6 +22,7 @@
 void exercise7(lab::Lab& lab) {
   torch::Tensor x = torch::tensor({1.0, 2.0, 3.0}, torch::requires_grad());
   torch::Tensor y, z, out, alias, copy;
+  lab::Names names(lab, {{"x", x}, {"y", y}, {"z", z}, {"out", out}, {"alias", alias}, {"copy", copy}});
 
   // START CODE HERE
   // 1. y, z, out and backward (4 lines).
@@ -35,11 +36,4 @@ void exercise7(lab::Lab& lab) {
 
   // END CODE HERE
   lab.snapshot("x after the changes", x);
-
-  lab.name("x", x);
-  lab.name("y", y);
-  lab.name("z", z);
-  lab.name("out", out);
-  lab.name("alias", alias);
-  lab.name("copy", copy);
 }

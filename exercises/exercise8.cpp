@@ -19,6 +19,7 @@
 
 void exercise8(lab::Lab& lab) {
   torch::Tensor a, b, c, d, u, t, v, e;
+  lab::Names names(lab, {{"a", a}, {"b", b}, {"c", c}, {"d", d}, {"u", u}, {"t", t}, {"v", v}, {"e", e}});
 
   // START CODE HERE
   // 1. a, b, c and d (4 lines), then u, t, v, e and t's retain_grad (5 lines).
@@ -31,13 +32,4 @@ void exercise8(lab::Lab& lab) {
   // 3. Backward (1 line).
 
   // END CODE HERE
-
-  lab.name("a", a);
-  lab.name("b", b);
-  lab.name("c", c);
-  lab.name("d", d);
-  lab.name("u", u);
-  lab.name("t", t);
-  lab.name("v", v);
-  lab.name("e", e);
 }

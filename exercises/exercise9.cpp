@@ -26,6 +26,7 @@ void exercise9(lab::Lab& lab) {
   torch::Tensor x = torch::randn({3, 3});
   auto forward = [&] { return w.mm(x); };
   torch::Tensor L;
+  lab::Names names(lab, {{"w", w}, {"L", L}});
 
   // START CODE HERE
   // 1. L and the failing backward inside lab.attempt (2 lines).
@@ -35,7 +36,4 @@ void exercise9(lab::Lab& lab) {
   // 3. Reset, L again, backward with a gradient of ones, snapshot (4 lines).
 
   // END CODE HERE
-
-  lab.name("w", w);
-  lab.name("L", L);
 }

@@ -8,6 +8,8 @@ void exercise1(lab::Lab& lab) {
   torch::Tensor x = torch::randn({2, 1});
   torch::Tensor h = torch::randn({3, 1});
   torch::Tensor i2h, h2h, next_h, out;
+  lab::Names names(lab, {{"Wh", Wh}, {"Wx", Wx}, {"x", x}, {"h", h},
+                          {"i2h", i2h}, {"h2h", h2h}, {"next_h", next_h}, {"out", out}});
 
   Wx.requires_grad_();
   Wh.requires_grad_();
@@ -16,13 +18,4 @@ void exercise1(lab::Lab& lab) {
   h2h = Wh.mm(h);
   next_h = (i2h + h2h).tanh();
   out = next_h.sum();
-
-  lab.name("Wh", Wh);
-  lab.name("Wx", Wx);
-  lab.name("x", x);
-  lab.name("h", h);
-  lab.name("i2h", i2h);
-  lab.name("h2h", h2h);
-  lab.name("next_h", next_h);
-  lab.name("out", out);
 }

@@ -10,6 +10,7 @@ void exercise10(lab::Lab& lab) {
   torch::Tensor b = torch::tensor({0.0}, torch::requires_grad());
   const double lr = lab.given("lr");
   torch::Tensor pred_no_grad;
+  lab::Names names(lab, {{"pred_no_grad", pred_no_grad}, {"w", w}, {"b", b}, {"y", y}});
 
   {
     torch::NoGradGuard no_grad;
@@ -28,9 +29,4 @@ void exercise10(lab::Lab& lab) {
       b -= lr * b.grad();
     }
   }
-
-  lab.name("pred_no_grad", pred_no_grad);
-  lab.name("w", w);
-  lab.name("b", b);
-  lab.name("y", y);
 }

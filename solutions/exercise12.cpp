@@ -9,6 +9,9 @@ void exercise12(lab::Lab& lab) {
   torch::Tensor D_w = torch::randn({4}, torch::requires_grad());
   torch::Tensor fake = G_w * z;
   torch::Tensor d_loss, g_loss;
+  torch::Tensor a, b, c, d, e, f;  // part 3's
+  lab::Names names(lab, {{"G_w", G_w}, {"D_w", D_w}, {"d_loss", d_loss}, {"g_loss", g_loss}, {"a", a},
+                          {"b", b}, {"c", c}, {"d", d}, {"e", e}, {"f", f}});
 
   d_loss = torch::sigmoid(D_w * fake.detach()).sum();
   d_loss.backward();
@@ -19,24 +22,12 @@ void exercise12(lab::Lab& lab) {
   lab.attempt("generator step", [&] { g_loss.backward(); });
   lab.snapshot("G_w.grad after the G step", G_w.grad());
 
-  torch::Tensor a = torch::tensor(1.0, torch::requires_grad());
-  torch::Tensor b = torch::tensor(2.0, torch::requires_grad());
-  torch::Tensor c = torch::tensor(3.0, torch::requires_grad());
-  torch::Tensor d = a + b;
-  torch::Tensor e, f;
+  a = torch::tensor(1.0, torch::requires_grad());
+  b = torch::tensor(2.0, torch::requires_grad());
+  c = torch::tensor(3.0, torch::requires_grad());
+  d = a + b;
   e = torch::relu(d.detach()) + c;
   e.backward();
   f = torch::relu(d) + c;
   f.backward();
-
-  lab.name("G_w", G_w);
-  lab.name("D_w", D_w);
-  lab.name("d_loss", d_loss);
-  lab.name("g_loss", g_loss);
-  lab.name("a", a);
-  lab.name("b", b);
-  lab.name("c", c);
-  lab.name("d", d);
-  lab.name("e", e);
-  lab.name("f", f);
 }

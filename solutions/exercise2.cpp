@@ -12,6 +12,8 @@ void exercise2(lab::Lab& lab) {
   torch::Tensor next_h = (i2h + h2h).tanh();
   torch::Tensor out = next_h.sum();
   torch::Tensor out2;
+  lab::Names names(lab, {{"Wx", Wx}, {"Wh", Wh}, {"x", x},
+                          {"h", h}, {"next_h", next_h}, {"out", out}, {"out2", out2}});
 
   out.backward();
   lab.snapshot("Wx.grad after backward", Wx.grad());
@@ -22,12 +24,4 @@ void exercise2(lab::Lab& lab) {
   out2 = (Wx.mm(x) + Wh.mm(h)).tanh().sum();
   out2.backward({}, /*retain_graph=*/true);
   lab.attempt("second backward with retain_graph", [&] { out2.backward(); });
-
-  lab.name("Wx", Wx);
-  lab.name("Wh", Wh);
-  lab.name("x", x);
-  lab.name("h", h);
-  lab.name("next_h", next_h);
-  lab.name("out", out);
-  lab.name("out2", out2);
 }

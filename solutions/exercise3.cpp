@@ -3,6 +3,7 @@
 
 void exercise3(lab::Lab& lab) {
   torch::Tensor x, y, z, p, q, f;
+  lab::Names names(lab, {{"x", x}, {"y", y}, {"z", z}, {"p", p}, {"q", q}, {"f", f}});
 
   // The statement's numbers: the lesson's, or this student's variant's.
   x = torch::tensor(lab.given("x"), torch::requires_grad());
@@ -17,11 +18,4 @@ void exercise3(lab::Lab& lab) {
   q.retain_grad();
 
   f.backward();
-
-  lab.name("x", x);
-  lab.name("y", y);
-  lab.name("z", z);
-  lab.name("p", p);
-  lab.name("q", q);
-  lab.name("f", f);
 }

@@ -7,6 +7,7 @@ void exercise5(lab::Lab& lab) {
   torch::Tensor w2 = torch::tensor(lab.given("w2"), torch::requires_grad());
   torch::Tensor x = torch::tensor(lab.given("x"), torch::requires_grad());
   torch::Tensor y, y_first, out;
+  lab::Names names(lab, {{"w1", w1}, {"w2", w2}, {"x", x}, {"y_first", y_first}, {"y", y}, {"out", out}});
 
   y = w1 * x;
   y_first = y;
@@ -14,11 +15,4 @@ void exercise5(lab::Lab& lab) {
   y.retain_grad();
   out = y.pow(2);
   out.backward();
-
-  lab.name("w1", w1);
-  lab.name("w2", w2);
-  lab.name("x", x);
-  lab.name("y_first", y_first);
-  lab.name("y", y);
-  lab.name("out", out);
 }

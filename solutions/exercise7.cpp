@@ -5,6 +5,7 @@ void exercise7(lab::Lab& lab) {
   // The statement's numbers: the lesson's, or this student's variant's.
   torch::Tensor x = torch::tensor({lab.given("x1"), lab.given("x2"), lab.given("x3")}, torch::requires_grad());
   torch::Tensor y, z, out, alias, copy;
+  lab::Names names(lab, {{"x", x}, {"y", y}, {"z", z}, {"out", out}, {"alias", alias}, {"copy", copy}});
 
   y = x.detach().pow(2);
   z = x.pow(3);
@@ -18,11 +19,4 @@ void exercise7(lab::Lab& lab) {
   alias.add_(10);
   copy.add_(100);
   lab.snapshot("x after the changes", x);
-
-  lab.name("x", x);
-  lab.name("y", y);
-  lab.name("z", z);
-  lab.name("out", out);
-  lab.name("alias", alias);
-  lab.name("copy", copy);
 }

@@ -3,6 +3,7 @@
 
 void exercise8(lab::Lab& lab) {
   torch::Tensor a, b, c, d, u, t, v, e;
+  lab::Names names(lab, {{"a", a}, {"b", b}, {"c", c}, {"d", d}, {"u", u}, {"t", t}, {"v", v}, {"e", e}});
 
   // The statement's numbers: the lesson's, or this student's variant's.
   a = torch::tensor(lab.given("a"), torch::requires_grad());
@@ -18,13 +19,4 @@ void exercise8(lab::Lab& lab) {
     lab.snapshot(std::string(name) + " before backward", tensor);
 
   e.backward();
-
-  lab.name("a", a);
-  lab.name("b", b);
-  lab.name("c", c);
-  lab.name("d", d);
-  lab.name("u", u);
-  lab.name("t", t);
-  lab.name("v", v);
-  lab.name("e", e);
 }

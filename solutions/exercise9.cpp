@@ -7,6 +7,7 @@ void exercise9(lab::Lab& lab) {
   torch::Tensor x = torch::randn({3, 3});
   auto forward = [&] { return w.mm(x); };
   torch::Tensor L;
+  lab::Names names(lab, {{"w", w}, {"L", L}});
 
   L = 10 - forward();
   lab.attempt("backward of a 3×3", [&] { L.backward(); });
@@ -18,7 +19,4 @@ void exercise9(lab::Lab& lab) {
   L = 10 - forward();
   L.backward(torch::ones_like(L));
   lab.snapshot("w.grad via explicit gradient", w.grad());
-
-  lab.name("w", w);
-  lab.name("L", L);
 }

@@ -6,9 +6,10 @@
 //
 //   #include <gradlab/lab.h>
 //   void exercise3(lab::Lab& lab) {
-//     auto x = torch::tensor(-2.0, torch::requires_grad());
+//     torch::Tensor x, f;
+//     lab::Names names(lab, {{"x", x}, {"f", f}});  // the grader reads x and f by these names
+//     x = torch::tensor(-2.0, torch::requires_grad());
 //     ...
-//     lab.name("x", x);                       // the grader looks at x by this name
 //     lab.snapshot("x.grad after step 1", x.grad());
 //     lab.attempt("second backward", [&] { f.backward(); });
 //   }
@@ -22,9 +23,12 @@
 
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <iostream>  // std::cout without a second #include: this is the only header an exercise needs
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lab {
 
@@ -86,6 +90,43 @@ class Lab {
 
  private:
   State* s_;
+};
+
+// Names tensors for the grader when the exercise function ends, however it
+// ends: at its closing brace, at a `return`, or while an exception leaves it.
+// The starters make one right after declaring their tensors, so that a
+// program which throws halfway is still read tensor by tensor (what it did
+// before the throw earns its points), not as a program with no names at all.
+//
+//   torch::Tensor x, y;
+//   lab::Names names(lab, {{"x", x}, {"y", y}});
+//
+// It holds the variables, not the tensors: `y = x * 2` after it is the y
+// the grader reads. Naming the same name with lab.name later replaces it
+// until the function ends, when this names it again.
+class Names {
+ public:
+  struct Entry {
+    const char* name;
+    const torch::Tensor& tensor;
+  };
+  Names(Lab& lab, std::initializer_list<Entry> entries) : lab_(lab) {
+    for (const Entry& e : entries) entries_.emplace_back(e.name, &e.tensor);
+  }
+  // A destructor may run during an exception's unwinding, where a second
+  // exception would end the program: naming is best effort there.
+  ~Names() {
+    for (const auto& [name, tensor] : entries_) try {
+        lab_.name(name, *tensor);
+      } catch (...) {
+      }
+  }
+  Names(const Names&) = delete;
+  Names& operator=(const Names&) = delete;
+
+ private:
+  Lab& lab_;
+  std::vector<std::pair<std::string, const torch::Tensor*>> entries_;
 };
 
 // The harness's entry point; the grader links a two-line main that calls it

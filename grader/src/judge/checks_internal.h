@@ -22,12 +22,12 @@ struct Outcome {
 std::string format_number(const json& v);
 
 // A check held to a named tensor (a backward's root, an update's loss, the
-// tensor an error is about, a gradient's owner) where the program ended
-// normally without naming it: the check fails. A program that returned
-// before the starter's lab.name lines had dodged the check (red team 14).
-// After an exception the names given at the end are missing for honest
-// mistakes too (exercise 2's out, named after the code that threw), and the
-// check is left to what it can see, as before. Returns true when it failed.
+// tensor an error is about, a gradient's owner) where the program did not
+// name it: the check fails. A program that returned
+// before the starter's lab.name lines had dodged the check (red team 14), and
+// so had one that threw on purpose (the starters now name on exit, with
+// lab::Names, so an honest exception keeps its names). Returns true when it
+// failed.
 bool target_unnamed(const json& student, const std::string& name, const std::string& role, Outcome& o);
 
 // A check that cannot be evaluated because the reference lacks what it
