@@ -328,6 +328,7 @@ TEST_CASE("made-up graphs are the same for a seed, and many for many seeds", "[p
 TEST_CASE("curvature: a stand-in with the loss's gradient curves otherwise", "[grader][replay]") {
   using grader::replay::curvature_of;
   using grader::replay::routes_agree;
+  using grader::replay::Curvature;
   const torch::Tensor x = torch::tensor({1.0, 2.0, 3.0, 4.0}), y = 2 * x + 1;
   torch::Tensor w = torch::tensor({0.5}, torch::requires_grad());
   torch::Tensor pred = x * w;
@@ -340,12 +341,12 @@ TEST_CASE("curvature: a stand-in with the loss's gradient curves otherwise", "[g
   REQUIRE(a.count(w.unsafeGetTensorImpl()));
   REQUIRE(b.count(w.unsafeGetTensorImpl()));
   const std::string ra = "Prod{X}@" + a.at(w.unsafeGetTensorImpl()), rb = "Prod{X}@" + b.at(w.unsafeGetTensorImpl());
-  CHECK_FALSE(routes_agree(ra, rb, true));
-  CHECK(routes_agree(ra, rb, false));  // without the option, the ops alone
-  CHECK(routes_agree(ra, "Prod{X}@" + curvature_of((x * w - y).pow(2).sum() / 4, {}, {w}, {w}).at(w.unsafeGetTensorImpl()), true));
+  CHECK_FALSE(routes_agree(ra, rb, Curvature::Row));
+  CHECK(routes_agree(ra, rb, Curvature::Off));  // without the option, the ops alone
+  CHECK(routes_agree(ra, "Prod{X}@" + curvature_of((x * w - y).pow(2).sum() / 4, {}, {w}, {w}).at(w.unsafeGetTensorImpl()), Curvature::Row));
   // (the program's route first, the reference's second)
-  CHECK_FALSE(routes_agree("Prod{X}", ra, true));  // the program's root could not be probed
-  CHECK(routes_agree(ra, "Prod{X}", true));        // the reference's could not: nothing to hold it to
+  CHECK_FALSE(routes_agree("Prod{X}", ra, Curvature::Row));  // the program's root could not be probed
+  CHECK(routes_agree(ra, "Prod{X}", Curvature::Row));        // the reference's could not: nothing to hold it to
   // The probe left the graph whole and wrote no gradient anywhere.
   CHECK_FALSE(pred.grad().defined());
   CHECK_FALSE(w.grad().defined());
@@ -365,6 +366,7 @@ TEST_CASE("curvature: a stand-in with the loss's gradient curves otherwise", "[g
 TEST_CASE("curvature: compared at the reference's point only, and at kept intermediates", "[grader][replay]") {
   using grader::replay::curvature_of;
   using grader::replay::routes_agree;
+  using grader::replay::Curvature;
   auto f_of = [](double xv, bool y_tracked, bool tangent) {
     torch::Tensor x = torch::tensor(xv, torch::requires_grad());
     torch::Tensor y = y_tracked ? torch::tensor(2.0, torch::requires_grad()) : torch::tensor(2.0);
@@ -382,15 +384,15 @@ TEST_CASE("curvature: compared at the reference's point only, and at kept interm
   REQUIRE(!ref.first.empty());
   REQUIRE(!ref.second.empty());
   REQUIRE(!tangent.second.empty());
-  CHECK(routes_agree(f_of(-2, true, false).first, ref.first, true));  // the same function, the same numbers
-  CHECK_FALSE(routes_agree(tangent.first, ref.first, true));         // z's row: 0 where q·z's is not
-  CHECK_FALSE(routes_agree(tangent.second, ref.second, true));       // q's gradient is constant in the tangent
-  CHECK(routes_agree(f_of(2, true, false).first, ref.first, true));   // x = 2: another point, not compared
-  CHECK(routes_agree(f_of(-2, false, false).first, ref.first, true)); // y untracked: the reference's leaf is missing
-  CHECK_FALSE(routes_agree(f_of(2, true, false).first, f_of(2, true, true).first, true));  // at one point, compared
+  CHECK(routes_agree(f_of(-2, true, false).first, ref.first, Curvature::Row));  // the same function, the same numbers
+  CHECK_FALSE(routes_agree(tangent.first, ref.first, Curvature::Row));         // z's row: 0 where q·z's is not
+  CHECK_FALSE(routes_agree(tangent.second, ref.second, Curvature::Row));       // q's gradient is constant in the tangent
+  CHECK(routes_agree(f_of(2, true, false).first, ref.first, Curvature::Row));   // x = 2: another point, not compared
+  CHECK(routes_agree(f_of(-2, false, false).first, ref.first, Curvature::Row)); // y untracked: the reference's leaf is missing
+  CHECK_FALSE(routes_agree(f_of(2, true, false).first, f_of(2, true, true).first, Curvature::Row));  // at one point, compared
   // Near the point (x nudged by 1e-5): still compared, within 1e-2.
-  CHECK(routes_agree(f_of(-2.00001, true, false).first, ref.first, true));
-  CHECK_FALSE(routes_agree(f_of(-2.00001, true, true).first, ref.first, true));
+  CHECK(routes_agree(f_of(-2.00001, true, false).first, ref.first, Curvature::Row));
+  CHECK_FALSE(routes_agree(f_of(-2.00001, true, true).first, ref.first, Curvature::Row));
   // A root that reaches only some of the leaves that require grad is held to
   // them all: w's stand-in mse_loss(w, c) beside an untouched b is not the
   // loss of (w, b).
@@ -401,7 +403,33 @@ TEST_CASE("curvature: compared at the reference's point only, and at kept interm
   const torch::Tensor standin = torch::mse_loss(w, torch::tensor(0.5 - g / 2));
   const std::string real = "Prod{X}@" + curvature_of(loss, {}, {w, b}, {w, b}).at(w.unsafeGetTensorImpl()),
                     alone = "Prod{X}@" + curvature_of(standin, {}, {w, b}, {w, b}).at(w.unsafeGetTensorImpl());
-  CHECK_FALSE(routes_agree(alone, real, true));
+  CHECK_FALSE(routes_agree(alone, real, Curvature::Row));
+}
+
+// A leaf's own block of the Hessian ("curvature": "own"): the discriminator's
+// loss Σσ(D·fake) with fake left attached reaches G_w too, and its cross
+// terms make D's row differ from the detached loss's, though D's gradient and
+// how it moves with D are the same; a stand-in Σσ(D)·c, with c worked out by
+// hand from a detached D, curves otherwise in D itself (red team 14).
+TEST_CASE("own curvature: a fake left attached is the loss in D, a stand-in is not", "[grader][replay]") {
+  using grader::replay::curvature_of;
+  using grader::replay::routes_agree;
+  using grader::replay::Curvature;
+  torch::manual_seed(0);
+  const torch::Tensor z = torch::randn({4});
+  torch::Tensor G = torch::randn({4}, torch::requires_grad()), D = torch::randn({4}, torch::requires_grad());
+  const torch::Tensor fake = G * z;
+  auto route = [&](const torch::Tensor& root) {
+    return "Sum{X}@" + curvature_of(root, {}, {G, D}, {G, D}).at(D.unsafeGetTensorImpl());
+  };
+  const std::string detached = route(torch::sigmoid(D * fake.detach()).sum()),
+                    attached = route(torch::sigmoid(D * fake).sum());
+  const torch::Tensor s = torch::sigmoid(D.detach() * fake.detach()), sd = torch::sigmoid(D.detach());
+  const std::string standin = route((torch::sigmoid(D) * (s * (1 - s) * fake.detach() / (sd * (1 - sd)))).sum());
+  CHECK(routes_agree(attached, detached, Curvature::Own));
+  CHECK_FALSE(routes_agree(attached, detached, Curvature::Row));  // G's cross terms
+  CHECK_FALSE(routes_agree(standin, detached, Curvature::Own));
+  CHECK(routes_agree(standin, detached, Curvature::Off));  // the ops alone: the same route label here
 }
 
 // The program's reads of a backward graph are on the tape (grad_fn, edges,

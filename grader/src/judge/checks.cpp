@@ -33,6 +33,12 @@ bool check_detail::target_unnamed(const json& student, const std::string& name, 
   return true;
 }
 
+replay::Curvature check_detail::curvature_asked(const Check& c) {
+  const json v = c.spec.value("curvature", json(false));
+  if (v.is_string()) return replay::Curvature::Own;  // the rubric's reader allows "own" alone
+  return v.get<bool>() ? replay::Curvature::Row : replay::Curvature::Off;
+}
+
 void check_detail::rubric_bug(const Check& c, const std::string& what) {
   throw std::logic_error("check \"" + c.id + "\": " + what);
 }

@@ -69,7 +69,7 @@ bool same_start(const json& a, const json& b) {
 // With the numbers wrong too, it is a wrong formula, said as such: nothing
 // was built to give the same gradient.
 bool rooted_elsewise(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint,
-                     bool curvature, bool numbers_right) {
+                     replay::Curvature curvature, bool numbers_right) {
   const std::string m = mine.value("route", ""), r = ref.value("route", "");
   if (m.empty() || r.empty() || replay::routes_agree(m, r, curvature)) return false;
   o.found = "a backward that reached it through " + route_words(m);
@@ -105,7 +105,7 @@ bool added_up_elsewise(const json& mine, const json& ref, const std::string& wha
 // A gradient a backward wrote, from a start the reference's backward did not
 // take: the right numbers from a seed that cancels what was left in .grad.
 bool started_elsewhere(const json& mine, const json& ref, const std::string& what, Outcome& o, std::string& hint,
-                       bool curvature, bool numbers_right) {
+                       replay::Curvature curvature, bool numbers_right) {
   if (!mine.is_object() || !ref.is_object()) return false;
   if (same_start(mine, ref))
     return rooted_elsewise(mine, ref, what, o, hint, curvature, numbers_right) ||
@@ -128,7 +128,9 @@ bool started_elsewhere(const json& mine, const json& ref, const std::string& wha
 // honest wrong formula, which the numbers already say (its curvature differs
 // too, and calling it a stand-in would blame the student for what they did
 // not do).
-static bool curvature_counts(const Check& c, const Outcome& o) { return c.spec.value("curvature", false) && o.pass; }
+static replay::Curvature curvature_counts(const Check& c, const Outcome& o) {
+  return o.pass ? curvature_asked(c) : replay::Curvature::Off;
+}
 
 // A gradient must be autograd's work: the replay knows how each named
 // tensor's .grad came to be (replay.cpp's provenance). A check of it fails

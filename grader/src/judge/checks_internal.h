@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "judge/checks.h"
+#include "judge/replay_route.h"
 
 namespace grader::check_detail {
 
@@ -94,6 +95,10 @@ const json* provenance_of(const json& student, const std::string& name);
 bool root_is(const json& name, const json& restates, const std::string& from);
 // A gradient's route (replayer's Route) in words: "X" is a stand-in's.
 std::string route_words(const std::string& route);
+// The curvature a check asks its gradients' routes to match (rubric
+// "curvature": true for the leaf's row of the Hessian, "own" for its own block).
+replay::Curvature curvature_asked(const Check& c);
+
 // Why a gradient's route (with its curvature after '@') is not the reference's, in words; X is `x`.
 std::string route_mismatch(const std::string& mine, const std::string& ref, const std::string& x);
 

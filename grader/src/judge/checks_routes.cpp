@@ -341,7 +341,8 @@ Outcome check_updated_from_grad(const Check& c, const std::string& name, const j
       return o;
     }
     if (u.value("from_own_grad", false) && !route.empty() && !want.empty() &&
-        !replay::routes_agree(route, want, c.spec.value("curvature", false) && numbers_right, replay::OffPoint::Compare)) {
+        !replay::routes_agree(route, want, numbers_right ? curvature_asked(c) : replay::Curvature::Off,
+                              replay::OffPoint::Compare)) {
       o.found = op + " from a gradient whose backward went through " + route_words(route);
       o.message = name + " was changed in place (" + op + ") from " + name + ".grad, but the backward that wrote it reached " +
                   name + " through " + route_mismatch(route, want, name) + ": the step must come from the loss's own backward";

@@ -256,9 +256,22 @@ std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const T
     const std::vector<Tensor> hv = second(leaves, g);
     for (size_t i = 0; i < leaves.size(); ++i) {
       if (!g[i].defined()) continue;  // the root does not reach it
-      std::vector<Tensor> own(leaves.size());
-      own[i] = hv[i];
-      out[leaves[i].unsafeGetTensorImpl()] = projections(own);
+      std::vector<Tensor> row(leaves.size());
+      row[i] = hv[i];
+      std::string c = projections(row);
+      // With other leaves, the leaf's own block too (after ';'): how its
+      // gradient moves with it alone, every other leaf held. A check that
+      // asks for it ("curvature": "own") lets a program reach more leaves
+      // than the reference (a fake left attached) without its cross terms
+      // counting, while a stand-in Σ σ(w)·c, c worked out by hand, still
+      // curves otherwise than Σ σ(w·x) in w itself (red team 14).
+      if (leaves.size() > 1) {
+        std::vector<Tensor> own(leaves.size());
+        own[i] = second({leaves[i]}, {g[i]})[i];
+        const std::string o = projections(own);
+        c = c.substr(0, c.find('#')) + ";" + o;
+      }
+      out[leaves[i].unsafeGetTensorImpl()] = c;
     }
     // Each kept intermediate (retain_grad): how the root's gradient there
     // changes with the leaves. 3q + 6z − 18 has the gradient 3 = z at q,
@@ -324,10 +337,10 @@ std::optional<bool> same_point(const std::string& mine, const std::string& want)
 
 }  // namespace
 
-bool routes_agree(const std::string& a, const std::string& b, bool curvature, OffPoint off_point) {
+bool routes_agree(const std::string& a, const std::string& b, Curvature curvature, OffPoint off_point) {
   const size_t ia = a.find('@'), ib = b.find('@');
   if (a.substr(0, ia) != b.substr(0, ib)) return false;
-  if (!curvature || ib == std::string::npos) return true;  // the reference's unknown: nothing to hold it to
+  if (curvature == Curvature::Off || ib == std::string::npos) return true;  // the reference's unknown: nothing to hold it to
   if (ia == std::string::npos) return false;  // the reference's known, the program's root could not be probed
   auto numbers = [](const std::string& s) {
     std::vector<double> v;
@@ -363,8 +376,15 @@ bool routes_agree(const std::string& a, const std::string& b, bool curvature, Of
     if (!near && off_point == OffPoint::Skip && !moved) return true;
     if (!near || !*near) tolerance = 1e-2;
   }
-  const auto x = numbers(a.substr(ia + 1, pa == std::string::npos ? std::string::npos : pa - ia - 1)),
-             y = numbers(b.substr(ib + 1, pb == std::string::npos ? std::string::npos : pb - ib - 1));
+  // "row;own" (curvature_of's, where the root reached other leaves too), or
+  // "row" alone, which is the own block too.
+  auto block = [&](const std::string& s, size_t at, size_t end) {
+    const std::string all = s.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+    const size_t semi = all.find(';');
+    if (semi == std::string::npos) return all;
+    return curvature == Curvature::Own ? all.substr(semi + 1) : all.substr(0, semi);
+  };
+  const auto x = numbers(block(a, ia, pa)), y = numbers(block(b, ib, pb));
   if (x.size() != y.size()) return false;
   double scale = 1e-9;
   for (size_t i = 0; i < x.size(); ++i) scale = std::max({scale, std::abs(x[i]), std::abs(y[i])});

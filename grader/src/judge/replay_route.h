@@ -59,6 +59,11 @@ std::unordered_map<const gradlab::TensorImpl*, std::string> curvature_of(const t
 // or at a looser tolerance (a step of a parameter whose whole trajectory
 // matched the reference's, which an honest program follows at its points).
 enum class OffPoint { Skip, Compare };
-bool routes_agree(const std::string& a, const std::string& b, bool curvature, OffPoint off_point = OffPoint::Skip);
+// Which curvature a check compares (rubric "curvature"): none; the leaf's
+// row of the Hessian (true: its cross terms with the other leaves count); or
+// its own block ("own": the leaf alone moves).
+enum class Curvature { Off, Row, Own };
+bool routes_agree(const std::string& a, const std::string& b, Curvature curvature,
+                  OffPoint off_point = OffPoint::Skip);
 
 }  // namespace grader::replay

@@ -332,7 +332,9 @@ void check_kind_fields(const json& c, const Check& ch, const std::set<std::strin
   if (c.contains("at_backward")) field(c, "at_backward", path, at, json::value_t::boolean);
   if (c.contains("same_node")) field(c, "same_node", path, at, json::value_t::boolean);
   if (c.contains("root")) field(c, "root", path, at, json::value_t::boolean);
-  if (c.contains("curvature")) field(c, "curvature", path, at, json::value_t::boolean);
+  if (c.contains("curvature") && !(c["curvature"].is_boolean() || c["curvature"] == "own"))
+    fail(path, at + ".curvature", "must be true, false or \"own\" (the leaf's own block of the Hessian), found " +
+                                      c["curvature"].dump());
   if (c.contains("fields")) {
     static const std::set<std::string> known = {"values", "requires_grad", "is_leaf", "retains_grad",
                                                 "grad_fn", "version", "shape", "dtype"};
@@ -449,7 +451,7 @@ Rubric parse_rubric(const json& j, const std::string& path) {
   for (size_t i = 0; i < cs.size(); ++i)
     r.checks.push_back(parse_check(cs[i], i, one_element_is_scalar, probe_ids, ids, path));
   parse_diagnoses(j, r, probe_ids, path);
-  for (const Check& c : r.checks) r.curvature |= c.spec.value("curvature", false);
+  for (const Check& c : r.checks) r.curvature |= c.spec.value("curvature", json(false)) != json(false);
   check_placeholders(r.title, r, path, "title");
   for (size_t i = 0; i < r.checks.size(); ++i) {
     check_placeholders(r.checks[i].name, r, path, "checks[" + std::to_string(i) + "].name");
