@@ -324,6 +324,10 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     const gradlab::TensorImpl* self = inputs_[0].unsafeGetTensorImpl();
     Lineage& l = lineage[self];
     bool own_grad = false;
+    // Whose gradient it is: the tensor itself, or (a change through data()
+    // or a detached alias, as optim::SGD's step makes) the tensor whose
+    // memory it shares.
+    const gradlab::TensorImpl* grad_owner = self;
     const Origin* given = nullptr;
     const bool graphed = inputs_[0].grad_fn() != nullptr;
     for (size_t i = 1; i < inputs_.size(); ++i) {
@@ -333,25 +337,41 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
       merge(l.grad_of, o.grad_of);
       merge(l.given_grads, o.given_grads);
       l.via_grad.merge(o.via_grad);
-      for (const gradlab::TensorImpl* g : o.grad_of) own_grad |= g->storage.get() == self->storage.get();
+      for (const gradlab::TensorImpl* g : o.grad_of)
+        if (g->storage.get() == self->storage.get()) {
+          if (!own_grad || g == self) grad_owner = g;
+          own_grad = true;
+        }
       // A step computed from what autograd::grad gave for this tensor: that gradient's origin.
       for (const gradlab::TensorImpl* g : o.given_grads)
         if (auto it = given_origin.find(g); it != given_origin.end() && it->second.first->storage.get() == self->storage.get())
           given = &it->second.second;
     }
     l.ops.insert(name);
+    if (auto to = alias_of.find(self); to != alias_of.end()) {
+      Lineage& b = lineage[to->second];
+      b.from.merge(l.from);
+      b.via_grad.merge(l.via_grad);
+      merge(b.grad_of, l.grad_of);
+      merge(b.given_grads, l.given_grads);
+      b.ops.insert(name);
+    }
     if (name == "requires_grad_") l.from_param = true;
     watch_update(inputs_[0]);
-    const int changes = ++then_[self].changes;
+    // A change through an alias is a change of the tensor it aliases too.
+    const auto base = alias_of.find(self);
+    const gradlab::TensorImpl* changed = base != alias_of.end() ? base->second : self;
+    if (changed != self) ++then_[self].changes;
+    const int changes = ++then_[changed].changes;
     auto shaken = tensors_.find(perturb.tensor);
     if (perturb.after_changes > 0 && changes == perturb.after_changes && shaken != tensors_.end() &&
-        shaken->second.unsafeGetTensorImpl() == self)
+        shaken->second.unsafeGetTensorImpl() == changed)
       shake(inputs_[0]);
     // A change through a tensor outside autograd (data(), a detached alias)
     // builds no graph, as one under no_grad does.
     const bool untracked = no_grad || !inputs_[0].requires_grad();
     if (name != "requires_grad_" && name != "detach_") {
-      auto o = own_grad ? grad_origin.find(self) : grad_origin.end();
+      auto o = own_grad ? grad_origin.find(grad_owner) : grad_origin.end();
       updates.push_back({self, {name, untracked, no_grad, own_grad, inputs_.size() == 1,
                                 given ? *given : o != grad_origin.end() ? o->second : Origin{}}});
     }
@@ -366,6 +386,12 @@ void Replayer::trace(const std::string& name, const json& e, const replay::Outco
     if (known) continue;  // an op that gave back its input (contiguous, a no-op to())
     Lineage l;
     l.from.insert(impl);
+    if (name != "grad" && name != "mutable_grad" && !inputs_.empty() && inputs_[0].defined() &&
+        impl->storage.get() == inputs_[0].unsafeGetTensorImpl()->storage.get()) {
+      const gradlab::TensorImpl* base = inputs_[0].unsafeGetTensorImpl();
+      if (auto b = alias_of.find(base); b != alias_of.end()) base = b->second;
+      alias_of[impl] = base;
+    }
     if (name == "grad" || name == "mutable_grad") {
       l.grad_of.insert(inputs_[0].unsafeGetTensorImpl());
       // A gradient a backward wrote is computed from what its root was.

@@ -150,6 +150,10 @@ class Replayer final : public replay::Tensors {
     Origin grad;
   };
   std::unordered_map<const gradlab::TensorImpl*, Lineage> lineage;
+  // The tensor whose memory an alias (data(), a detached copy, a view) shares:
+  // a change made through the alias is a change of it (optim::SGD steps
+  // p.data(), and p then follows what the step read).
+  std::unordered_map<const gradlab::TensorImpl*, const gradlab::TensorImpl*> alias_of;
   std::vector<std::pair<const gradlab::TensorImpl*, Update>> updates;  // in the order they were made
   // The numbers item() gave, which a value record must be one of; and how
   // each snapshot's tensor came to be when it is a gradient.
