@@ -25,7 +25,7 @@
 namespace grader {
 
 struct SeccompFilter {
-  sock_filter code[160];
+  sock_filter code[255];  // a jump reaches at most 255 instructions ahead
   unsigned short length = 0;
 };
 
