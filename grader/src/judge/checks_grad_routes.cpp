@@ -150,6 +150,14 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
     return true;
   }
   const json* ref = provenance_of(reference, name);
+  if (how == kResetAfterBackward && !(ref && ref->value("grad", "") == how)) {
+    o.message = name + ".grad was written by a backward and then reset by hand (" + name +
+                ".mutable_grad() = {}): what backward keeps there is what the check asks about";
+    o.found = "a gradient written by a backward, then reset by hand";
+    hint = "Leave " + name + "'s gradient as backward leaves it; only leaves and tensors you called retain_grad() on "
+           "keep one.";
+    return true;
+  }
   const std::string from = c.spec.value("from", "");
   if (how == "backward" && !from.empty() && p.contains("root") &&
       !root_is(p["root"], p.value("root_restates", json()), from)) {
@@ -295,6 +303,17 @@ bool snapshot_route_wrong(const Rubric& rubric, const Check& c, const json& stud
   for (const auto& l : c.spec.value("labels", json::array())) {
     const std::string label = l.get<std::string>();
     const json mine = snapshot_routes(student, label), ref = snapshot_routes(reference, label);
+    // "No gradient" because the program erased the one a backward wrote
+    // (G_w.mutable_grad() = {} after a D step that was not detached).
+    for (size_t i = 0; i < mine.size() && i < ref.size(); ++i)
+      if (mine[i] == kResetAfterBackward && ref[i] != kResetAfterBackward) {
+        o.message = "the snapshot \"" + label + "\" holds no gradient because the program reset one a backward had "
+                    "written (mutable_grad() = {}): what the backward leaves there is what the check asks about";
+        o.found = "a gradient written by a backward, then reset by hand";
+        hint = "Leave the gradient as the backward leaves it; to keep a backward from writing one, detach what it "
+               "must not reach.";
+        return true;
+      }
     for (size_t i = 0; i < ref.size() && student.contains("provenance"); ++i) {
       if (ref[i] != "backward") continue;
       if (i >= mine.size()) break;  // no such snapshot: the check says it is missing, not how it came to be

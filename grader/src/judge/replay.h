@@ -12,6 +12,11 @@
 
 namespace grader {
 
+// How a provenance says a gradient a backward wrote was then reset by hand
+// (mutable_grad() = {}): a tensor that "keeps no gradient" only because the
+// program erased it.
+inline constexpr const char* kResetAfterBackward = "reset by hand after a backward wrote it";
+
 // A claim that the replay does not bear out: which fact, what the program
 // said, what its computation gives.
 struct Mismatch {

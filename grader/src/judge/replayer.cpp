@@ -301,6 +301,11 @@ void Replayer::op(const json& e) {
     if (out.tensors[0].defined()) bind(ids, out.tensors[0], taint_now_);
     else if (stands_in_for_program_grad(name)) bind(ids, torch::zeros_like(inputs_[0]).detach(), true);
   }
+  // Whose gradient an undefined read was (a snapshot of G_w.grad() right
+  // after it): an undefined tensor carries no owner of its own.
+  const bool undefined_grad = (name == "grad" || name == "mutable_grad") && inputs_.size() == 1 &&
+                              out.tensors.size() == 1 && !out.tensors[0].defined();
+  undefined_grad_of_ = undefined_grad ? inputs_[0] : Tensor();
   if (name == "item" && !out.value.is_null() && out.value.is_number() && !inputs_.empty()) {
     auto l = lineage.find(inputs_[0].unsafeGetTensorImpl());
     items.push_back({out.value.get<double>(), l == lineage.end() ? TensorSet{} : l->second.from});
@@ -502,7 +507,11 @@ void Replayer::event(const json& e) {
   else if (kind == "set_grad") {
     Tensor owner = at(e.at("of"));
     owner.mutable_grad() = e.at("to").is_null() ? Tensor() : at(e.at("to"));
-    grad_origin[owner.unsafeGetTensorImpl()] = {e.at("to").is_null() ? "reset by hand" : "set by hand", {}, {}, {}};
+    // A gradient a backward wrote, then reset: what it held is gone from the
+    // tensor's state, not from the tape (a "keeps no gradient" check reads it).
+    const bool written = grad_writes.count(owner.unsafeGetTensorImpl()) > 0;
+    grad_origin[owner.unsafeGetTensorImpl()] = {
+        std::string(e.at("to").is_null() ? (written ? kResetAfterBackward : "reset by hand") : "set by hand"), {}, {}, {}};
   } else if (kind == "forged_id") {
     throw Failure{"the program rewrote the tape's record of which tensor is which (a tensor carried another's "
                   "number, or its own wiped): nothing it computed can be told apart"};

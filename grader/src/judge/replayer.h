@@ -77,6 +77,7 @@ class Replayer final : public replay::Tensors {
   std::vector<std::string> unverified;
   std::unordered_set<std::string> tainted_names;
   bool grads_tainted = false;
+  Tensor undefined_grad_of_;  // the tensor whose .grad the last op read, undefined (or none)
   // The tensors upstream of a custom Function's inputs: their gradients went
   // through the program's own backward, and only theirs are taken as claimed.
   std::set<const gradlab::TensorImpl*> custom_upstream;

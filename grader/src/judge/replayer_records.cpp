@@ -46,6 +46,10 @@ void Replayer::lab(const json& e) {
     // How each snapshot under this label came to be, in order: a gradient
     // and its route, or null for any other tensor.
     const Origin* o = grad_route_of(t);
+    if (!t.defined() && undefined_grad_of_.defined())  // no gradient because the program reset it
+      if (auto r = grad_origin.find(undefined_grad_of_.unsafeGetTensorImpl());
+          r != grad_origin.end() && r->second.how == kResetAfterBackward)
+        o = &r->second;
     if (o) record_routes[label]["grad"] = o->how;
     record_routes[label]["grads"].push_back(o ? json(o->how) : json(nullptr));
     record_routes[label]["seeds"].push_back(o ? o->seed : json(nullptr));
