@@ -252,6 +252,81 @@ void other_names() {
   fact("name.in place", h);
 }
 
+// The elementwise math the course's losses and activations reach for
+// (acosh, asinh, atanh, erfc, exp2, frac, deg2rad, rad2deg) and their other
+// names (arccosh, arcsinh, arctanh): values, nodes, gradients, the in-place
+// forms' versions, and each op's second derivative where it has one.
+void elementwise_math() {
+  Tensor x = torch::tensor({1.5, 2.0, 3.25}, torch::requires_grad());  // past 1: acosh's domain
+  Tensor u = torch::tensor({-0.75, 0.1, 0.5}, torch::requires_grad());  // inside (-1, 1): atanh's
+  const std::vector<std::pair<const char*, Tensor>> ops = {
+      {"acosh", x.acosh()},     {"torch::acosh", torch::acosh(x)},  {"arccosh", x.arccosh()},
+      {"torch::arccosh", torch::arccosh(x)}, {"asinh", u.asinh()},  {"torch::asinh", torch::asinh(u)},
+      {"arcsinh", u.arcsinh()}, {"torch::arcsinh", torch::arcsinh(x)}, {"atanh", u.atanh()},
+      {"torch::atanh", torch::atanh(u)}, {"arctanh", u.arctanh()},   {"torch::arctanh", torch::arctanh(u)},
+      {"erfc", u.erfc()},       {"torch::erfc", torch::erfc(x)},    {"exp2", u.exp2()},
+      {"torch::exp2", torch::exp2(x)}, {"frac", (x * -1.5).frac()},  {"torch::frac", torch::frac(u * 3)},
+      {"deg2rad", x.deg2rad()}, {"torch::deg2rad", torch::deg2rad(u)}, {"rad2deg", u.rad2deg()},
+      {"torch::rad2deg", torch::rad2deg(x)},
+  };
+  Tensor total = torch::zeros({}, torch::kDouble);
+  for (const auto& [label, t] : ops) {
+    fact(std::string("math.") + label, t);
+    total = total + t.sum();
+  }
+  // The gradients, then the second derivatives through each backward.
+  const auto g = torch::autograd::grad({total}, {x, u}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+  fact("math.all: d/dx", g[0]);
+  fact("math.all: d/du", g[1]);
+  const auto xx = torch::autograd::grad({g[0].sum()}, {x}, {}, true, false, true);
+  const auto uu = torch::autograd::grad({g[1].sum()}, {u}, {}, true, false, true);
+  fact("math.all: d(x.grad)/dx", xx[0]);
+  fact("math.all: d(u.grad)/du", uu[0]);
+  // Integers: deg2rad and exp2 make floats, as LibTorch does.
+  fact("math.deg2rad of ints", torch::tensor({90, 180}).deg2rad());
+  fact("math.exp2 of ints", torch::exp2(torch::tensor({1, 3})));
+  Tensor h = u * 1;  // in-place forms on a non-leaf
+  h.asinh_();
+  h.arcsinh_();
+  h.atanh_();
+  h.arctanh_();
+  h.erfc_();
+  h.exp2_();
+  h.frac_();
+  h.deg2rad_();
+  h.rad2deg_();
+  fact("math.in place", h);
+  Tensor k = x * 1;
+  k.acosh_();
+  k.add_(1).arccosh_();
+  torch::asinh_(k);
+  torch::atanh_(k.mul_(0.1));
+  torch::erfc_(k);
+  torch::exp2_(k);
+  torch::frac_(k);
+  torch::deg2rad_(k);
+  torch::rad2deg_(k);
+  fact("math.in place, torch::", k);
+  // The free in-place forms of the ops the engine had, and of their other
+  // names, each on a copy of its own (a chain would change what an earlier
+  // one saved for backward).
+  const std::vector<std::pair<const char*, Tensor& (*)(Tensor&)>> free_inplace = {
+      {"abs_", torch::abs_},         {"neg_", torch::neg_},         {"exp_", torch::exp_},
+      {"sigmoid_", torch::sigmoid_}, {"tanh_", torch::tanh_},       {"relu_", torch::relu_},
+      {"arccos_", torch::arccos_},   {"negative_", torch::negative_}, {"arctan_", torch::arctan_},
+      {"fix_", torch::fix_},         {"round_", torch::round_},     {"log1p_", torch::log1p_},
+  };
+  Tensor sum = torch::zeros({}, torch::kDouble);
+  for (const auto& [label, f] : free_inplace) {
+    Tensor t = u * 1;
+    f(t);
+    fact(std::string("math.torch::") + label, t);
+    sum = sum + t.sum();
+  }
+  sum.backward();
+  fact("math.free in-place forms: u.grad", u.grad());
+}
+
 }  // namespace
 
 int main() {
@@ -263,4 +338,5 @@ int main() {
   fused_forms();
   kept_for_backward();
   other_names();
+  elementwise_math();
 }

@@ -315,7 +315,7 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   // PyTorch's other names for the same ops (gradlab/other_names.h), and the
   // ones whose arguments differ.
-#define GRADLAB_OTHER_UNARY(name, op)           \
+#define GRADLAB_OTHER_UNARY(name, op, free_inplace) \
   Tensor name() const { return op(); }          \
   Tensor& name##_() const { return op##_(); }
 #define GRADLAB_OTHER_BINARY(name, op, inplace)                                     \

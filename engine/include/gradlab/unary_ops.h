@@ -55,6 +55,16 @@ GRADLAB_UNARY(asin, Asin, "AsinBackward0", kSelf, 0, 1, 1, 0, (std::asin(v)), (g
 GRADLAB_UNARY(acos, Acos, "AcosBackward0", kSelf, 0, 1, 1, 0, (std::acos(v)), (g * -((-x() * x() + 1).rsqrt())))
 GRADLAB_UNARY(atan, Atan, "AtanBackward0", kSelf, 0, 1, 1, 0, (std::atan(v)), (g / (x() * x() + 1)))
 GRADLAB_UNARY(erf, Erf, "ErfBackward0", kSelf, 0, 1, 1, 0, (std::erf(v)), (2.0 / std::sqrt(M_PI) * (-(x().pow(2))).exp() * g))
+GRADLAB_UNARY(erfc, Erfc, "ErfcBackward0", kSelf, 0, 1, 1, 0, (std::erfc(v)), (-2.0 / std::sqrt(M_PI) * (-(x().pow(2))).exp() * g))
+GRADLAB_UNARY(acosh, Acosh, "AcoshBackward0", kSelf, 0, 1, 1, 0, (std::acosh(v)), (g * (x().pow(2) - 1).rsqrt()))
+GRADLAB_UNARY(asinh, Asinh, "AsinhBackward0", kSelf, 0, 1, 1, 0, (std::asinh(v)), (g * (x().pow(2) + 1).rsqrt()))
+GRADLAB_UNARY(atanh, Atanh, "AtanhBackward0", kSelf, 0, 1, 1, 0, (std::atanh(v)), (g * 1 / (1 - x().pow(2))))
+GRADLAB_UNARY(exp2, Exp2, "Exp2Backward0", kResult, 0, 1, 1, 0, (std::exp2(v)), (g * y() * M_LN2))
+// frac keeps the sign: v − trunc(v) (-2.25 gives -0.25); its gradient passes through.
+GRADLAB_UNARY(frac, Frac, "FracBackward0", kNone, 0, 1, 1, 0, (v - std::trunc(v)), (g))
+// PyTorch multiplies by its constants M_PI_180 and M_180_PI, which are these doubles.
+GRADLAB_UNARY(deg2rad, Deg2Rad, "Deg2RadBackward0", kNone, 0, 1, 1, 0, (v * C(M_PI / 180)), (g * (M_PI / 180)))
+GRADLAB_UNARY(rad2deg, Rad2Deg, "Rad2DegBackward0", kNone, 0, 1, 1, 0, (v * C(180 / M_PI)), (g * (180 / M_PI)))
 GRADLAB_UNARY(tanh, Tanh, "TanhBackward0", kResult, 0, 1, 1, 1, (std::tanh(v)), (g * (1 - y() * y())))
 GRADLAB_UNARY(sigmoid, Sigmoid, "SigmoidBackward0", kResult, 0, 1, 1, 1, (C(1) / (C(1) + std::exp(-v))), (g * (1 - y()) * y()))
 // NaN passes through relu, and so does its gradient (PyTorch's clamp_min and threshold_backward).

@@ -200,6 +200,12 @@ using gradlab::zeros_like;
   GRADLAB_WHEN_##free(using gradlab::name;)
 #include "gradlab/unary_ops.h"
 #undef GRADLAB_UNARY
+// LibTorch's free in-place forms: torch::exp_(t) is t.exp_() (a Tensor&, as
+// LibTorch's, so an rvalue is refused there and here alike).
+#define GRADLAB_UNARY(name, Kind, grad_fn, saves, ints, free, inplace, fused, formula, derivative) \
+  GRADLAB_WHEN_##free(GRADLAB_WHEN_##inplace(inline Tensor& name##_(Tensor& t) { return t.name##_(); }))
+#include "gradlab/unary_ops.h"
+#undef GRADLAB_UNARY
 using gradlab::add;
 using gradlab::addcdiv;
 using gradlab::addcmul;
@@ -221,8 +227,9 @@ using gradlab::bmm;
 using gradlab::cat;
 // PyTorch's other names for the same ops (gradlab/other_names.h), and the
 // ones whose arguments differ.
-#define GRADLAB_OTHER_UNARY(name, op) \
-  inline Tensor name(const Tensor& t) { return t.op(); }
+#define GRADLAB_OTHER_UNARY(name, op, free_inplace)      \
+  inline Tensor name(const Tensor& t) { return t.op(); } \
+  GRADLAB_WHEN_##free_inplace(inline Tensor& name##_(Tensor& t) { return t.op##_(); })
 #define GRADLAB_OTHER_BINARY(name, op, inplace)                             \
   inline Tensor name(const Tensor& a, const Tensor& b) { return a.op(b); } \
   inline Tensor name(const Tensor& a, Scalar b) { return a.op(b); }
