@@ -58,7 +58,9 @@ inline json describe(const torch::Tensor& t) {
   j["is_leaf"] = t.is_leaf();
   j["retains_grad"] = t.retains_grad();
   j["grad_fn"] = t.grad_fn() ? json(t.grad_fn()->name()) : json(nullptr);
-  j["version"] = t._version();
+  // An inference tensor (made under InferenceMode) keeps no version counter,
+  // and asking for one throws: the grader's reading must not.
+  j["version"] = t.is_inference() ? json(nullptr) : json(t._version());
   j["values"] = values_of(t);
   if (t.numel() > kMaxValues) j["values_truncated"] = true;
   // PyTorch keeps .grad only on leaves and on tensors that retain it; reading

@@ -149,11 +149,16 @@ void Replayer::op(const json& e) {
       }
   // An in-place op whose target shares memory with some tensor's .grad
   // changes that gradient by hand.
+  // A gradient changed in place, or given other memory (set_data: the
+  // numbers typed over what a backward wrote, red team 16), by the program.
   Tensor grad_owner;
+  bool whole_grad = false;  // the change covers all of it (a zero_ of an empty slice zeroes nothing)
   const json& args = e.at("args");
-  if (!backward && name.size() > 1 && name.back() == '_' && args.is_array() && !args.empty() &&
-      args[0].is_number_integer() && tensors_.count(args[0].get<int64_t>())) {
-    grad_owner = grad_memory_owner(tensors_.at(args[0].get<int64_t>()));
+  if (!backward && name.size() > 1 && (name.back() == '_' || name == "set_data") && args.is_array() &&
+      !args.empty() && args[0].is_number_integer() && tensors_.count(args[0].get<int64_t>())) {
+    const Tensor& target = tensors_.at(args[0].get<int64_t>());
+    grad_owner = grad_memory_owner(target);
+    whole_grad = grad_owner.defined() && target.numel() == grad_owner.grad().numel();
   }
   // How the root curves in the leaves, while its graph is whole (the
   // program's backward may free it).
@@ -290,7 +295,9 @@ void Replayer::op(const json& e) {
         given_origin[out.tensors[k].unsafeGetTensorImpl()] = {input.unsafeGetTensorImpl(), o};
       }
   }
-  if (grad_owner.defined()) grad_origin[grad_owner.unsafeGetTensorImpl()] = {name == "zero_" ? "zeroed" : "changed by hand (" + name + ")", {}, {}, {}};
+  if (grad_owner.defined())
+    grad_origin[grad_owner.unsafeGetTensorImpl()] = {
+        name == "zero_" && whole_grad ? "zeroed" : "changed by hand (" + name + ")", {}, {}, {}};
   const json& ids = e.contains("out") ? e.at("out") : json();
   if (ids.is_array()) {
     if (ids.size() != out.tensors.size()) throw std::runtime_error("the op gave another number of outputs");

@@ -156,7 +156,7 @@ void tensor(const json& t, const std::string& at) {
   string_of(t["device"], field(at, "device"));
   for (const char* k : {"requires_grad", "is_leaf", "retains_grad"}) boolean(t[k], field(at, k));
   if (!t["grad_fn"].is_null()) string_of(t["grad_fn"], field(at, "grad_fn"));
-  count(t["version"], field(at, "version"));
+  if (!t["version"].is_null()) count(t["version"], field(at, "version"));  // null: an inference tensor has none
   const json& g = t["grad"];
   if (g.is_null()) return;
   const std::string gat = field(at, "grad");
