@@ -289,6 +289,15 @@ Outcome check_field(const Check& c, const std::string& name, const json& t, cons
 // its gradient are the same; the value checks tell 10 - d from d - 10.
 std::string subtraction_name(const std::string& grad_fn, const json* graph) {
   if (grad_fn == "RsubBackward0" || grad_fn == "RsubBackward1") return "SubBackward0";
+  // -(d - 10), a negated difference (red team 16's honest control).
+  if (grad_fn == "NegBackward0" && graph && graph->is_array() && !graph->empty()) {
+    std::map<std::string, std::string> names;
+    for (const auto& n : *graph) names[n.value("id", "")] = n.value("name", "");
+    const json next = (*graph)[0].value("next", json::array());
+    const std::string inner =
+        next.size() == 1 && next[0].is_array() && !next[0].empty() && next[0][0].is_string() ? names[next[0][0].get<std::string>()] : "";
+    if (inner == "SubBackward1" || subtraction_name(inner, nullptr) == "SubBackward0") return "SubBackward0";
+  }
   if ((grad_fn == "AddBackward0" || grad_fn == "AddBackward1") && graph && graph->is_array() && !graph->empty()) {
     const json& root = (*graph)[0];
     std::map<std::string, std::string> names;

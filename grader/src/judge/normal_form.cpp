@@ -183,7 +183,14 @@ class Terms {
 
   int add(const std::vector<int>& kids, const std::vector<uint64_t>& counts = {}) {
     Term t{"add", "", {}, {}};
-    for (const auto& [k, c] : flat(kids, counts, "add")) t.kids.push_back(k), t.counts.push_back(c);
+    const auto operands = flat(kids, counts, "add");
+    // A constant added to what carries a gradient changes no gradient and no
+    // graph: 0 - Σs is -Σs (red team 16), x + 0 is x. (The value checks
+    // tell 10 - d from -d.)
+    const bool varies = std::any_of(operands.begin(), operands.end(), [&](const auto& kc) { return kc.first != none_; });
+    for (const auto& [k, c] : operands)
+      if (!(varies && k == none_)) t.kids.push_back(k), t.counts.push_back(c);
+    if (t.kids.size() == 1 && t.counts[0] == 1) return t.kids[0];
     return make(std::move(t));
   }
 
@@ -216,8 +223,19 @@ class Terms {
   }
 
   // A negation is a product with a number: -x ≡ -1.0 * x ≡ x * -1 (the
-  // number is the value checks' business, as everywhere here).
-  int neg(int operand) { return operand == none_ ? none_ : mul({operand, number_}); }
+  // number is the value checks' business, as everywhere here). It spreads
+  // over a sum, so -(d - 10) is 10 - d (red team 16: an honest
+  // L = -(forward() - 10) lost its graph check and the root checks with it).
+  int neg(int operand) {
+    if (operand == none_) return none_;
+    if (at(operand).op == "add") {
+      const Term inner = at(operand);  // a copy: neg() below grows the table
+      std::vector<int> parts;
+      for (int k : inner.kids) parts.push_back(neg(k));
+      return add(parts, inner.counts);
+    }
+    return mul({operand, number_});
+  }
 
   int power(int base) {
     if (at(base).op == "power") return base;  // (x²)² is a power of x
