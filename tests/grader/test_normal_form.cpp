@@ -142,15 +142,17 @@ TEST_CASE("a named intermediate stays a node of its own", "[checks][graph][norma
 }
 
 TEST_CASE("the sum of a sum is the sum of the sums only where the rubric allows", "[checks][graph][normal]") {
-  // out = (y + z).sum() with y detached (None) against y.sum() + z.sum().
+  // out = (y + z).sum() against y.sum() + z.sum(), y a leaf of its own.
   Graph whole, parts;
-  whole.op("SumBackward0", {whole.op("AddBackward0", {-1, whole.op("PowBackward0", {whole.leaf("x")}, {"z"})})}, {"out"});
-  parts.op("AddBackward0", {-1, parts.op("SumBackward0", {parts.op("PowBackward0", {parts.leaf("x")}, {"z"})})}, {"out"});
+  whole.op("SumBackward0", {whole.op("AddBackward0", {whole.leaf("y"), whole.op("PowBackward0", {whole.leaf("x")}, {"z"})})}, {"out"});
+  parts.op("AddBackward0", {parts.op("SumBackward0", {parts.leaf("y")}),
+                            parts.op("SumBackward0", {parts.op("PowBackward0", {parts.leaf("x")}, {"z"})})}, {"out"});
   CHECK_FALSE(same(parts, whole));
   CHECK(same(parts, whole, rubric(true)));
   // Not a licence for anything: the sum of a product is not the product of sums.
   Graph product;
-  product.op("MulBackward0", {-1, product.op("SumBackward0", {product.op("PowBackward0", {product.leaf("x")}, {"z"})})},
+  product.op("MulBackward0", {product.op("SumBackward0", {product.leaf("y")}),
+                             product.op("SumBackward0", {product.op("PowBackward0", {product.leaf("x")}, {"z"})})},
              {"out"});
   CHECK_FALSE(same(product, whole, rubric(true)));
 }
@@ -226,10 +228,22 @@ TEST_CASE("a difference is a sum with a negated operand, however it is spelled",
   plus_d.op("AddBackward1", {plus_d.op("MmBackward0", {plus_d.leaf("w"), -1}, {"d"})}, {"L"});
   CHECK(same(rsub, negplus));
   CHECK(same(rsub, sub));
-  CHECK(grader::normal_form_text(rsub.done(), nullptr, rubric()) == "L=Add{None, Mul{Number, d=MmBackward0(w, None)}}");
-  // 10 + d is not 10 - d, and -d alone is not 10 - d.
+  CHECK(grader::normal_form_text(rsub.done(), nullptr, rubric()) == "L=Mul{Number, d=MmBackward0(w, None)}");
+  // 10 + d is not 10 - d. A constant added changes no gradient and no
+  // graph: -d is 10 - d here, and the value checks tell them apart (so is
+  // 0 - d, red team 16's honest g_loss = 0 - Σs).
   CHECK_FALSE(same(rsub, plus_d));
-  CHECK_FALSE(same(rsub, minus_d));
+  CHECK(same(rsub, minus_d));
+  // A negated difference, -(d - 10), is 10 - d: the negation spreads over the sum.
+  Graph neg_diff;
+  neg_diff.op("NegBackward0", {neg_diff.op("SubBackward1", {neg_diff.op("MmBackward0", {neg_diff.leaf("w"), -1}, {"d"})})},
+              {"L"});
+  CHECK(same(neg_diff, rsub));
+  // But a constant is no licence to drop a tensor that carries a gradient.
+  Graph with_y;
+  with_y.op("AddBackward0", {with_y.leaf("y"), with_y.op("NegBackward0", {with_y.op("MmBackward0", {with_y.leaf("w"), -1}, {"d"})})},
+            {"L"});
+  CHECK_FALSE(same(with_y, rsub));
   // Σ(−x) is −Σx; a negation is a product with a number (-1.0·x, x·-1), so
   // a negation twice is one too (the number is the value checks' business:
   // the graph cannot tell −(−x) from 2·x).
