@@ -167,6 +167,22 @@ bool grad_route_wrong(const Check& c, const std::string& name, const json& stude
     hint = "Call " + from + ".backward() (and no backward from another tensor) before reading " + name + ".grad.";
     return true;
   }
+  // Where the reference's gradient adds up passes from named roots, the
+  // program's must come from the same ones: c's 2 from c.backward() and f's
+  // is not the 1 from e and the 1 from f the exercise shows.
+  if (how == "backward" && !from.empty() && ref && ref->contains("earlier_roots") &&
+      p.value("earlier_roots", json::array()) != (*ref)["earlier_roots"]) {
+    auto listed_roots = [](const json& roots) {
+      std::string s;
+      for (const auto& r : roots) s += (s.empty() ? "" : ", ") + (r.is_string() ? r.get<std::string>() : std::string("an unnamed tensor"));
+      return s.empty() ? std::string("none") : s;
+    };
+    o.message = name + ".grad adds up earlier backward passes from " + listed_roots(p.value("earlier_roots", json::array())) +
+                " before the one from " + from + ", where the exercise's come from " + listed_roots((*ref)["earlier_roots"]);
+    o.found = "earlier passes from " + listed_roots(p.value("earlier_roots", json::array()));
+    hint = "Run each backward the statement asks for, from the tensor it names, and no other.";
+    return true;
+  }
   if (how == "backward" && ref && ref->value("grad", "") == "backward")
     return started_elsewhere(p.value("seed", json()), ref->value("seed", json()), name + ".grad", o, hint,
                              curvature_counts(c, o), o.pass);

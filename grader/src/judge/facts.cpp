@@ -98,6 +98,7 @@ json facts_document(const Rubric& rubric, const json& snapshot, const std::strin
       if (p.value("grad", "") == "backward" && p.contains("seed")) {
         body["provenance"]["tensors"][name] = {{"grad", "backward"}, {"seed", p["seed"]}};
         if (p.contains("root") && p["root"].is_string()) body["provenance"]["tensors"][name]["root"] = p["root"];
+        if (p.contains("earlier_roots")) body["provenance"]["tensors"][name]["earlier_roots"] = p["earlier_roots"];
       }
     // And the route of the backward behind each in-place update's gradient,
     // and how many passes that gradient had added up.

@@ -277,7 +277,12 @@ void Replayer::op(const json& e) {
         if (counted.is_object()) counted["passes"] = adds ? prev->second.seed.value("passes", 1) + 1 : 1;
         // (The seed holds the route the backward took from its root, as the
         // root was when it ran: reached_from's.)
-        grad_origin[t.unsafeGetTensorImpl()] = {"backward", root_t, counted, root_t.grad_fn()};
+        Origin now_origin{"backward", root_t, counted, root_t.grad_fn(), {}};
+        if (adds) {
+          now_origin.earlier = prev->second.earlier;
+          if (now_origin.earlier.size() < 64) now_origin.earlier.emplace_back(prev->second.root, prev->second.root_node);
+        }
+        grad_origin[t.unsafeGetTensorImpl()] = std::move(now_origin);
         gradient_given(t, now);
       }
     }

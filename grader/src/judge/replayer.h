@@ -97,6 +97,9 @@ class Replayer final : public replay::Tensors {
     // The root's node when the backward ran: a tensor rebuilt in place since
     // (detach_(), then copy_) is no longer the root that ran.
     std::shared_ptr<gradlab::autograd::Node> root_node;
+    // The roots of the earlier passes this gradient adds up, oldest first:
+    // c's 2 from e and f is not c's 2 from c itself and f (red team 16).
+    std::vector<std::pair<Tensor, std::shared_ptr<gradlab::autograd::Node>>> earlier = {};
   };
   // How each gradient autograd::grad gave came to be: the tensor it is the
   // gradient of, and its origin as a backward's would be.

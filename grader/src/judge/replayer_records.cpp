@@ -225,6 +225,11 @@ json Replayer::provenance() const {
         p["root"] = root.value("name", json());
         if (root.contains("restates")) p["root_restates"] = root["restates"];
         p["seed"] = it->second.seed;
+        if (!it->second.earlier.empty()) {
+          json earlier = json::array();
+          for (const auto& [r, node] : it->second.earlier) earlier.push_back(root_name(r, node).value("name", json()));
+          p["earlier_roots"] = earlier;
+        }
       }
     }
     auto l = lineage.find(impl);
