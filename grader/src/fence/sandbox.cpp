@@ -131,6 +131,10 @@ void arrange_fds(const ChildPlan& p) {
   set_limit(RLIMIT_FSIZE, p.fsize);
   set_limit(RLIMIT_NOFILE, p.gpu || p.tool ? 256 : 64);  // the driver opens a device file per GPU, and more
   set_limit(RLIMIT_CORE, 0);
+  // Queued signals, POSIX timers among them, count against the real uid's
+  // budget: a run that shares its grader's uid drained it (96 364 timers,
+  // resource red team 6), and the grader's own timers then failed.
+  set_limit(RLIMIT_SIGPENDING, 256);
   set_limit(RLIMIT_NPROC, p.nproc);
   if (p.capped && !mount_capped_tmpfs(p.tmpfs)) fence_failed();
   if (!become(*p.lease)) fence_failed();
@@ -498,6 +502,7 @@ bool open_files(const SandboxSpec& spec, bool tool, bool fallback, ChildPlan& p,
   if (!fallback) {  // in the fallback the child builds it: the filter names its pid
     SeccompPolicy policy;
     policy.allow_processes = tool;
+    policy.gpu = spec.gpu;
     build_seccomp_filter(p.filter, policy);
     f.seccomp = Fd(memfd_with("gradlab-seccomp", p.filter.code, p.filter.length * sizeof(sock_filter)));
   }
@@ -543,7 +548,7 @@ SandboxOutcome run_sandboxed(const SandboxSpec& spec) {
 
   pid_t pid = fork_between_writes();
   if (pid == 0) {
-    if (fallback) build_seccomp_filter(p.filter, SeccompPolicy{tool, getpid()});
+    if (fallback) build_seccomp_filter(p.filter, SeccompPolicy{tool, getpid(), spec.gpu});
     exec_child(p);
   }
   // The child's ends are the child's now.

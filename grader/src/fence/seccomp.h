@@ -32,6 +32,7 @@ struct SeccompFilter {
 struct SeccompPolicy {
   bool allow_processes = false;  // the compiler: its driver runs cc1plus, as and ld
   pid_t self = 0;                // nonzero: signals only to this pid (or its own group, 0)
+  bool gpu = false;              // --device cuda: the driver maps shared anonymous memory
 };
 
 // Builds the filter without allocating: a child between fork and exec may
