@@ -257,7 +257,12 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
   // What the rest of the machine computed meanwhile: the busy time of every
   // CPU, less the run's and the grader's own. A run whose threads queue
   // behind each other waits too, but on nobody else's work.
-  const double busy_at_start = machine_busy_seconds(), own_at_start = own_cpu_seconds();
+  // Each extension is judged on the time since the last judgement, not since
+  // the start: a program that computed for 1.7 s and then slept earned the
+  // whole 3x on its first second (resource red team 6).
+  double busy_at_start = machine_busy_seconds(), own_at_start = own_cpu_seconds();
+  double cpu_at_mark = 0, waited_at_mark = 0;
+  auto mark = start;
   auto kill_group = [&] {
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
@@ -278,11 +283,15 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
     if (n == 0 && reaped) break;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline && !reaped && deadline < last_deadline) {
-      const double elapsed = std::chrono::duration<double>(now - start).count();
-      const double cpu = tree_cpu_seconds(pid), busy = machine_busy_seconds();
-      const double others = busy < 0 || busy_at_start < 0 ? -1
-                                                          : std::max(0.0, busy - busy_at_start - cpu - (own_cpu_seconds() - own_at_start));
-      if (deserves_more_time(elapsed, cpu, tree_waited_seconds(pid), others)) {
+      const double elapsed = std::chrono::duration<double>(now - mark).count();
+      const double cpu_now = tree_cpu_seconds(pid), waited_now = tree_waited_seconds(pid);
+      const double busy = machine_busy_seconds(), own = own_cpu_seconds();
+      const double cpu = cpu_now - cpu_at_mark;
+      const double waited = waited_now < 0 ? -1 : waited_now - waited_at_mark;
+      const double others = busy < 0 || busy_at_start < 0 ? -1 : std::max(0.0, busy - busy_at_start - cpu - (own - own_at_start));
+      mark = now, cpu_at_mark = cpu_now, waited_at_mark = std::max(0.0, waited_now);
+      busy_at_start = busy, own_at_start = own;
+      if (deserves_more_time(elapsed, cpu, waited, others)) {
         deadline = std::min(last_deadline, deadline + std::chrono::duration<double>(wall_seconds / 2));
         continue;
       }
