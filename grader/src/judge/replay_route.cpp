@@ -21,7 +21,7 @@ using Tensor = torch::Tensor;
 // the reference's: the ops on the paths from the root down to the tensor.
 // Ops that only add, subtract, negate, sum, average, stack or reshape are
 // see-through, and so is a product or quotient by something off the path
-// (a scaling): 10 - d, -d + 10 and d.sum({0, 1}) take one route. Products
+// (a scaling, matrix products included): 10 - d, -d + 10 and d.sum({0, 1}) take one route. Products
 // and powers of the path are one "Prod" (x·x ≡ x.pow(2); mse_loss is the
 // mean of a square). A stand-in Σ w·g, with g worked out by hand, reaches w
 // through nothing: "X", where the exercise's loss goes through its ops.
@@ -55,9 +55,14 @@ class Route {
         "PermuteBackward0", "TransposeBackward0"};
     return ops.count(op) > 0;
   }
+  // A matrix product is a product too: x.mm(w) for a 1×1 w, addmm and
+  // F::linear (and addcmul, b + x·w fused) scale w by the data as x * w does (red team 16's honest
+  // controls took the route Prod{Mm(X)} for the exercise's Prod{X}).
   static bool product(const std::string& op) {
     return op == "MulBackward0" || op == "MulBackward1" || op == "DivBackward0" || op == "DivBackward1" ||
-           op == "PowBackward0" || op == "PowBackward1" || op == "MseLossBackward0";
+           op == "PowBackward0" || op == "PowBackward1" || op == "MseLossBackward0" || op == "MmBackward0" ||
+           op == "AddmmBackward0" || op == "MvBackward0" || op == "BmmBackward0" || op == "DotBackward0" ||
+           op == "AddcmulBackward0" || op == "AddcdivBackward0";
   }
   // Sorted, without repeats; a kind's own members folded in: Prod{Prod{X}} is Prod{X}.
   static std::string group(const std::string& kind, const std::vector<std::string>& kids) {
