@@ -56,6 +56,10 @@ struct ToolResult {
   bool killed = false;
   bool truncated = false;  // the output passed the cap and was cut
   std::string failure;     // the fence could not be built: this machine's problem, not the file's
+  // Stopped by the machine, not by the file: the wall clock ran out with CPU
+  // time to spare (a busy machine), or a SIGKILL came from outside (the
+  // kernel's OOM killer, a uid lease's end). Such a verdict is not cached.
+  bool transient = false;
 };
 
 // Output past `cap` bytes is dropped: diagnostics are for reading; a tool
@@ -183,6 +187,8 @@ ToolResult run_fenced(const std::vector<std::string>& args, const std::string& w
     return r;
   }
   r.killed = o.timed_out || o.signal != 0 || o.output_limit;
+  r.transient = !o.output_limit && o.cpu_seconds < 0.9 * tl.cpu_seconds &&
+                (o.timed_out || o.signal == SIGKILL);
   r.status = o.signal ? 128 + o.signal : o.exit_code;
   if (o.output_limit && tl.output_kb == long(kMaxDiagnostics >> 10))
     r.output += "\n[… diagnostics truncated by gradlab: the compiler was stopped after " +
@@ -565,6 +571,9 @@ BuildOutcome build_program(const BuildRequest& req) {
   // The file's rules first: a file that breaks them is not even compiled.
   ToolResult r = check_rules(req, source);
   if (r.output.empty()) r = build_in_work(req, source, entry, harness, tmp, b.failure);
+  if (r.transient && b.failure.empty())
+    b.failure = "the compiler was stopped by the machine, not by the file (its wall-clock limit ran out while the "
+                "machine was busy, or it was killed from outside) before it finished: grade again";
   if (!r.failure.empty() || !b.failure.empty()) {  // not the file's verdict: nothing cached
     if (b.failure.empty()) b.failure = "cannot compile in the sandbox: " + r.failure;
     fs::remove_all(tmp, ec);
