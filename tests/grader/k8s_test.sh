@@ -62,11 +62,13 @@ run_pod() {
   local spec
   spec=$(/usr/bin/python3 "$validate" --pod "$1" "$2" course-submissions="$class" course-results="$results" \
     /gradlab="$app") || { fail "no pod $1 from $2: $spec"; return 1; }
-  /usr/bin/python3 - "$spec" "$scratch/tmp-$1-$(basename "$2")" >"$3" 2>&1 <<'EOF'
+  /usr/bin/python3 - "$spec" "$scratch/tmp-$1-$(basename "$2")" "$scratch" >"$3" 2>&1 <<'EOF'
 import json, os, subprocess, sys
-pod, tmp = json.loads(sys.argv[1]), sys.argv[2]
+pod, tmp, scratch = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 os.makedirs(tmp, exist_ok=True)
-env = {k: v.replace("/tmp/", tmp + "/") for k, v in pod["env"].items()}
+# The pod's own /tmp paths move to its tmp; the volumes, already host paths
+# under the scratch folder (itself under /tmp in a checkout there), stay.
+env = {k: tmp + v[4:] if v.startswith("/tmp/") and not v.startswith(scratch) else v for k, v in pod["env"].items()}
 env.update(PATH=os.environ["PATH"], HOME=tmp, TMPDIR=tmp, NO_COLOR="1", CI="1")
 sys.exit(subprocess.run(pod["argv"], cwd=pod["cwd"], env=env).returncode)
 EOF

@@ -183,10 +183,12 @@ def pod_of(path, index, places):
             if claim not in places:
                 raise SystemExit(f"{path}: no folder given for claim {claim!r} (mounted at {m['mountPath']})")
             mapping[m["mountPath"]] = places[claim]
+        # One pass over the text: a host path put in for one mount must not be
+        # mapped again by another (a checkout at /tmp/a/b/gradlab holds
+        # /gradlab, the app's own mount).
+        pattern = re.compile("|".join(re.escape(m) for m in sorted(mapping, key=len, reverse=True)))
         def mapped(text):
-            for inside in sorted(mapping, key=len, reverse=True):
-                text = text.replace(inside, mapping[inside])
-            return text
+            return pattern.sub(lambda found: mapping[found.group(0)], text) if mapping else text
         print(json.dumps({"argv": [mapped(a) for a in argv], "env": env,
                           "cwd": mapped(c.get("workingDir", "/"))}))
 
