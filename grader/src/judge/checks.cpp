@@ -289,23 +289,21 @@ Outcome check_field(const Check& c, const std::string& name, const json& t, cons
 // its gradient are the same; the value checks tell 10 - d from d - 10.
 std::string subtraction_name(const std::string& grad_fn, const json* graph) {
   if (grad_fn == "RsubBackward0" || grad_fn == "RsubBackward1") return "SubBackward0";
+  if (!graph || !graph->is_array() || graph->empty()) return grad_fn;
+  // The names of the root's inputs (its next nodes).
+  std::map<std::string, std::string> names;
+  for (const auto& n : *graph) names[n.value("id", "")] = n.value("name", "");
+  std::vector<std::string> inputs;
+  for (const auto& e : (*graph)[0].value("next", json::array()))
+    if (e.is_array() && !e.empty() && e[0].is_string()) inputs.push_back(names[e[0].get<std::string>()]);
+  // -d + 10: a sum with a negated operand.
+  if ((grad_fn == "AddBackward0" || grad_fn == "AddBackward1") &&
+      std::find(inputs.begin(), inputs.end(), "NegBackward0") != inputs.end())
+    return "SubBackward0";
   // -(d - 10), a negated difference (red team 16's honest control).
-  if (grad_fn == "NegBackward0" && graph && graph->is_array() && !graph->empty()) {
-    std::map<std::string, std::string> names;
-    for (const auto& n : *graph) names[n.value("id", "")] = n.value("name", "");
-    const json next = (*graph)[0].value("next", json::array());
-    const std::string inner =
-        next.size() == 1 && next[0].is_array() && !next[0].empty() && next[0][0].is_string() ? names[next[0][0].get<std::string>()] : "";
-    if (inner == "SubBackward1" || subtraction_name(inner, nullptr) == "SubBackward0") return "SubBackward0";
-  }
-  if ((grad_fn == "AddBackward0" || grad_fn == "AddBackward1") && graph && graph->is_array() && !graph->empty()) {
-    const json& root = (*graph)[0];
-    std::map<std::string, std::string> names;
-    for (const auto& n : *graph) names[n.value("id", "")] = n.value("name", "");
-    for (const auto& e : root.value("next", json::array()))
-      if (e.is_array() && !e.empty() && e[0].is_string() && names[e[0].get<std::string>()] == "NegBackward0")
-        return "SubBackward0";
-  }
+  if (grad_fn == "NegBackward0" && inputs.size() == 1 &&
+      (inputs[0] == "SubBackward1" || subtraction_name(inputs[0], nullptr) == "SubBackward0"))
+    return "SubBackward0";
   return grad_fn;
 }
 
