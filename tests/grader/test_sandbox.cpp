@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "compile/tools.h"
 #include "fence/fence.h"
 #include "fence/sandbox.h"
 #include "fence/watch.h"
@@ -336,4 +337,27 @@ TEST_CASE("a work folder is removed however deep its folders go", "[sandbox]") {
   grader::remove_tree(root.string());
   setrlimit(RLIMIT_NOFILE, &was);
   CHECK_FALSE(std::filesystem::exists(root));
+}
+
+// How a compile's end is read decides what is cached: a file's verdict for
+// good, or one for now (the clock ran out on a busy machine: a compile bomb
+// there, but maybe an honest file on a quieter one).
+TEST_CASE("a fenced tool's end: its own limit, or a clock that ran out with CPU time to spare", "[sandbox]") {
+  std::string error;
+  const std::string work = grader::make_work_folder(error);
+  REQUIRE(error.empty());
+  auto run = [&](const std::string& script, double cpu, double wall) {
+    grader::ToolLimits tl;
+    tl.cpu_seconds = cpu, tl.wall_seconds = wall;
+    const auto r = grader::run_fenced({"/bin/sh", "-c", script}, work, {}, grader::bubblewrap_usable(), tl);
+    INFO(script << ": " << r.failure << r.output);
+    CHECK(r.failure.empty());
+    CHECK(r.killed == (r.stop != grader::ToolStop::Finished));
+    return r.stop;
+  };
+  CHECK(run("exit 3", 5, 20) == grader::ToolStop::Finished);
+  CHECK(run("while :; do :; done", 1, 30) == grader::ToolStop::Limit);    // its CPU time, all of it
+  CHECK(run("sleep 30", 10, 1) == grader::ToolStop::Unsettled);           // the clock, with CPU to spare
+  CHECK(run("i=0; while [ $i -lt 100000000 ]; do i=$((i+1)); done", 1.1, 3) == grader::ToolStop::Limit);
+  std::filesystem::remove_all(work);
 }

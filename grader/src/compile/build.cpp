@@ -1,13 +1,12 @@
 #include "compile/build.h"
 #include "compile/diagnostics.h"
+#include "compile/tools.h"
 #include "source/lines.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,98 +32,9 @@ constexpr uintmax_t kMaxProgramBytes = uintmax_t{16} << 20;
 namespace fs = std::filesystem;
 namespace {
 
-// The compiler gets generous limits, but limits: a template bomb or an
-// #include of /dev/zero must end as a compile error, not hang the grader.
-// The grader's own trusted compiles (the entry point, the harness against
-// LibTorch) get these; a student's file gets kStudent* against the engine
-// (a few times the half second an exercise takes with the precompiled
-// header) and these against LibTorch (its precompiled header still leaves
-// some 6 s of CPU, and the link against LibTorch is slow).
-constexpr int kCompileCpuSeconds = 60;
-constexpr double kCompileWallSeconds = 90;
-constexpr int kStudentCpuSeconds = 20;
-constexpr double kStudentWallSeconds = 40;
-constexpr rlim_t kCompileMemory = rlim_t(4) << 30;
-constexpr size_t kMaxDiagnostics = 64 << 10;
 constexpr size_t kMaxSymbolListing = size_t(256) << 20;
 constexpr size_t kMaxSource = size_t(1) << 20;  // an exercise is a few KiB
 constexpr size_t kMaxLineListing = size_t(64) << 20;
-
-struct ToolResult {
-  int status = -1;
-  std::string output;
-  bool killed = false;
-  bool truncated = false;  // the output passed the cap and was cut
-  std::string failure;     // the fence could not be built: this machine's problem, not the file's
-  // Stopped by the machine, not by the file: the wall clock ran out with CPU
-  // time to spare (a busy machine), or a SIGKILL came from outside (the
-  // kernel's OOM killer, a uid lease's end). Such a verdict is not cached.
-  bool transient = false;
-};
-
-// Output past `cap` bytes is dropped: diagnostics are for reading; a tool
-// whose output is data (nm) gets a cap it cannot reach in earnest.
-ToolResult run_tool(std::vector<std::string> args, size_t cap = kMaxDiagnostics) {
-  ToolResult r;
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    r.output = std::string("cannot create a pipe: ") + std::strerror(errno);
-    return r;
-  }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = fork_between_writes();
-  if (pid == 0) {
-    setpgid(0, 0);
-    dup2(p[1], 1);
-    dup2(p[1], 2);
-    close_range(3, ~0U, 0);  // no other thread's files or pipes for the compiler
-    struct rlimit cpu{kCompileCpuSeconds, kCompileCpuSeconds + 1}, mem{kCompileMemory, kCompileMemory};
-    setrlimit(RLIMIT_CPU, &cpu);
-    setrlimit(RLIMIT_AS, &mem);
-    execvp(argv[0], argv.data());
-    const char msg[] = "gradlab: cannot run the compiler\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(127);
-  }
-  close(p[1]);
-  if (pid < 0) {
-    close(p[0]);
-    r.output = std::string("cannot fork: ") + std::strerror(errno);
-    return r;
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCompileWallSeconds);
-  char buf[8192];
-  for (;;) {
-    pollfd pf{p[0], POLLIN, 0};
-    int ms = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
-    if (ms <= 0) {
-      kill(-pid, SIGKILL);
-      r.killed = true;
-      break;
-    }
-    int n = poll(&pf, 1, ms);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;
-    ssize_t got = read(p[0], buf, sizeof buf);
-    if (got <= 0) break;
-    if (r.output.size() < cap) r.output.append(buf, static_cast<size_t>(got));
-  }
-  close(p[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status)) {
-    r.killed = true;
-    r.status = 128 + WTERMSIG(status);
-  } else {
-    r.status = WEXITSTATUS(status);
-  }
-  r.truncated = r.output.size() >= cap;
-  if (r.truncated && cap == kMaxDiagnostics) r.output += "\n[… diagnostics truncated by gradlab …]\n";
-  return r;
-}
 
 // A tool's listing (symbols, sections, line table), if it is there and under `cap`.
 std::optional<std::string> read_listing(const std::string& file, uintmax_t cap) {
@@ -150,55 +60,6 @@ const char* student_compiler(const std::string& engine) {
 }
 
 bool clang_pch(const std::string& engine) { return !is_libtorch(engine) && *GRADLAB_STUDENT_PCH; }
-
-// The student's file is untrusted input to the compiler, the assembler, nm
-// and the linker, so they run fenced like the program: as an unprivileged
-// uid, seeing the system, the engine's headers and precompiled header, the
-// student library and their private work folder, nothing else. An #include
-// or .incbin of a course file then fails because the file is not there.
-struct ToolLimits {
-  double cpu_seconds = kCompileCpuSeconds, wall_seconds = kCompileWallSeconds;
-  long memory_mb = long(kCompileMemory >> 20), output_kb = long(kMaxDiagnostics >> 10);
-  long file_size_kb = 256L << 10;  // an object or a program past 256 MiB is no exercise
-};
-
-ToolResult run_fenced(const std::vector<std::string>& args, const std::string& work, const std::vector<std::string>& readable,
-                      bool isolate, const ToolLimits& tl = {}) {
-  SandboxSpec spec;
-  spec.tool = args;
-  spec.view.read_only = readable;
-  spec.view.writable = work;
-  spec.view.chdir = work;
-  spec.view.tmpfs = {{"/tmp", 512L << 20}};
-  spec.limits.cpu_seconds = tl.cpu_seconds;
-  spec.limits.wall_seconds = tl.wall_seconds;
-  spec.limits.memory_mb = tl.memory_mb;
-  spec.limits.output_kb = tl.output_kb;
-  spec.limits.processes = 32;  // the driver, cc1plus, as, collect2, ld
-  spec.file_size_kb = tl.file_size_kb;
-  spec.isolate = isolate;
-  SandboxOutcome o = run_sandboxed(spec);
-  ToolResult r;
-  r.output = std::move(o.out);
-  r.truncated = o.out_truncated;
-  if (!o.failure.empty()) {
-    r.failure = o.failure;
-    r.status = 1;
-    return r;
-  }
-  r.killed = o.timed_out || o.signal != 0 || o.output_limit;
-  r.transient = !o.output_limit && o.cpu_seconds < 0.9 * tl.cpu_seconds &&
-                (o.timed_out || o.signal == SIGKILL);
-  r.status = o.signal ? 128 + o.signal : o.exit_code;
-  if (o.output_limit && tl.output_kb == long(kMaxDiagnostics >> 10))
-    r.output += "\n[… diagnostics truncated by gradlab: the compiler was stopped after " +
-                std::to_string(kMaxDiagnostics >> 10) + " KiB of them …]\n";
-  else if (r.killed)
-    r.output += "\ngradlab: the compiler was stopped after " + std::to_string(int(tl.cpu_seconds)) +
-                " s of CPU time, " + std::to_string(int(tl.wall_seconds)) + " s in all, " +
-                std::to_string(kCompileMemory >> 30) + " GiB of memory or a 256 MiB file; simplify the code.\n";
-  return r;
-}
 
 // The private folder's path, as the compiler prints it, becomes the file's
 // own name again in the diagnostics.
@@ -571,9 +432,6 @@ BuildOutcome build_program(const BuildRequest& req) {
   // The file's rules first: a file that breaks them is not even compiled.
   ToolResult r = check_rules(req, source);
   if (r.output.empty()) r = build_in_work(req, source, entry, harness, tmp, b.failure);
-  if (r.transient && b.failure.empty())
-    b.failure = "the compiler was stopped by the machine, not by the file (its wall-clock limit ran out while the "
-                "machine was busy, or it was killed from outside) before it finished: grade again";
   if (!r.failure.empty() || !b.failure.empty()) {  // not the file's verdict: nothing cached
     if (b.failure.empty()) b.failure = "cannot compile in the sandbox: " + r.failure;
     fs::remove_all(tmp, ec);
@@ -592,6 +450,12 @@ BuildOutcome build_program(const BuildRequest& req) {
                     std::to_string(kMaxProgramBytes >> 20) + " MiB: an exercise links to a few dozen KiB. Is there a "
                     "large array with its values written out (static char blob[...] = {...})?\n";
     fs::remove(tmp / "program", ec);
+  }
+  if (r.stop == ToolStop::Unsettled) {  // the file's verdict for now, not for good
+    b.diagnostics += "gradlab: the compiler was stopped before it had used its CPU time (the machine was busy, or "
+                     "something outside the grader ended it); this verdict is not kept: grading again compiles it again.\n";
+    fs::remove_all(tmp, ec);
+    return finish();
   }
   store(tmp, dir, b);
   return finish();

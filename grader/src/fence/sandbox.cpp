@@ -522,7 +522,9 @@ void describe_end(int status, bool fallback, bool unfenced, const struct rusage&
     o.exit_code = -1;
   }
   if (unfenced) o.failure = "the sandbox could not fence the work in (the uid change, Landlock or seccomp failed)";
-  o.cpu_seconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  const double waited_for =
+      double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  o.cpu_seconds = std::max(o.cpu_seconds, waited_for);  // the watch's reading, when the clock killed the tree
   o.peak_memory_kb = ru.ru_maxrss;
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -173,7 +173,9 @@ void remove_tree(const std::string& path) {
 }
 
 // CPU seconds used so far by `pid` and every process below it (under
-// bubblewrap the program is a grandchild), from /proc.
+// bubblewrap the program is a grandchild), from /proc: each live process's
+// own, and that of the children it has already waited for (the compiler
+// driver's finished cc1plus).
 namespace {
 
 double tree_cpu_seconds(pid_t pid, int depth = 0) {
@@ -185,8 +187,8 @@ double tree_cpu_seconds(pid_t pid, int depth = 0) {
   std::istringstream fields(text.substr(close + 2));
   std::string f;
   double ticks = 0;
-  for (int k = 3; k <= 15 && fields >> f; ++k)
-    if (k == 14 || k == 15) ticks += std::atof(f.c_str());  // utime, stime
+  for (int k = 3; k <= 17 && fields >> f; ++k)
+    if (k >= 14) ticks += std::atof(f.c_str());  // utime, stime, cutime, cstime
   double total = ticks / tick;
   if (depth > 8) return total;
   std::error_code ec;
@@ -298,6 +300,9 @@ int collect(pid_t pid, Stream* streams, size_t n_streams, double wall_seconds,
     }
     if (now >= deadline) {
       o.timed_out = !reaped;
+      // Once the group is killed, what bubblewrap's children used is lost to
+      // its rusage (they die unwaited for): the time is read while they live.
+      if (!reaped) o.cpu_seconds = tree_cpu_seconds(pid);
       kill_group();
       if (!reaped) wait4(pid, &status, 0, &ru), reaped = true;
       break;
