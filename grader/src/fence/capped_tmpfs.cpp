@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 
 namespace grader {
 namespace {
@@ -55,21 +55,23 @@ bool mount_capped_tmpfs(const CappedTmpfs& c) {
   return true;
 }
 
+// A yes is kept for the grader's life; a no is asked again at the next run
+// (a fork and a mount, a millisecond or two): one probe that failed on a busy
+// machine must not leave every later run with unbounded inodes.
 bool capped_tmpfs_available() {
-  static bool available = false;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::error_code ec;
-    std::string dir = (std::filesystem::temp_directory_path(ec) / "gradlab-tmpfs-probe-XXXXXX").string();
-    if (ec || !mkdtemp(dir.data())) return;
-    const CappedTmpfs c = capped_tmpfs({dir}, 1 << 20, geteuid(), getegid());
-    const pid_t pid = fork_between_writes();
-    if (pid == 0) _exit(mount_capped_tmpfs(c) ? 0 : 1);
-    int status = 0;
-    available = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    rmdir(dir.c_str());
-  });
-  return available;
+  static std::atomic<bool> known_yes{false};
+  if (known_yes.load(std::memory_order_relaxed)) return true;
+  std::error_code ec;
+  std::string dir = (std::filesystem::temp_directory_path(ec) / "gradlab-tmpfs-probe-XXXXXX").string();
+  if (ec || !mkdtemp(dir.data())) return false;
+  const CappedTmpfs c = capped_tmpfs({dir}, 1 << 20, geteuid(), getegid());
+  const pid_t pid = fork_between_writes();
+  if (pid == 0) _exit(mount_capped_tmpfs(c) ? 0 : 1);
+  int status = 0;
+  const bool yes = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  rmdir(dir.c_str());
+  if (yes) known_yes.store(true, std::memory_order_relaxed);
+  return yes;
 }
 
 }  // namespace grader
