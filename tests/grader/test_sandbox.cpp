@@ -265,7 +265,7 @@ TEST_CASE("a uid lease ends every process of its uid before it is given back", "
     }
     return n;
   };
-  REQUIRE(running() == 1);
+  REQUIRE(running() == 2);  // the orphan and the lease's holder
   lease.end_processes();
   CHECK(running() == 0);
 }
@@ -360,4 +360,43 @@ TEST_CASE("a fenced tool's end: its own limit, or a clock that ran out with CPU 
   CHECK(run("sleep 30", 10, 1) == grader::ToolStop::Unsettled);           // the clock, with CPU to spare
   CHECK(run("i=0; while [ $i -lt 100000000 ]; do i=$((i+1)); done", 1.1, 3) == grader::ToolStop::Limit);
   std::filesystem::remove_all(work);
+}
+
+// A grader with lock files of its own (a chroot's /run) in this pid
+// namespace sees a held uid as taken: the lease's holder runs as it, and
+// nothing of the grader's files reaches the holder (a copy of another
+// lease's lock would keep that lock held after its lease ended).
+TEST_CASE("a held uid has a holder process running as it, with none of the grader's files", "[sandbox]") {
+  if (geteuid() != 0) return;  // leases are a root grader's
+  auto holders = [](uid_t uid) {
+    std::vector<pid_t> found;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = e.path().filename();
+      struct stat st{};
+      if (name.empty() || name[0] < '1' || name[0] > '9' || stat(e.path().c_str(), &st) != 0 || st.st_uid != uid) continue;
+      std::ifstream comm(e.path() / "comm");
+      std::string c;
+      std::getline(comm, c);
+      if (c == grader::UidLease::kHolderName) found.push_back(std::stoi(name));
+    }
+    return found;
+  };
+  uid_t uid = 0;
+  {
+    grader::UidLease first;
+    REQUIRE(first.active());
+    uid = first.uid();
+    const auto h = holders(uid);
+    REQUIRE(h.size() == 1);
+    std::error_code ec;
+    long fds = 0;
+    for ([[maybe_unused]] const auto& f : std::filesystem::directory_iterator("/proc/" + std::to_string(h[0]) + "/fd", ec)) ++fds;
+    CHECK(!ec);
+    CHECK(fds == 0);
+    grader::UidLease second;  // another thread's lease, in the same folder
+    REQUIRE(second.active());
+    CHECK(second.uid() != uid);
+    CHECK(holders(second.uid()).size() == 1);
+  }
+  CHECK(holders(uid).empty());  // given back: its holder is gone
 }

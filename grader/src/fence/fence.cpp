@@ -27,12 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kBwrap = "/usr/bin/bwrap";
-// The uids a root grader hands out, one per concurrent run: inside Debian's
-// range for dynamically allocated system users that no package creates.
-constexpr uid_t kFirstUid = 61000;
-constexpr int kUids = 1000;
-constexpr const char* kLeaseDir = "/run/gradlab-uids";
-constexpr const char* kLeaseDirFallback = "/tmp/.gradlab-uids";
 
 // Landlock's rights, spelled out: Debian 12's kernel headers stop at ABI 2,
 // the kernels graders run on go further, and every right a kernel knows must
@@ -47,22 +41,6 @@ constexpr uint64_t kScopeAbstractUnix = 1, kScopeSignal = 2;
 struct RulesetAttr {  // the kernel's struct landlock_ruleset_attr as of ABI 6
   uint64_t fs = 0, net = 0, scoped = 0;
 };
-
-bool owned_by_root_only(const char* dir) {
-  struct stat st{};
-  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 022) == 0;
-}
-
-// The lock folder: made by root, writable by root alone, or refused (a folder
-// another user made first could hand out a uid twice).
-std::string lease_dir(std::string& error) {
-  for (const char* d : {kLeaseDir, kLeaseDirFallback}) {
-    mkdir(d, 0700);
-    if (owned_by_root_only(d)) return d;
-  }
-  error = std::string("neither ") + kLeaseDir + " nor " + kLeaseDirFallback + " is a folder owned by root and writable by root alone";
-  return "";
-}
 
 uint64_t handled_fs(int abi) {
   uint64_t r = kFsAbi1;
@@ -85,79 +63,6 @@ bool add_rule(int ruleset, const char* path, uint64_t dir_rights, uint64_t file_
 }
 
 }  // namespace
-
-namespace {
-
-// Whether any process runs as `uid` (its /proc folder is the uid's).
-bool uid_has_processes(uid_t uid) {
-  DIR* d = opendir("/proc");
-  if (!d) return false;
-  bool found = false;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    struct stat st{};
-    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_uid == uid) {
-      found = true;
-      break;
-    }
-  }
-  closedir(d);
-  return found;
-}
-
-}  // namespace
-
-// A run's processes can outlive what the grader waited for: in the
-// namespaces, the grader waits for bubblewrap, and the kernel ends what was
-// left in the run's pid namespace after it, freeing its memory (4 GiB held
-// 0.4 s after the grade returned, a process alive 2 s after its lease). So a
-// lease kills every process of its uid (kill(-1) as that uid reaches all of
-// them, whatever their namespace) and waits until none is left, up to 10 s,
-// before it is given back.
-void UidLease::end_processes() const {
-  if (!active()) return;
-  for (int round = 0; round < 1000 && uid_has_processes(uid_); ++round) {
-    const pid_t killer = fork_between_writes();
-    if (killer == 0) {
-      if (setresuid(uid_, uid_, uid_) == 0) kill(-1, SIGKILL);
-      _exit(0);
-    }
-    if (killer > 0) waitpid(killer, nullptr, 0);
-    usleep(10000);
-  }
-}
-
-UidLease::UidLease() {
-  if (geteuid() != 0) return;
-  const std::string dir = lease_dir(error_);
-  if (dir.empty()) return;
-  for (int i = 0; i < kUids; ++i) {
-    const std::string path = dir + "/" + std::to_string(kFirstUid + i);
-    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) continue;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      // A uid some process runs as is not free, whatever the lock says: a
-      // grader with another lease folder (a container's own /run, a chroot)
-      // in this pid namespace, or what a killed grader left. Never ours to end.
-      if (uid_has_processes(kFirstUid + static_cast<uid_t>(i))) {
-        close(fd);
-        continue;
-      }
-      lock_fd_ = fd;
-      uid_ = kFirstUid + static_cast<uid_t>(i);
-      return;
-    }
-    close(fd);
-  }
-  error_ = "all " + std::to_string(kUids) + " sandbox uids are in use";
-}
-
-bool UidLease::is_leased(uid_t uid) { return uid >= kFirstUid && uid < kFirstUid + kUids; }
-
-UidLease::~UidLease() {
-  end_processes();
-  if (lock_fd_ >= 0) close(lock_fd_);  // closing releases the lock
-}
 
 std::vector<std::string> system_paths() {
   return {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/alternatives"};

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "fence/lease.h"
+
 namespace grader {
 
 struct FenceView {
@@ -31,32 +33,6 @@ struct FenceView {
   std::vector<std::pair<std::string, long>> tmpfs;           // {path inside, bytes}: namespaces only
   std::vector<std::pair<std::string, std::string>> writable_at;  // {host path, path inside}: namespaces only
   std::string chdir;                                         // the working folder inside
-};
-
-// A uid (and gid) for one run, unused by anyone else while it is held: a
-// lock file per uid in a root-only folder, so concurrent graders (a batch's
-// threads, parallel tests, shards on one host) never share one. Only a root
-// grader leases one; for anyone else `active()` is false and the work runs as
-// the grader's own user.
-class UidLease {
- public:
-  UidLease();  // takes a free uid when the grader is root
-  ~UidLease();
-  UidLease(const UidLease&) = delete;
-  UidLease& operator=(const UidLease&) = delete;
-  bool active() const { return uid_ != 0; }
-  static bool is_leased(uid_t uid);  // one of the uids leases hand out
-  uid_t uid() const { return uid_; }
-  const std::string& error() const { return error_; }  // why a root grader got no uid
-  // Kills every process of the uid and waits until none is left (up to
-  // 10 s): done when the lease is given back. (A uid any process runs as is
-  // never leased: its processes are someone else's.)
-  void end_processes() const;
-
- private:
-  uid_t uid_ = 0;
-  int lock_fd_ = -1;
-  std::string error_;
 };
 
 // Whether bubblewrap can create its namespaces here (checked once), and
