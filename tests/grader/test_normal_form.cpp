@@ -88,8 +88,13 @@ TEST_CASE("a power is a power however it is written", "[checks][graph][normal]")
     const int x = xy.leaf("x");
     xy.op("MulBackward0", {xy.op("MulBackward0", {x, x}), xy.leaf("y")}, {"z"});  // x * x * y
   }
+  Graph tensor_exponent, variable_exponent;
+  tensor_exponent.op("PowBackward1", {tensor_exponent.leaf("x"), -1}, {"z"});  // x.pow(torch::tensor(3.))
+  variable_exponent.op("PowBackward1", {variable_exponent.leaf("x"), variable_exponent.leaf("y")}, {"z"});  // x ** y
   CHECK(same(xxx, pow3));
   CHECK(same(x2x, pow3));
+  CHECK(same(tensor_exponent, pow3));
+  CHECK_FALSE(same(variable_exponent, pow3));
   CHECK_FALSE(same(xy, pow3));
   CHECK(grader::normal_form_text(xxx.done(), nullptr, rubric()) == "z=Pow(x)");
   CHECK(grader::normal_form_text(xy.done(), nullptr, rubric()) == "z=Mul{y, Pow(x)}");

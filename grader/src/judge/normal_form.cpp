@@ -142,6 +142,8 @@ class Terms {
     if (gf == "MulBackward0" && kids.size() == 2) return mul(kids);
     if (gf == "MulBackward1" && kids.size() == 1) return mul({kids[0], number_});  // tensor * number
     if (gf == "PowBackward0" && kids.size() == 1) return power(kids[0]);
+    // x.pow(torch::tensor(2.)): a tensor exponent that carries no gradient is a number.
+    if (gf == "PowBackward1" && kids.size() == 2 && kids[1] == none_) return power(kids[0]);
     // A difference is a sum with a negated operand, however it is spelled:
     // 10 - d (rsub), -d + 10, torch::sub(a, b), a - 3.
     if (gf == "NegBackward0" && kids.size() == 1) return neg(kids[0]);
