@@ -82,8 +82,9 @@ bool UidLease::hold(uid_t uid) {
   const pid_t pid = fork_between_writes();
   if (pid == 0) run_holder(uid, ready[1], grader);
   close(ready[1]);
+  // Its byte says it runs as the uid; the end of the pipe, that it holds no file at all.
   char c = 0;
-  const bool started = pid > 0 && read(ready[0], &c, 1) == 1;
+  const bool started = pid > 0 && read(ready[0], &c, 1) == 1 && read(ready[0], &c, 1) == 0;
   close(ready[0]);
   // Any other process of the uid: another grader's holder (its lock is in
   // another folder), its run, or what a killed grader left; never ours to end.
