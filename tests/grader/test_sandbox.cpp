@@ -236,6 +236,25 @@ TEST_CASE("more wall-clock time only for a program kept from the CPU by other wo
   CHECK_FALSE(deserves_more_time(10, 0.5, -1, -1));
 }
 
+namespace {
+
+// The processes that run as `uid`, with their names.
+std::vector<std::pair<pid_t, std::string>> processes_of(uid_t uid) {
+  std::vector<std::pair<pid_t, std::string>> found;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    struct stat st{};
+    if (name.empty() || name[0] < '1' || name[0] > '9' || stat(e.path().c_str(), &st) != 0 || st.st_uid != uid) continue;
+    std::ifstream comm(e.path() / "comm");
+    std::string c;
+    std::getline(comm, c);
+    found.emplace_back(std::stoi(name), c);
+  }
+  return found;
+}
+
+}  // namespace
+
 // A lease is given back with nothing of its uid left running: a process of
 // the uid that outlived its run (the kernel ends a pid namespace's processes
 // after bubblewrap is gone) is killed and waited for.
@@ -256,15 +275,7 @@ TEST_CASE("a uid lease ends every process of its uid before it is given back", "
     _exit(0);
   }
   waitpid(left, nullptr, 0);
-  auto running = [&] {
-    int n = 0;
-    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-      struct stat st{};
-      const std::string name = e.path().filename();
-      if (!name.empty() && name[0] >= '1' && name[0] <= '9' && stat(e.path().c_str(), &st) == 0 && st.st_uid == uid) ++n;
-    }
-    return n;
-  };
+  auto running = [&] { return static_cast<int>(processes_of(uid).size()); };
   REQUIRE(running() == 2);  // the orphan and the lease's holder
   lease.end_processes();
   CHECK(running() == 0);
@@ -370,15 +381,8 @@ TEST_CASE("a held uid has a holder process running as it, with none of the grade
   if (geteuid() != 0) return;  // leases are a root grader's
   auto holders = [](uid_t uid) {
     std::vector<pid_t> found;
-    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-      const std::string name = e.path().filename();
-      struct stat st{};
-      if (name.empty() || name[0] < '1' || name[0] > '9' || stat(e.path().c_str(), &st) != 0 || st.st_uid != uid) continue;
-      std::ifstream comm(e.path() / "comm");
-      std::string c;
-      std::getline(comm, c);
-      if (c == grader::UidLease::kHolderName) found.push_back(std::stoi(name));
-    }
+    for (const auto& [pid, comm] : processes_of(uid))
+      if (comm == grader::UidLease::kHolderName) found.push_back(pid);
     return found;
   };
   uid_t uid = 0;

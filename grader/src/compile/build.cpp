@@ -3,9 +3,6 @@
 #include "compile/tools.h"
 #include "source/lines.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -451,13 +448,13 @@ BuildOutcome build_program(const BuildRequest& req) {
                     "large array with its values written out (static char blob[...] = {...})?\n";
     fs::remove(tmp / "program", ec);
   }
-  if (r.stop == ToolStop::Unsettled) {  // the file's verdict for now, not for good
+  if (r.stop != ToolStop::Unsettled) {
+    store(tmp, dir, b);
+  } else {  // the file's verdict for now, not for good
     b.diagnostics += "gradlab: the compiler was stopped before it had used its CPU time (the machine was busy, or "
                      "something outside the grader ended it); this verdict is not kept: grading again compiles it again.\n";
     fs::remove_all(tmp, ec);
-    return finish();
   }
-  store(tmp, dir, b);
   return finish();
 }
 

@@ -478,9 +478,10 @@ ChildPlan plan_child(const SandboxSpec& spec, bool tool, const Place& at) {
   p.memory = static_cast<rlim_t>(L.memory_mb) << 20;
   p.fsize = static_cast<rlim_t>(spec.file_size_kb > 0 ? spec.file_size_kb : L.output_kb) << 10;
   // RLIMIT_NPROC counts every task of the uid. A leased uid has none but
-  // this run's (bubblewrap adds two) and the lease's holder. The grader's own uid has its user's
-  // other tasks, and its other runs: room for a few runs' worth, which
-  // bounds the machine's load; inside namespaces prlimit bounds each run.
+  // this run's (bubblewrap adds two) and the lease's holder. The grader's own
+  // uid has its user's other tasks, and its other runs: room for a few runs'
+  // worth, which bounds the machine's load; inside namespaces prlimit bounds
+  // each run.
   p.nproc = static_cast<rlim_t>(at.lease.active() ? L.processes + 3 : tasks_of(geteuid()) + 4 * L.processes + 2);
   return p;
 }
